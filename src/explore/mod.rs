@@ -1,0 +1,165 @@
+//! Exploration: strategies that walk a [`Model`]'s interleavings, and the machinery they share.
+//!
+//! The seam is [`Strategy`]: one file per strategy, each driving a [`Search`], which counts
+//! (executions, transitions, states), enforces the limits, and collects outcomes, deadlocks and
+//! errors with the schedules that reach them. Strategies decide only *which* interleavings to
+//! walk; what was found is recorded the same way for all, so their results compare directly.
+//!
+//! | file | strategy | state matching |
+//! |---|---|---|
+//! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
+//! | [`full_stateless`] | `full-stateless`: every interleaving | no |
+//! | [`stats`] | counters and limits | |
+//! | [`outcomes`] | outcome sets, deadlocks and errors | |
+
+pub mod full;
+pub mod full_stateless;
+pub mod outcomes;
+pub mod stats;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::model::{Choice, Model, ModelError};
+pub use outcomes::{Found, Outcomes};
+pub use stats::{Limits, Stats, StopReason};
+
+/// One exploration strategy (see the table in this module's header).
+pub trait Strategy<M: Model> {
+    /// The name used on the command line (`--strategy`).
+    fn name(&self) -> &'static str;
+    /// Walks the interleavings it chooses, reporting to `search`; returns early when
+    /// `search.stopped()` says so.
+    fn run(&mut self, search: &mut Search<'_, M>);
+}
+
+/// The state of one search: counters, limits, and what was found so far.
+pub struct Search<'m, M: Model> {
+    pub model: &'m M,
+    pub limits: Limits,
+    pub stats: Stats,
+    pub found: Outcomes,
+    start: Instant,
+    stop: Option<StopReason>,
+    /// Set from outside (Ctrl-C) to end the search cleanly.
+    cancel: Arc<AtomicBool>,
+    tick: u32,
+}
+
+impl<'m, M: Model> Search<'m, M> {
+    pub fn new(model: &'m M, limits: Limits) -> Self {
+        Search {
+            model,
+            limits,
+            stats: Stats::default(),
+            found: Outcomes::default(),
+            start: Instant::now(),
+            stop: None,
+            cancel: Arc::new(AtomicBool::new(false)),
+            tick: 0,
+        }
+    }
+
+    /// Shares a cancellation flag (e.g. one a Ctrl-C handler sets).
+    pub fn with_cancel(mut self, cancel: Arc<AtomicBool>) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// Whether the search must end now (a limit was reached, Ctrl-C, or the first error when
+    /// `--stop-at-first-error`).
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.stop.is_some()
+    }
+
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.stop
+    }
+
+    /// Counts one transition taken at `depth` (the length of the path after it).
+    #[inline]
+    pub fn transition(&mut self, depth: usize) {
+        self.stats.transitions += 1;
+        if depth > self.stats.max_depth {
+            self.stats.max_depth = depth;
+        }
+        self.tick += 1;
+        if self.tick >= 4096 {
+            self.tick = 0;
+            self.check_limits();
+        }
+    }
+
+    /// Counts a newly stored state (stateful strategies).
+    #[inline]
+    pub fn new_state(&mut self) {
+        let n = self.stats.states.get_or_insert(0);
+        *n += 1;
+        if let Some(max) = self.limits.max_states {
+            if *n >= max && self.stop.is_none() {
+                self.stop = Some(StopReason::MaxStates);
+            }
+        }
+    }
+
+    /// A run ended in `state`, where nothing is enabled: records its outcome.
+    pub fn terminal(&mut self, state: &M::State, path: &[Choice]) {
+        self.stats.executions += 1;
+        let outcome = self.model.outcome(state);
+        self.found.add_outcome(outcome, path);
+        if self.limits.stop_at_first_error && self.found.deadlocks() > 0 {
+            self.stop.get_or_insert(StopReason::FirstError);
+        }
+    }
+
+    /// A run ended some other way (state match, full cycle, bound).
+    #[inline]
+    pub fn end_execution(&mut self) {
+        self.stats.executions += 1;
+    }
+
+    /// A transition ended in an error state; `path` includes that transition.
+    pub fn error(&mut self, error: ModelError, path: &[Choice]) {
+        self.stats.executions += 1;
+        self.found.add_error(error, path);
+        if self.limits.stop_at_first_error {
+            self.stop.get_or_insert(StopReason::FirstError);
+        }
+    }
+
+    fn check_limits(&mut self) {
+        if self.stop.is_some() {
+            return;
+        }
+        if self.cancel.load(Ordering::Relaxed) {
+            self.stop = Some(StopReason::Interrupted);
+        } else if self.limits.time.is_some_and(|t| self.start.elapsed() >= t) {
+            self.stop = Some(StopReason::TimeLimit);
+        } else if let Some(max) = self.limits.max_memory_bytes {
+            if stats::current_rss_bytes().is_some_and(|rss| rss >= max) {
+                self.stop = Some(StopReason::MaxMemory);
+            }
+        }
+    }
+
+    /// Closes the search: elapsed time, peak memory, whether it finished.
+    pub fn finish(mut self) -> (Stats, Outcomes) {
+        self.stats.time_s = self.start.elapsed().as_secs_f64();
+        self.stats.peak_rss_bytes = stats::peak_rss_bytes();
+        self.stats.finished = self.stop.is_none() || self.stop == Some(StopReason::FirstError);
+        self.stats.stop = self.stop;
+        (self.stats, self.found)
+    }
+}
+
+/// Names of the strategies, as on the command line.
+pub const STRATEGIES: &[&str] = &["full", "full-stateless", "dpor", "em-dpor", "stateful-dpor"];
+
+/// Runs `strategy` on `model` with `limits`. The caller has checked the strategy applies.
+pub fn run<M: Model>(model: &M, strategy: &mut dyn Strategy<M>, limits: Limits, cancel: Arc<AtomicBool>) -> (Stats, Outcomes) {
+    let mut search = Search::new(model, limits).with_cancel(cancel);
+    strategy.run(&mut search);
+    search.finish()
+}

@@ -1,0 +1,85 @@
+//! What a search found: the outcome set (the soundness yardstick of em-trace.md), deadlocks,
+//! and errors, each distinct one kept once with the first schedule that reached it.
+
+use std::collections::BTreeMap;
+
+use crate::model::{Choice, ModelError, Outcome};
+
+/// An error or deadlock with the schedule that reaches it.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub error: ModelError,
+    pub schedule: Vec<Choice>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Outcomes {
+    /// Canonical outcome text -> whether it is stuck.
+    outcomes: BTreeMap<String, bool>,
+    /// Distinct errors by (kind, line), first schedule kept.
+    errors: BTreeMap<(&'static str, usize, String), Found>,
+    /// Stuck outcomes with the first schedule reaching each.
+    deadlocks: BTreeMap<String, Vec<Choice>>,
+}
+
+impl Outcomes {
+    pub fn add_outcome(&mut self, outcome: Outcome, path: &[Choice]) {
+        if outcome.stuck && !self.deadlocks.contains_key(&outcome.text) {
+            self.deadlocks.insert(outcome.text.clone(), path.to_vec());
+        }
+        self.outcomes.entry(outcome.text).or_insert(outcome.stuck);
+    }
+
+    pub fn add_error(&mut self, error: ModelError, path: &[Choice]) {
+        let key = (error.kind, error.line, error.message.clone());
+        self.errors.entry(key).or_insert_with(|| Found { error, schedule: path.to_vec() });
+    }
+
+    /// Merges another search's findings (parallel workers, sharded runs).
+    pub fn merge(&mut self, other: Outcomes) {
+        for (k, v) in other.outcomes {
+            self.outcomes.entry(k).or_insert(v);
+        }
+        for (k, v) in other.errors {
+            self.errors.entry(k).or_insert(v);
+        }
+        for (k, v) in other.deadlocks {
+            self.deadlocks.entry(k).or_insert(v);
+        }
+    }
+
+    /// Canonical outcome lines, sorted in byte order.
+    pub fn lines(&self) -> impl Iterator<Item = &str> {
+        self.outcomes.keys().map(String::as_str)
+    }
+
+    pub fn len(&self) -> usize {
+        self.outcomes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.outcomes.is_empty()
+    }
+
+    /// Distinct stuck outcomes (EM traces) or distinct nothing-enabled states (event models).
+    pub fn deadlocks(&self) -> usize {
+        self.deadlocks.len()
+    }
+
+    pub fn deadlock_schedules(&self) -> impl Iterator<Item = (&str, &[Choice])> {
+        self.deadlocks.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+    }
+
+    pub fn errors(&self) -> impl Iterator<Item = &Found> {
+        self.errors.values()
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// The same outcome set, errors and deadlocks (what soundness checks compare).
+    pub fn same_as(&self, other: &Outcomes) -> bool {
+        self.outcomes == other.outcomes && self.errors.keys().eq(other.errors.keys())
+    }
+}

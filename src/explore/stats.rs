@@ -1,0 +1,72 @@
+//! Counters every strategy reports, and the limits that end a search early.
+
+use std::time::Duration;
+
+/// Limits that end a search cleanly, keeping what was gathered so far.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub time: Option<Duration>,
+    pub max_states: Option<u64>,
+    pub max_memory_bytes: Option<u64>,
+    pub stop_at_first_error: bool,
+}
+
+/// Why a search ended before it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    TimeLimit,
+    MaxStates,
+    MaxMemory,
+    Interrupted,
+    /// `--stop-at-first-error`: not a limit, the search did what was asked.
+    FirstError,
+}
+
+impl StopReason {
+    pub fn describe(self) -> &'static str {
+        match self {
+            StopReason::TimeLimit => "time limit reached",
+            StopReason::MaxStates => "state limit reached",
+            StopReason::MaxMemory => "memory limit reached",
+            StopReason::Interrupted => "interrupted",
+            StopReason::FirstError => "stopped at the first error",
+        }
+    }
+}
+
+/// What a search counted. Counts a strategy does not keep stay `None` (JSON null).
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Maximal runs explored (ended by nothing enabled, an error, a state match, a full cycle).
+    pub executions: u64,
+    /// Transitions executed, re-walks included; replayed prefixes are not counted.
+    pub transitions: u64,
+    /// Distinct states stored (stateful strategies only).
+    pub states: Option<u64>,
+    /// Distinct (state, choice) pairs executed (stateful strategies only).
+    pub unique_transitions: Option<u64>,
+    /// Transitions replayed to rebuild a prefix (stateless strategies that replay).
+    pub replayed: Option<u64>,
+    pub max_depth: usize,
+    pub time_s: f64,
+    pub peak_rss_bytes: Option<u64>,
+    pub finished: bool,
+    pub stop: Option<StopReason>,
+}
+
+fn status_field(name: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(name))?;
+    let kb: u64 = line[name.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Peak resident memory of this process (Linux), if known.
+pub fn peak_rss_bytes() -> Option<u64> {
+    status_field("VmHWM:")
+}
+
+/// Current resident memory of this process (Linux), if known.
+pub fn current_rss_bytes() -> Option<u64> {
+    status_field("VmRSS:")
+}

@@ -1,0 +1,10 @@
+//! tracepor: a model checker for event-driven programs.
+//!
+//! Data flows one way: [`trace`] parses inputs -> [`model`] emulates the transition system an
+//! input defines (state, accesses, happens-before) -> [`explore`] walks its interleavings with
+//! one of several strategies -> [`report`] presents what was found.
+
+pub mod explore;
+pub mod model;
+pub mod report;
+pub mod trace;
