@@ -12,6 +12,7 @@
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
 
+mod dfs;
 pub mod full;
 pub mod full_stateless;
 pub mod outcomes;
@@ -158,8 +159,22 @@ impl<'m, M: Model> Search<'m, M> {
 pub const STRATEGIES: &[&str] = &["full", "full-stateless", "dpor", "em-dpor", "stateful-dpor"];
 
 /// Runs `strategy` on `model` with `limits`. The caller has checked the strategy applies.
-pub fn run<M: Model>(model: &M, strategy: &mut dyn Strategy<M>, limits: Limits, cancel: Arc<AtomicBool>) -> (Stats, Outcomes) {
+pub fn run<M: Model>(
+    model: &M,
+    strategy: &mut dyn Strategy<M>,
+    limits: Limits,
+    cancel: Arc<AtomicBool>,
+) -> (Stats, Outcomes) {
     let mut search = Search::new(model, limits).with_cancel(cancel);
     strategy.run(&mut search);
     search.finish()
+}
+
+/// The strategies that apply to EM traces, by name.
+pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmModel>>> {
+    match name {
+        "full" => Some(Box::new(full::Full)),
+        "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
+        _ => None,
+    }
 }
