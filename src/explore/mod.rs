@@ -9,10 +9,14 @@
 //! |---|---|---|
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
+//! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
+//! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
 
 mod dfs;
+pub mod dpor;
+pub mod em_dpor;
 pub mod full;
 pub mod full_stateless;
 pub mod outcomes;
@@ -175,6 +179,8 @@ pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmM
     match name {
         "full" => Some(Box::new(full::Full)),
         "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
+        "dpor" => Some(Box::new(dpor::Dpor)),
+        "em-dpor" => Some(Box::new(em_dpor::EmDpor)),
         _ => None,
     }
 }

@@ -28,6 +28,10 @@ pub struct EmHb<'m> {
     /// Per thread: path positions of the NOTIFYs aimed at it, and WAITs it executed.
     notifies: Vec<SmallVec<[u32; 2]>>,
     waits: Vec<u32>,
+    /// Whether a LOCK is ordered after an UNLOCK of the same thread (true by default). EM-DPOR
+    /// turns it off: handlers of one looper never contend for a lock, and EM-Explorer orders a
+    /// LOCK only after other threads' UNLOCKs.
+    pub same_thread_unlock_edges: bool,
 }
 
 impl<'m> EmHb<'m> {
@@ -41,6 +45,7 @@ impl<'m> EmHb<'m> {
             unlocks: vec![SmallVec::new(); model.locks as usize],
             notifies: vec![SmallVec::new(); nt],
             waits: vec![0; nt],
+            same_thread_unlock_edges: true,
         }
     }
 
@@ -124,7 +129,15 @@ impl<'m> EmHb<'m> {
                 }
             }
             OpKind::Lock { .. } => {
-                if let Some(&u) = self.unlocks[m.lock_of(op) as usize].last() {
+                let unlocks = &self.unlocks[m.lock_of(op) as usize];
+                let other =
+                    |&&u: &&u32| m.op_thread[self.ops[u as usize] as usize] as usize != thread;
+                let last = if self.same_thread_unlock_edges {
+                    unlocks.last()
+                } else {
+                    unlocks.iter().rev().find(other)
+                };
+                if let Some(&u) = last {
                     preds.push(u);
                 }
             }

@@ -1,0 +1,585 @@
+//! `dpor`: Flanagan-Godefroid dynamic partial-order reduction (POPL 2005) on EM traces, in the
+//! form EM-Explorer uses as its baseline: an event queue is a shared object, so two posts to
+//! one queue are dependent and all transitions of a thread (its handlers included) are totally
+//! ordered. The file also holds the machinery `em-dpor` ([`super::em_dpor`]) shares: a stateless
+//! depth-first search that keeps only the current path, with a *backtrack* and a *done* set of
+//! threads per state, and happens-before clocks ([`EmHb`]) extended with the conflict edges.
+//!
+//! The walk (docs/em-dpor.md §3): the first execution is the recorded order; at every state,
+//! before choosing, the next transition of every thread (enabled or blocked) is checked for
+//! races with the path, and each race adds a thread to the backtrack set of an earlier state;
+//! the thread taken is a pending backtrack choice, else the smallest enabled thread. When nothing
+//! is enabled the execution ends and the search resumes at the deepest state with a pending
+//! backtrack choice. No state is stored beyond the path.
+//!
+//! DPOR's race rule (§4.1): for the next transition of thread p, the last conflicting transition
+//! i of another thread that does not happen before p; at `pre(i)` add p if it can run there,
+//! else a thread of a transition after i that happens before p, else every enabled thread.
+
+use smallvec::SmallVec;
+
+use super::{Search, Strategy};
+use crate::model::em::{EmModel, EmState, NEVER};
+use crate::model::em_hb::EmHb;
+use crate::model::{Choice, Model};
+use crate::trace::em::OpKind;
+
+/// Which dependence relation drives the search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Posts to one queue dependent, threads totally ordered (`dpor`).
+    Dpor,
+    /// Posts independent, handlers of a looper unordered unless something orders them (`em-dpor`).
+    EmDpor,
+}
+
+/// A set of threads (dense choice ids), as a bit set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ThreadSet(SmallVec<[u64; 2]>);
+
+impl ThreadSet {
+    pub fn contains(&self, t: Choice) -> bool {
+        let (w, b) = (t as usize / 64, t % 64);
+        self.0.get(w).is_some_and(|x| x >> b & 1 == 1)
+    }
+    pub fn insert(&mut self, t: Choice) {
+        let (w, b) = (t as usize / 64, t % 64);
+        if self.0.len() <= w {
+            self.0.resize(w + 1, 0);
+        }
+        self.0[w] |= 1 << b;
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = Choice> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            (0..64u32)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| i as u32 * 64 + b)
+        })
+    }
+    /// Smallest member of `self` that is in `a` and not in `b`.
+    pub fn first_in_not_in(&self, a: &ThreadSet, b: &ThreadSet) -> Option<Choice> {
+        self.iter().find(|&t| a.contains(t) && !b.contains(t))
+    }
+    pub fn intersects(&self, other: &ThreadSet) -> bool {
+        self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
+    }
+}
+
+/// One state of the current path, and what was decided there.
+pub(crate) struct Frame {
+    pub state: EmState,
+    pub enabled: ThreadSet,
+    pub backtrack: ThreadSet,
+    pub done: ThreadSet,
+    /// The thread taken from this state (when the path goes on).
+    pub chosen: Choice,
+    /// EM-DPOR: the posts before this state were already reversed after a backtrack failure.
+    pub eager: bool,
+    /// EM-DPOR: posts scheduled here to be reversed, as (later post, earlier post) operations.
+    pub reordered: SmallVec<[(u32, u32); 1]>,
+}
+
+/// What the next transition of a thread is compared with: its task's happens-before
+/// predecessors on the path (positions whose clocks it would include).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Target {
+    /// The thread running it.
+    pub thread: Choice,
+    /// The operation (trace position).
+    pub op: u32,
+    /// Path position of the transition itself when it already ran (recursive calls on posts).
+    pub at: Option<usize>,
+    /// Path positions that happen before it (their clocks bound what it has seen).
+    pub preds: SmallVec<[usize; 2]>,
+}
+
+/// The search shared by `dpor` and `em-dpor`.
+pub(crate) struct Engine<'m> {
+    pub model: &'m EmModel,
+    pub mode: Mode,
+    pub hb: EmHb<'m>,
+    pub frames: Vec<Frame>,
+    /// Per location: path positions of its accesses, with whether each wrote.
+    accesses: Vec<Vec<(u32, bool)>>,
+    /// Per lock: path positions of its LOCKs.
+    lock_ops: Vec<Vec<u32>>,
+    /// Per destination thread: path positions of posts to it.
+    posts_to: Vec<Vec<u32>>,
+    /// Per thread: path position of its latest transition (thread order, for DPOR).
+    last_of_thread: Vec<u32>,
+    /// Per path position: the previous transition of the same thread (to undo `last_of_thread`).
+    prev_of_thread: Vec<u32>,
+    /// Until the first backtrack the path follows the recorded order.
+    pub recorded: bool,
+    pub path: Vec<Choice>,
+    /// Races whose reversal found no thread to add (EM-DPOR's backtrack failures).
+    pub failures: u64,
+    /// Number of (later post, earlier post) pairs recorded in the frames of the path.
+    pub reorderings: usize,
+}
+
+impl<'m> Engine<'m> {
+    pub fn new(model: &'m EmModel, mode: Mode) -> Self {
+        let nt = model.threads.len();
+        let mut hb = EmHb::new(model);
+        // As in EM-Explorer, a LOCK is ordered only after other threads' UNLOCKs.
+        hb.same_thread_unlock_edges = false;
+        Engine {
+            model,
+            mode,
+            hb,
+            frames: Vec::new(),
+            accesses: vec![Vec::new(); model.trace.locations.len()],
+            lock_ops: vec![Vec::new(); model.locks as usize],
+            posts_to: vec![Vec::new(); nt],
+            last_of_thread: vec![NEVER; nt],
+            prev_of_thread: Vec::new(),
+            recorded: true,
+            path: Vec::new(),
+            failures: 0,
+            reorderings: 0,
+        }
+    }
+
+    pub fn threads(&self) -> u32 {
+        self.model.threads.len() as u32
+    }
+
+    fn op_kind(&self, op: u32) -> OpKind {
+        self.model.trace.ops[op as usize].kind
+    }
+
+    /// Dense destination thread of a post.
+    fn post_dest(&self, op: u32) -> Option<u32> {
+        match self.op_kind(op) {
+            OpKind::Post { dest, .. } => self.model.thread_of_raw(dest),
+            _ => None,
+        }
+    }
+
+    /// Path positions of the accesses to location `loc`, with whether each wrote.
+    pub fn accesses_of(&self, loc: u32) -> &[(u32, bool)] {
+        &self.accesses[loc as usize]
+    }
+
+    /// Path positions of the LOCKs of the lock `op` takes.
+    pub fn locks_of(&self, op: u32) -> &[u32] {
+        &self.lock_ops[self.model.lock_of(op) as usize]
+    }
+
+    /// Path positions of the posts to thread `d`.
+    pub fn posts_to_of(&self, d: u32) -> &[u32] {
+        &self.posts_to[d as usize]
+    }
+
+    /// Dense destination thread of a post (None for other operations).
+    pub fn post_dest_of(&self, op: u32) -> Option<u32> {
+        self.post_dest(op)
+    }
+
+    /// Whether `op` runs inside a handler (its task is a message).
+    pub fn in_handler(&self, op: u32) -> bool {
+        self.model.op_task[op as usize] >= self.threads()
+    }
+
+    /// The message whose handler `op` belongs to.
+    pub fn handler_of(&self, op: u32) -> Option<u32> {
+        let task = self.model.op_task[op as usize];
+        task.checked_sub(self.threads())
+    }
+
+    /// Path position of the post of the handler `op` runs in.
+    pub fn post_position(&self, op: u32) -> Option<usize> {
+        let m = self.handler_of(op)?;
+        let h = self.model.handlers[m as usize].as_ref()?;
+        if h.post == NEVER {
+            return None;
+        }
+        self.hb.position(h.post)
+    }
+
+    /// Whether path position `i` happens before `target`.
+    pub fn hb_target(&self, i: usize, target: &Target) -> bool {
+        target
+            .preds
+            .iter()
+            .any(|&p| p >= i && self.hb.happens_before(i, p))
+    }
+
+    /// The target of thread `p`'s next operation `op`: what it would have seen so far.
+    pub fn next_target(&self, p: Choice, op: u32) -> Target {
+        let mut preds = SmallVec::new();
+        let pred = match self.mode {
+            Mode::EmDpor => {
+                let prev = self.model.prev_in_task[op as usize];
+                if prev == NEVER {
+                    None
+                } else {
+                    self.hb.position(prev)
+                }
+            }
+            Mode::Dpor => {
+                let l = self.last_of_thread[p as usize];
+                (l != NEVER).then_some(l as usize)
+            }
+        };
+        preds.extend(pred);
+        Target {
+            thread: p,
+            op,
+            at: None,
+            preds,
+        }
+    }
+
+    /// The target of the executed transition at path position `j`.
+    pub fn executed_target(&self, j: usize) -> Target {
+        let op = self.hb.op(j);
+        let mut preds = SmallVec::new();
+        preds.push(j);
+        Target {
+            thread: self.model.op_thread[op as usize],
+            op,
+            at: Some(j),
+            preds,
+        }
+    }
+
+    /// The task thread `t` can run at `s`: the handler it runs or the one at its queue's front
+    /// (a message), or its own code (None for a looper with nothing to do).
+    pub fn executable_handler(&self, s: &EmState, t: Choice) -> Option<u32> {
+        self.model.next_op(s, t).and_then(|op| self.handler_of(op))
+    }
+
+    /// Whether the task of `op` can start or go on at `s` on its thread.
+    pub fn task_executable(&self, s: &EmState, op: u32) -> bool {
+        let t = self.model.op_thread[op as usize];
+        match self.handler_of(op) {
+            None => true,
+            Some(m) => self.executable_handler(s, t) == Some(m),
+        }
+    }
+
+    /// Takes thread `c` from the current state, updating clocks and indexes.
+    fn push_step(&mut self, c: Choice) {
+        let model = self.model;
+        let frame = self.frames.last().expect("a current state");
+        let op = model
+            .next_op(&frame.state, c)
+            .expect("an enabled thread has a next operation");
+        let mut state = frame.state.clone();
+        let _ = model.step(&mut state, c);
+        let pos = self.hb.len() as u32;
+        // Conflict edges: the last write dominates every earlier access of the location, so it
+        // and the reads after it are all a new access must be ordered after.
+        let mut extra: SmallVec<[usize; 8]> = SmallVec::new();
+        let kind = self.op_kind(op);
+        match kind {
+            OpKind::Read { loc } => {
+                if let Some(&(w, _)) = self.accesses[loc as usize].iter().rev().find(|a| a.1) {
+                    extra.push(w as usize);
+                }
+            }
+            OpKind::Write { loc } => {
+                for &(a, w) in self.accesses[loc as usize].iter().rev() {
+                    extra.push(a as usize);
+                    if w {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+        if self.mode == Mode::Dpor {
+            if let Some(d) = self.post_dest(op) {
+                if let Some(&p) = self.posts_to[d as usize].last() {
+                    extra.push(p as usize);
+                }
+            }
+            let l = self.last_of_thread[c as usize];
+            if l != NEVER {
+                extra.push(l as usize);
+            }
+        }
+        if self.mode == Mode::EmDpor && self.post_dest(op).is_some() && self.reorderings > 0 {
+            self.reordered_post_edge(op, &mut extra);
+        }
+        self.hb.push_with(op, extra);
+        match kind {
+            OpKind::Read { loc } => self.accesses[loc as usize].push((pos, false)),
+            OpKind::Write { loc } => self.accesses[loc as usize].push((pos, true)),
+            OpKind::Lock { .. } => self.lock_ops[model.lock_of(op) as usize].push(pos),
+            _ => {}
+        }
+        if let Some(d) = self.post_dest(op) {
+            self.posts_to[d as usize].push(pos);
+        }
+        self.prev_of_thread.push(self.last_of_thread[c as usize]);
+        self.last_of_thread[c as usize] = pos;
+        self.path.push(c);
+        let mut enabled = ThreadSet::default();
+        for t in 0..self.threads() {
+            if model.enabled_op(&state, t).is_some() {
+                enabled.insert(t);
+            }
+        }
+        self.frames.push(Frame {
+            state,
+            enabled,
+            backtrack: ThreadSet::default(),
+            done: ThreadSet::default(),
+            chosen: 0,
+            eager: false,
+            reordered: SmallVec::new(),
+        });
+    }
+
+    /// Undoes the last step.
+    fn pop_step(&mut self) {
+        let pos = self.hb.len() - 1;
+        let op = self.hb.op(pos);
+        let c = self.model.op_thread[op as usize];
+        match self.op_kind(op) {
+            OpKind::Read { loc } | OpKind::Write { loc } => {
+                self.accesses[loc as usize].pop();
+            }
+            OpKind::Lock { .. } => {
+                self.lock_ops[self.model.lock_of(op) as usize].pop();
+            }
+            _ => {}
+        }
+        if let Some(d) = self.post_dest(op) {
+            self.posts_to[d as usize].pop();
+        }
+        self.last_of_thread[c as usize] = self.prev_of_thread.pop().unwrap_or(NEVER);
+        self.hb.pop();
+        self.path.pop();
+        if let Some(f) = self.frames.pop() {
+            self.reorderings -= f.reordered.len();
+        }
+    }
+
+    /// Adds one of `candidates` to backtrack(`at`), preferring one already there (then nothing
+    /// new is scheduled), as Flanagan and Godefroid suggest.
+    pub fn add_one(&mut self, at: usize, candidates: &ThreadSet) {
+        let f = &mut self.frames[at];
+        if candidates.intersects(&f.backtrack) {
+            return;
+        }
+        if let Some(t) = candidates.iter().next() {
+            f.backtrack.insert(t);
+        }
+    }
+
+    /// Adds every thread enabled at `pre(at)` (the fallback when no better choice is known).
+    pub fn add_all_enabled(&mut self, at: usize) {
+        let f = &mut self.frames[at];
+        for t in f.enabled.iter().collect::<SmallVec<[Choice; 16]>>() {
+            f.backtrack.insert(t);
+        }
+    }
+
+    /// Threads of the transitions after `i` (up to the target) that happen before `target`,
+    /// other than `i`'s own thread, and enabled at `pre(i)`; with `executable`, a looper counts
+    /// only when that transition's handler can run at `pre(i)`.
+    pub fn hb_candidates(&self, i: usize, target: &Target, executable: bool) -> ThreadSet {
+        let mut out = ThreadSet::default();
+        let ti = self.model.op_thread[self.hb.op(i) as usize];
+        let end = target.at.unwrap_or(self.hb.len());
+        let f = &self.frames[i];
+        for k in i + 1..end {
+            let op = self.hb.op(k);
+            let t = self.model.op_thread[op as usize];
+            if t == ti || out.contains(t) || !f.enabled.contains(t) {
+                continue;
+            }
+            if !self.hb_target(k, target) {
+                continue;
+            }
+            if executable && !self.task_executable(&f.state, op) {
+                continue;
+            }
+            out.insert(t);
+        }
+        out
+    }
+
+    /// DPOR's backtrack rule for the race between path position `i` and `target`.
+    pub fn dpor_backtrack(&mut self, i: usize, target: &Target) {
+        let f = &self.frames[i];
+        let mut cands = ThreadSet::default();
+        if f.enabled.contains(target.thread) && self.task_executable(&f.state, target.op) {
+            cands.insert(target.thread);
+        }
+        let more = self.hb_candidates(i, target, true);
+        for t in more.iter() {
+            cands.insert(t);
+        }
+        if cands.is_empty() {
+            self.add_all_enabled(i);
+        } else {
+            self.add_one(i, &cands);
+        }
+    }
+
+    /// Races of thread `p`'s next transition under DPOR's dependence: the last conflicting
+    /// transition of another thread that does not happen before it.
+    fn dpor_races(&mut self, p: Choice, op: u32) {
+        let target = self.next_target(p, op);
+        let other = |e: &Engine, i: u32| e.model.op_thread[e.hb.op(i as usize) as usize] != p;
+        let unordered = |e: &Engine, i: u32| other(e, i) && !e.hb_target(i as usize, &target);
+        let race = match self.op_kind(op) {
+            OpKind::Read { loc } => self.accesses[loc as usize]
+                .iter()
+                .rev()
+                .filter(|a| a.1)
+                .map(|a| a.0)
+                .find(|&i| unordered(self, i)),
+            OpKind::Write { loc } => self.accesses[loc as usize]
+                .iter()
+                .rev()
+                .map(|a| a.0)
+                .find(|&i| unordered(self, i)),
+            OpKind::Lock { .. } => self.lock_ops[self.model.lock_of(op) as usize]
+                .iter()
+                .rev()
+                .copied()
+                .find(|&i| unordered(self, i)),
+            OpKind::Post { .. } => match self.post_dest(op) {
+                Some(d) => self.posts_to[d as usize]
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|&i| unordered(self, i)),
+                None => None,
+            },
+            _ => None,
+        };
+        if let Some(i) = race {
+            self.dpor_backtrack(i as usize, &target);
+        }
+    }
+
+    /// Race analysis at the current state, for the next transition of every thread.
+    fn analyse(&mut self) {
+        let model = self.model;
+        for p in 0..self.threads() {
+            let Some(op) = model.next_op(&self.frames.last().expect("a state").state, p) else {
+                continue;
+            };
+            match self.mode {
+                Mode::Dpor => self.dpor_races(p, op),
+                Mode::EmDpor => self.em_races(p, op),
+            }
+        }
+    }
+
+    /// The thread to take at the current state, or None when nothing is left to do here.
+    fn choose(&mut self) -> Option<Choice> {
+        let model = self.model;
+        let f = self.frames.last_mut().expect("a state");
+        if self.recorded {
+            // The recorded order: the enabled thread whose next operation comes first.
+            let s = &f.state;
+            let c = f
+                .enabled
+                .iter()
+                .min_by_key(|&t| model.next_op(s, t).unwrap_or(u32::MAX))?;
+            f.backtrack.insert(c);
+            return Some(c);
+        }
+        if let Some(c) = f.backtrack.first_in_not_in(&f.enabled, &f.done) {
+            return Some(c);
+        }
+        if f.done.is_empty() {
+            let c = f.enabled.iter().next()?;
+            f.backtrack.insert(c);
+            return Some(c);
+        }
+        None
+    }
+
+    /// The exploration loop.
+    pub fn run(&mut self, search: &mut Search<'_, EmModel>) {
+        let model = self.model;
+        let initial = model.initial();
+        let mut enabled = ThreadSet::default();
+        for t in 0..self.threads() {
+            if model.enabled_op(&initial, t).is_some() {
+                enabled.insert(t);
+            }
+        }
+        self.frames.push(Frame {
+            state: initial,
+            enabled,
+            backtrack: ThreadSet::default(),
+            done: ThreadSet::default(),
+            chosen: 0,
+            eager: false,
+            reordered: SmallVec::new(),
+        });
+        loop {
+            if search.stopped() {
+                return;
+            }
+            // Blocked threads count too: at a deadlock their next LOCKs still reveal races.
+            self.analyse();
+            let top = self.frames.len() - 1;
+            if self.frames[top].enabled.is_empty() {
+                search.terminal(&self.frames[top].state, &self.path);
+                self.recorded = false;
+                if !self.backtrack_to_pending() {
+                    return;
+                }
+                continue;
+            }
+            match self.choose() {
+                Some(c) => {
+                    let f = self.frames.last_mut().expect("a state");
+                    f.done.insert(c);
+                    f.chosen = c;
+                    self.push_step(c);
+                    search.transition(self.path.len());
+                }
+                None => {
+                    if !self.backtrack_to_pending() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pops the path back to the deepest state with a backtrack choice not yet done and
+    /// enabled. False when there is none: the search is over.
+    fn backtrack_to_pending(&mut self) -> bool {
+        loop {
+            let f = self.frames.last().expect("a state");
+            if f.backtrack.first_in_not_in(&f.enabled, &f.done).is_some() {
+                return true;
+            }
+            if self.frames.len() == 1 {
+                return false;
+            }
+            self.pop_step();
+        }
+    }
+}
+
+/// The `dpor` strategy.
+#[derive(Default)]
+pub struct Dpor;
+
+impl Strategy<EmModel> for Dpor {
+    fn name(&self) -> &'static str {
+        "dpor"
+    }
+
+    fn run(&mut self, search: &mut Search<'_, EmModel>) {
+        let mut engine = Engine::new(search.model, Mode::Dpor);
+        engine.run(search);
+    }
+}

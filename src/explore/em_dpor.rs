@@ -1,0 +1,356 @@
+//! `em-dpor`: Maiya et al.'s EM-DPOR (TACAS 2016), which explores *dependence-covering sets*:
+//! posts are independent, even to one queue, and the handlers of a looper are reordered only
+//! when some race needs it. It runs on the search of [`super::dpor`] (same path, backtrack and
+//! done sets, happens-before clocks with one component per task), with its own race rule and
+//! backtrack-point choice (docs/em-dpor.md §4.2-4.3):
+//!
+//! - races: for a read, the last write that does not happen before it; for a write, that write
+//!   and every unordered read after it (several reads can race with one write); for a lock,
+//!   the unordered locks of one other thread. Handlers of the same looper race too;
+//! - FindTarget: *diverging posts* (climb from two handlers of one looper to the posts that
+//!   enqueued them, until they are on different threads), then *candidate tasks* at the
+//!   backtrack state (the target's thread, and threads of transitions after the race that
+//!   happen before the target); when all candidates were already explored, *reschedulePending*
+//!   reorders the posts of handlers that are queued but not at the front;
+//! - backtrack failure (no candidate at all): every enabled thread at the backtrack state, and
+//!   once per such state the posts of the path before it are reversed the DPOR way (a simple
+//!   form of EM-Explorer's BacktrackEager).
+
+use smallvec::SmallVec;
+
+use super::dpor::{Engine, Mode, Target, ThreadSet};
+use super::{Search, Strategy};
+use crate::model::em::EmModel;
+use crate::model::Choice;
+use crate::trace::em::OpKind;
+
+/// How a race reversal ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reversal {
+    /// A thread was added to a backtrack set.
+    Added,
+    /// Nothing to do: the order is forced, or the reordering was already scheduled or explored.
+    Covered,
+    /// No thread at the backtrack state (path position) can lead to the reversal.
+    Failed(usize),
+}
+
+impl<'m> Engine<'m> {
+    /// Races of thread `p`'s next transition `op` under EM-DPOR's dependence.
+    pub(crate) fn em_races(&mut self, p: Choice, op: u32) {
+        let mut target = self.next_target(p, op);
+        let races: SmallVec<[usize; 4]> = match self.op_kind_of(op) {
+            OpKind::Read { loc } => self
+                .last_unordered_write(loc, &target)
+                .into_iter()
+                .collect(),
+            OpKind::Write { loc } => {
+                let w = self.last_unordered_write(loc, &target);
+                let mut out: SmallVec<[usize; 4]> = SmallVec::new();
+                for &(i, write) in self.accesses_of(loc).iter().rev() {
+                    let i = i as usize;
+                    if w.is_some_and(|w| i < w) {
+                        break;
+                    }
+                    if !write && !self.hb_target(i, &target) {
+                        out.push(i);
+                    }
+                }
+                if let Some(w) = w {
+                    out.push(w);
+                }
+                // Nearest first.
+                out.sort_unstable_by(|a, b| b.cmp(a));
+                out
+            }
+            OpKind::Lock { .. } => {
+                let mut out = SmallVec::new();
+                let mut other: Option<Choice> = None;
+                for &i in self.locks_of(op).iter().rev() {
+                    let i = i as usize;
+                    let t = self.model.op_thread[self.hb.op(i) as usize];
+                    // Handlers of one looper never contend for a lock (they run to completion),
+                    // and the clocks do not order them by it: no race on the same thread.
+                    if t == p || self.hb_target(i, &target) {
+                        continue;
+                    }
+                    // The locks of the nearest other thread, up to a lock of a third one.
+                    if *other.get_or_insert(t) != t {
+                        break;
+                    }
+                    out.push(i);
+                }
+                out
+            }
+            _ => SmallVec::new(),
+        };
+        for (n, &i) in races.iter().enumerate() {
+            if n > 0 && self.hb_target(i, &target) {
+                continue;
+            }
+            let r = self.find_target(i, &target, true);
+            if let Reversal::Failed(at) = r {
+                self.backtrack_failure(at);
+            }
+            if n == 0 {
+                // Once the nearest race is reversed, the target is treated as ordered after it,
+                // so that the others are reversed relative to the new order and not twice.
+                target.preds.push(i);
+            }
+        }
+    }
+
+    fn op_kind_of(&self, op: u32) -> OpKind {
+        self.model.trace.ops[op as usize].kind
+    }
+
+    /// Reordered posts: when post `op` runs after a post it was scheduled to be moved behind
+    /// (recorded by FindTarget), that post happens before it, so the FIFO rule keeps their
+    /// handlers in the new order and the search does not undo the reversal; `op`'s thread is
+    /// also tried before that post, as EM-Explorer does.
+    pub(crate) fn reordered_post_edge(&mut self, op: u32, extra: &mut SmallVec<[usize; 8]>) {
+        let mut nearest: Option<usize> = None;
+        for f in &self.frames {
+            for &(src, dest) in &f.reordered {
+                if dest == op {
+                    if let Some(p) = self.hb.position(src) {
+                        nearest = Some(nearest.map_or(p, |n: usize| n.max(p)));
+                    }
+                }
+            }
+        }
+        if let Some(p) = nearest {
+            extra.push(p);
+            let t = self.model.op_thread[op as usize];
+            self.frames[p].backtrack.insert(t);
+        }
+    }
+
+    /// The last write to `loc` on the path that does not happen before `target`.
+    fn last_unordered_write(&self, loc: u32, target: &Target) -> Option<usize> {
+        self.accesses_of(loc)
+            .iter()
+            .rev()
+            .filter(|a| a.1)
+            .map(|a| a.0 as usize)
+            .find(|&i| !self.hb_target(i, target))
+    }
+
+    /// FindTarget: schedules the reversal of path position `i` and `target`.
+    fn find_target(&mut self, i: usize, target: &Target, first_call: bool) -> Reversal {
+        let mut a = i;
+        let mut b = target.clone();
+        if !first_call && self.hb_target(a, &b) {
+            return Reversal::Covered;
+        }
+        // Diverging posts: two handlers of one looper are reordered by reordering their posts.
+        loop {
+            let op_a = self.hb.op(a);
+            if self.model.op_thread[op_a as usize] != b.thread
+                || !self.in_handler(op_a)
+                || !self.in_handler(b.op)
+            {
+                break;
+            }
+            let (Some(pa), Some(pb)) = (self.post_position(op_a), self.post_position(b.op)) else {
+                break;
+            };
+            a = pa;
+            b = self.executed_target(pb);
+            if self.hb_target(a, &b) {
+                // The posts are ordered: FIFO fixes the handlers' order.
+                return Reversal::Covered;
+            }
+        }
+        let f = &self.frames[a];
+        let mut cands = self.hb_candidates(a, &b, false);
+        if f.enabled.contains(b.thread) {
+            cands.insert(b.thread);
+        }
+        let mut fresh = ThreadSet::default();
+        for t in cands.iter() {
+            if !f.done.contains(t) {
+                fresh.insert(t);
+            }
+        }
+        if !fresh.is_empty() {
+            self.add_one(a, &fresh);
+            let op_a = self.hb.op(a);
+            if self.post_dest_of(op_a).is_some() && self.post_dest_of(b.op).is_some() {
+                let pair = (b.op, op_a);
+                if !self.frames[a].reordered.contains(&pair) {
+                    self.frames[a].reordered.push(pair);
+                    self.reorderings += 1;
+                }
+            }
+            return Reversal::Added;
+        }
+        let pending = self.enqueued_blocked(a, &b);
+        if !pending.is_empty() {
+            return self.reschedule_pending(a, pending);
+        }
+        if cands.is_empty() {
+            Reversal::Failed(a)
+        } else {
+            Reversal::Covered
+        }
+    }
+
+    /// Transitions after `a` that happen before `target` and whose handler is queued at
+    /// `pre(a)` behind another one on an enabled looper: (looper, message) pairs.
+    fn enqueued_blocked(&self, a: usize, target: &Target) -> SmallVec<[(Choice, u32); 4]> {
+        let mut out: SmallVec<[(Choice, u32); 4]> = SmallVec::new();
+        let end = target.at.unwrap_or(self.hb.len());
+        let f = &self.frames[a];
+        for k in a + 1..end {
+            let op = self.hb.op(k);
+            let t = self.model.op_thread[op as usize];
+            if !f.enabled.contains(t) || !self.hb_target(k, target) {
+                continue;
+            }
+            let (Some(m), Some(exec)) = (self.handler_of(op), self.executable_handler(&f.state, t))
+            else {
+                continue;
+            };
+            if m == exec || !f.state.queue(t).contains(&m) || out.contains(&(t, m)) {
+                continue;
+            }
+            // If the handler now executable started before k and happens before it, k's
+            // handler is behind it for a reason the queue order does not decide.
+            let call = self.model.handlers[exec as usize]
+                .as_ref()
+                .and_then(|h| h.ops.first().copied());
+            if call
+                .and_then(|c| self.hb.position(c))
+                .is_some_and(|c| c <= k && self.hb.happens_before(c, k))
+            {
+                continue;
+            }
+            out.push((t, m));
+        }
+        out
+    }
+
+    /// reschedulePending: the candidate tasks are queued behind the handler executable at
+    /// `pre(a)`; schedule reordering their posts with that handler's post (recursively, for
+    /// loopers whose queued handlers happen before the end of such an executable handler).
+    fn reschedule_pending(&mut self, a: usize, pending: SmallVec<[(Choice, u32); 4]>) -> Reversal {
+        let state = self.frames[a].state.clone();
+        let Some(&(first, _)) = pending.iter().min_by_key(|p| p.0) else {
+            return Reversal::Covered;
+        };
+        let Some(exec0) = self.executable_handler(&state, first) else {
+            return Reversal::Failed(a);
+        };
+        // Per looper: the queued handlers to move before its executable one.
+        let mut swap: Vec<(Choice, SmallVec<[u32; 2]>)> = Vec::new();
+        let m0 = pending
+            .iter()
+            .filter(|p| p.0 == first)
+            .map(|p| p.1)
+            .min()
+            .unwrap_or(exec0);
+        swap.push((first, SmallVec::from_slice(&[m0])));
+        let mut work = vec![exec0];
+        let mut seen = vec![exec0];
+        while let Some(e) = work.pop() {
+            let Some(h) = self.model.handlers[e as usize].as_ref() else {
+                continue;
+            };
+            let Some(end) = h.ops.iter().rev().find_map(|&o| self.hb.position(o)) else {
+                continue;
+            };
+            let end_target = self.executed_target(end);
+            for (t, m) in self.enqueued_blocked(a, &end_target) {
+                let Some(ex) = self.executable_handler(&state, t) else {
+                    continue;
+                };
+                if !seen.contains(&ex) {
+                    seen.push(ex);
+                    work.push(ex);
+                }
+                match swap.iter_mut().find(|s| s.0 == t) {
+                    Some(s) => {
+                        if !s.1.contains(&m) {
+                            s.1.push(m)
+                        }
+                    }
+                    None => swap.push((t, SmallVec::from_slice(&[m]))),
+                }
+            }
+        }
+        let mut result = Reversal::Covered;
+        for (t, msgs) in swap {
+            let Some(ex) = self.executable_handler(&state, t) else {
+                continue;
+            };
+            let post = |e: &Engine, m: u32| {
+                e.model.handlers[m as usize]
+                    .as_ref()
+                    .and_then(|h| e.hb.position(h.post))
+            };
+            // The latest-posted of the blocked handlers.
+            let Some(pb) = msgs.iter().filter_map(|&m| post(self, m)).max() else {
+                continue;
+            };
+            let Some(pa) = post(self, ex) else { continue };
+            if pa >= pb {
+                continue;
+            }
+            let tb = self.executed_target(pb);
+            match self.find_target(pa, &tb, false) {
+                Reversal::Failed(at) => result = Reversal::Failed(at),
+                Reversal::Added if result == Reversal::Covered => result = Reversal::Added,
+                _ => {}
+            }
+        }
+        result
+    }
+
+    /// No thread at `pre(at)` leads to the reversal: explore every enabled thread there, and
+    /// (once per such state) reverse the posts before it as DPOR would, since the reversal
+    /// may need handlers queued in another order.
+    fn backtrack_failure(&mut self, at: usize) {
+        self.failures += 1;
+        self.add_all_enabled(at);
+        if self.frames[at].eager {
+            return;
+        }
+        self.frames[at].eager = true;
+        for x in 1..=at.min(self.hb.len().saturating_sub(1)) {
+            let op = self.hb.op(x);
+            let Some(d) = self.post_dest_of(op) else {
+                continue;
+            };
+            let tx = self.executed_target(x);
+            let ox = self.model.op_thread[op as usize];
+            let prev = self
+                .posts_to_of(d)
+                .iter()
+                .rev()
+                .map(|&y| y as usize)
+                .filter(|&y| y < x)
+                .find(|&y| {
+                    self.model.op_thread[self.hb.op(y) as usize] != ox && !self.hb_target(y, &tx)
+                });
+            if let Some(y) = prev {
+                self.dpor_backtrack(y, &tx);
+            }
+        }
+    }
+}
+
+/// The `em-dpor` strategy.
+#[derive(Default)]
+pub struct EmDpor;
+
+impl Strategy<EmModel> for EmDpor {
+    fn name(&self) -> &'static str {
+        "em-dpor"
+    }
+
+    fn run(&mut self, search: &mut Search<'_, EmModel>) {
+        let mut engine = Engine::new(search.model, Mode::EmDpor);
+        engine.run(search);
+    }
+}
