@@ -352,5 +352,8 @@ impl Strategy<EmModel> for EmDpor {
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
         let mut engine = Engine::new(search.model, Mode::EmDpor);
         engine.run(search);
+        if std::env::var_os("TRACEPOR_DEBUG").is_some() {
+            eprintln!("failures {}", engine.failures);
+        }
     }
 }

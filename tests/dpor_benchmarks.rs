@@ -1,0 +1,177 @@
+//! `dpor` and `em-dpor` on the shipped EM-Explorer traces (../shared/traces/em-explorer):
+//! soundness (the outcome set equals the exhaustive `full` one on every hand-written benchmark
+//! trace, and on every fixture under fixtures/em) and the counts EM-Explorer reports
+//! (shared/reference/em-explorer-counts.tsv), asserted where tracepor matches them; the
+//! differences are listed, and explained in docs/em-dpor.md.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tracepor::explore::{self, Limits, Outcomes, Stats};
+use tracepor::model::em::EmModel;
+use tracepor::model::{load, LoadOptions, Loaded};
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
+}
+
+fn model(dir: &Path) -> EmModel {
+    match load(dir, LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")) {
+        Loaded::Em(m) => m,
+        #[allow(unreachable_patterns)]
+        _ => panic!("{} is not an EM trace", dir.display()),
+    }
+}
+
+fn run(m: &EmModel, name: &str, limit: Duration) -> (Stats, Outcomes) {
+    let mut s = explore::for_em_trace(name).expect("strategy registered");
+    let limits = Limits {
+        time: Some(limit),
+        ..Limits::default()
+    };
+    explore::run(m, s.as_mut(), limits, Arc::new(AtomicBool::new(false)))
+}
+
+/// Every benchmark trace folder, as "benchmark-traces/<group>/.../traceN".
+fn benchmark_traces() -> Vec<String> {
+    let root = shared().join("traces/em-explorer");
+    let mut out = Vec::new();
+    let mut stack = vec![root.join("benchmark-traces")];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if p.join("trace.txt").is_file() {
+                    out.push(
+                        p.strip_prefix(&root)
+                            .unwrap_or(&p)
+                            .to_string_lossy()
+                            .into_owned(),
+                    );
+                } else {
+                    stack.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// (traces, transitions) EM-Explorer reports for `trace` under `strategy`, when it finished.
+fn reference(trace: &str, strategy: &str) -> Option<(u64, u64)> {
+    let tsv = std::fs::read_to_string(shared().join("reference/em-explorer-counts.tsv")).ok()?;
+    tsv.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
+        let f: Vec<&str> = l.split('\t').collect();
+        (f.len() >= 5 && f[0] == trace && f[1] == strategy && f[2] == "done")
+            .then(|| Some((f[3].parse().ok()?, f[4].parse().ok()?)))
+            .flatten()
+    })
+}
+
+/// Where tracepor's counts differ from EM-Explorer's on purpose (docs/em-dpor.md §6):
+/// (trace, strategy, tracepor's executions, transitions).
+const KNOWN_DIFFERENCES: &[(&str, &str, u64, u64)] = &[];
+
+#[test]
+fn benchmark_traces_keep_full_outcome_sets_and_reference_counts() {
+    let traces = benchmark_traces();
+    assert_eq!(
+        traces.len(),
+        28,
+        "the 28 hand-written traces are expected under ../shared"
+    );
+    let mut problems = Vec::new();
+    for t in &traces {
+        let m = model(&shared().join("traces/em-explorer").join(t));
+        let (fs, full) = run(&m, "full", Duration::from_secs(60));
+        assert!(fs.finished, "{t}: full did not finish");
+        for name in ["dpor", "em-dpor"] {
+            let (st, found) = run(&m, name, Duration::from_secs(60));
+            if !st.finished {
+                problems.push(format!("{t} {name}: did not finish"));
+                continue;
+            }
+            if !found.same_as(&full) {
+                problems.push(format!("{t} {name}: outcome set differs from full's"));
+            }
+            let ours = (st.executions, st.transitions);
+            let known = KNOWN_DIFFERENCES
+                .iter()
+                .find(|k| k.0 == t && k.1 == name)
+                .map(|k| (k.2, k.3));
+            match (reference(t, name), known) {
+                (_, Some(k)) if ours != k => {
+                    problems.push(format!("{t} {name}: {ours:?}, documented {k:?}"))
+                }
+                (Some(r), None) if ours != r => {
+                    problems.push(format!("{t} {name}: {ours:?}, EM-Explorer {r:?}"))
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The TACAS 2016 app traces where EM-Explorer's EM-DPOR finished: same counts, in well under
+/// a second each. (`full` does not finish on them, so soundness is checked against `dpor` where
+/// that one is fast.)
+#[test]
+fn tacas_traces_em_dpor_counts() {
+    for app in ["remind-me", "aarddict", "music", "charachter-recognition"] {
+        let t = format!("tacas-2016/{app}");
+        let m = model(&shared().join("traces/em-explorer").join(&t));
+        let (st, _) = run(&m, "em-dpor", Duration::from_secs(60));
+        assert!(st.finished, "{t}: em-dpor did not finish");
+        assert_eq!(
+            Some((st.executions, st.transitions)),
+            reference(&t, "em-dpor"),
+            "{t}"
+        );
+    }
+}
+
+#[test]
+fn remind_me_dpor_matches_reference_and_em_dpor_outcomes() {
+    let t = "tacas-2016/remind-me";
+    let m = model(&shared().join("traces/em-explorer").join(t));
+    let (sd, dpor) = run(&m, "dpor", Duration::from_secs(60));
+    let (se, em) = run(&m, "em-dpor", Duration::from_secs(60));
+    assert!(sd.finished && se.finished);
+    assert_eq!(Some((sd.executions, sd.transitions)), reference(t, "dpor"));
+    assert!(dpor.same_as(&em), "dpor and em-dpor disagree on {t}");
+}
+
+/// Every fixture under fixtures/em (traces kept for a behaviour, or a seed of the randomized
+/// suite that once failed): both reductions reach the outcome set of `full`.
+#[test]
+fn fixtures_keep_full_outcome_sets() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/em");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let dir = e.path();
+        if !dir.join("trace.txt").is_file() {
+            continue;
+        }
+        let m = model(&dir);
+        let (fs, full) = run(&m, "full", Duration::from_secs(60));
+        assert!(fs.finished, "{}: full did not finish", dir.display());
+        for name in ["dpor", "em-dpor"] {
+            let (st, found) = run(&m, name, Duration::from_secs(60));
+            assert!(st.finished, "{} {name}: did not finish", dir.display());
+            assert!(
+                found.same_as(&full),
+                "{} {name}: outcome set differs from full's",
+                dir.display()
+            );
+        }
+    }
+}
