@@ -80,6 +80,9 @@ pub(crate) struct Frame {
     pub eager: bool,
     /// EM-DPOR: posts scheduled here to be reversed, as (later post, earlier post) operations.
     pub reordered: SmallVec<[(u32, u32); 1]>,
+    /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
+    /// by a backtrack failure's DPOR pass, see `em_dpor`).
+    pub dpor_run: bool,
 }
 
 /// What the next transition of a thread is compared with: its task's happens-before
@@ -119,6 +122,13 @@ pub(crate) struct Engine<'m> {
     pub failures: u64,
     /// Number of (later post, earlier post) pairs recorded in the frames of the path.
     pub reorderings: usize,
+    /// EM-DPOR: backtrack failures of the current execution, as (deepest backtrack state,
+    /// deepest state where one was found).
+    pub failure: Option<(usize, usize)>,
+    /// EM-DPOR: a failure pass is running (a further failure adds every enabled thread).
+    pub in_eager: bool,
+    /// EM-DPOR: sets of the states popped while the path is walked again.
+    pub kept: Vec<super::em_dpor::SavedSets>,
 }
 
 impl<'m> Engine<'m> {
@@ -141,6 +151,9 @@ impl<'m> Engine<'m> {
             path: Vec::new(),
             failures: 0,
             reorderings: 0,
+            failure: None,
+            in_eager: false,
+            kept: Vec::new(),
         }
     }
 
@@ -168,11 +181,6 @@ impl<'m> Engine<'m> {
     /// Path positions of the LOCKs of the lock `op` takes.
     pub fn locks_of(&self, op: u32) -> &[u32] {
         &self.lock_ops[self.model.lock_of(op) as usize]
-    }
-
-    /// Path positions of the posts to thread `d`.
-    pub fn posts_to_of(&self, d: u32) -> &[u32] {
-        &self.posts_to[d as usize]
     }
 
     /// Dense destination thread of a post (None for other operations).
@@ -263,8 +271,10 @@ impl<'m> Engine<'m> {
         }
     }
 
-    /// Takes thread `c` from the current state, updating clocks and indexes.
-    fn push_step(&mut self, c: Choice) {
+    /// Takes thread `c` from the current state, updating clocks and indexes. With
+    /// `post_edges` (EM-DPOR's failure pass), a post is also ordered after every earlier post to
+    /// the same queue, as DPOR orders them.
+    pub(crate) fn push_step(&mut self, c: Choice, post_edges: bool) {
         let model = self.model;
         let frame = self.frames.last().expect("a current state");
         let op = model
@@ -304,6 +314,11 @@ impl<'m> Engine<'m> {
                 extra.push(l as usize);
             }
         }
+        if post_edges {
+            if let Some(d) = self.post_dest(op) {
+                extra.extend(self.posts_to[d as usize].iter().map(|&p| p as usize));
+            }
+        }
         if self.mode == Mode::EmDpor && self.post_dest(op).is_some() && self.reorderings > 0 {
             self.reordered_post_edge(op, &mut extra);
         }
@@ -334,11 +349,12 @@ impl<'m> Engine<'m> {
             chosen: 0,
             eager: false,
             reordered: SmallVec::new(),
+            dpor_run: false,
         });
     }
 
     /// Undoes the last step.
-    fn pop_step(&mut self) {
+    pub(crate) fn pop_step(&mut self) {
         let pos = self.hb.len() - 1;
         let op = self.hb.op(pos);
         let c = self.model.op_thread[op as usize];
@@ -427,7 +443,7 @@ impl<'m> Engine<'m> {
 
     /// Races of thread `p`'s next transition under DPOR's dependence: the last conflicting
     /// transition of another thread that does not happen before it.
-    fn dpor_races(&mut self, p: Choice, op: u32) {
+    pub(crate) fn dpor_races(&mut self, p: Choice, op: u32) {
         let target = self.next_target(p, op);
         let other = |e: &Engine, i: u32| e.model.op_thread[e.hb.op(i as usize) as usize] != p;
         let unordered = |e: &Engine, i: u32| other(e, i) && !e.hb_target(i as usize, &target);
@@ -520,6 +536,7 @@ impl<'m> Engine<'m> {
             chosen: 0,
             eager: false,
             reordered: SmallVec::new(),
+            dpor_run: false,
         });
         loop {
             if search.stopped() {
@@ -531,6 +548,9 @@ impl<'m> Engine<'m> {
             if self.frames[top].enabled.is_empty() {
                 search.terminal(&self.frames[top].state, &self.path);
                 self.recorded = false;
+                if let Some((a, n)) = self.failure.take() {
+                    self.backtrack_eager(a, n);
+                }
                 if !self.backtrack_to_pending() {
                     return;
                 }
@@ -541,7 +561,7 @@ impl<'m> Engine<'m> {
                     let f = self.frames.last_mut().expect("a state");
                     f.done.insert(c);
                     f.chosen = c;
-                    self.push_step(c);
+                    self.push_step(c, false);
                     search.transition(self.path.len());
                 }
                 None => {

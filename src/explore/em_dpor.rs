@@ -90,7 +90,15 @@ impl<'m> Engine<'m> {
             }
             let r = self.find_target(i, &target, true);
             if let Reversal::Failed(at) = r {
-                self.backtrack_failure(at);
+                self.failures += 1;
+                if self.in_eager {
+                    self.add_all_enabled(at);
+                } else {
+                    // Handled once the execution ends (BacktrackEager).
+                    let depth = self.hb.len();
+                    let (a0, n0) = self.failure.unwrap_or((at, depth));
+                    self.failure = Some((a0.max(at), n0.max(depth)));
+                }
             }
             if n == 0 {
                 // Once the nearest race is reversed, the target is treated as ordered after it,
@@ -307,37 +315,92 @@ impl<'m> Engine<'m> {
         result
     }
 
-    /// No thread at `pre(at)` leads to the reversal: explore every enabled thread there, and
-    /// (once per such state) reverse the posts before it as DPOR would, since the reversal
-    /// may need handlers queued in another order.
-    fn backtrack_failure(&mut self, at: usize) {
-        self.failures += 1;
-        self.add_all_enabled(at);
-        if self.frames[at].eager {
-            return;
-        }
-        self.frames[at].eager = true;
-        for x in 1..=at.min(self.hb.len().saturating_sub(1)) {
-            let op = self.hb.op(x);
-            let Some(d) = self.post_dest_of(op) else {
-                continue;
-            };
-            let tx = self.executed_target(x);
-            let ox = self.model.op_thread[op as usize];
-            let prev = self
-                .posts_to_of(d)
-                .iter()
-                .rev()
-                .map(|&y| y as usize)
-                .filter(|&y| y < x)
-                .find(|&y| {
-                    self.model.op_thread[self.hb.op(y) as usize] != ox && !self.hb_target(y, &tx)
-                });
-            if let Some(y) = prev {
-                self.dpor_backtrack(y, &tx);
+    /// BacktrackEager, after an execution in which FindTarget failed: the path is walked again
+    /// from the initial state with posts to one queue ordered as DPOR orders them; up to the
+    /// deepest failing backtrack state `dpor_until` races are reversed with DPOR's rule (posts to
+    /// one queue race), and those steps keep the post order in later walks; from there to the
+    /// deepest state where a failure was found (`em_until`), EM-DPOR's rule runs again, a
+    /// further failure adding every enabled thread. Then the path is rebuilt with the kept
+    /// orders. Backtrack and done sets survive the walks; nothing here counts as explored.
+    pub(crate) fn backtrack_eager(&mut self, dpor_until: usize, em_until: usize) {
+        let choices = self.path.clone();
+        self.unwind();
+        for (depth, &c) in choices.iter().enumerate() {
+            if depth > em_until {
+                break;
             }
+            let model = self.model;
+            for p in 0..self.threads() {
+                let Some(op) = model.next_op(&self.frames[depth].state, p) else {
+                    continue;
+                };
+                if depth < dpor_until {
+                    if depth > 0 {
+                        self.dpor_races(p, op);
+                    }
+                } else {
+                    self.in_eager = true;
+                    self.em_races(p, op);
+                    self.in_eager = false;
+                }
+            }
+            if depth < dpor_until {
+                self.frames[depth].dpor_run = true;
+            }
+            self.rewalk_step(depth, c, true);
+        }
+        self.unwind();
+        for (depth, &c) in choices.iter().enumerate() {
+            let keep = self.frames[depth].dpor_run;
+            self.rewalk_step(depth, c, keep);
+        }
+        self.kept.clear();
+    }
+
+    /// Pops the path to the initial state, keeping the sets of every state in `self.kept`.
+    fn unwind(&mut self) {
+        while self.frames.len() > 1 {
+            let f = self.frames.last().expect("a state");
+            self.kept.push(SavedSets {
+                depth: self.frames.len() - 1,
+                backtrack: f.backtrack.clone(),
+                done: f.done.clone(),
+                chosen: f.chosen,
+                eager: f.eager,
+                reordered: f.reordered.clone(),
+                dpor_run: f.dpor_run,
+            });
+            self.pop_step();
         }
     }
+
+    /// Re-takes `c` at `depth` and gives the new state back the sets it had.
+    fn rewalk_step(&mut self, depth: usize, c: Choice, post_edges: bool) {
+        self.push_step(c, post_edges);
+        let d = depth + 1;
+        if let Some(k) = self.kept.iter().rposition(|s| s.depth == d) {
+            let s = self.kept.swap_remove(k);
+            let f = self.frames.last_mut().expect("a state");
+            f.backtrack = s.backtrack;
+            f.done = s.done;
+            f.chosen = s.chosen;
+            f.eager = s.eager;
+            self.reorderings += s.reordered.len();
+            f.reordered = s.reordered;
+            f.dpor_run = s.dpor_run;
+        }
+    }
+}
+
+/// The sets of a state, kept while the path is walked again.
+pub(crate) struct SavedSets {
+    pub depth: usize,
+    pub backtrack: ThreadSet,
+    pub done: ThreadSet,
+    pub chosen: Choice,
+    pub eager: bool,
+    pub reordered: SmallVec<[(u32, u32); 1]>,
+    pub dpor_run: bool,
 }
 
 /// The `em-dpor` strategy.
@@ -352,8 +415,5 @@ impl Strategy<EmModel> for EmDpor {
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
         let mut engine = Engine::new(search.model, Mode::EmDpor);
         engine.run(search);
-        if std::env::var_os("TRACEPOR_DEBUG").is_some() {
-            eprintln!("failures {}", engine.failures);
-        }
     }
 }
