@@ -71,6 +71,8 @@ impl ThreadSet {
 /// One state of the current path, and what was decided there.
 pub(crate) struct Frame {
     pub state: EmState,
+    /// Per thread: the operation it would execute next (NEVER when none), enabled or not.
+    pub next: Vec<u32>,
     pub enabled: ThreadSet,
     pub backtrack: ThreadSet,
     pub done: ThreadSet,
@@ -83,6 +85,26 @@ pub(crate) struct Frame {
     /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
     /// by a backtrack failure's DPOR pass, see `em_dpor`).
     pub dpor_run: bool,
+}
+
+impl Frame {
+    /// The operation thread `t` would execute next in this state.
+    pub fn next_op(&self, t: Choice) -> Option<u32> {
+        self.next.get(t as usize).copied().filter(|&op| op != NEVER)
+    }
+
+    /// Fills `next` and `enabled` from the state.
+    fn observe(&mut self, model: &EmModel) {
+        self.next.clear();
+        self.enabled = ThreadSet::default();
+        for t in 0..model.threads.len() as u32 {
+            let op = model.next_op(&self.state, t);
+            self.next.push(op.unwrap_or(NEVER));
+            if op.is_some_and(|op| model.op_enabled(&self.state, op)) {
+                self.enabled.insert(t);
+            }
+        }
+    }
 }
 
 /// What the next transition of a thread is compared with: its task's happens-before
@@ -129,6 +151,8 @@ pub(crate) struct Engine<'m> {
     pub in_eager: bool,
     /// EM-DPOR: sets of the states popped while the path is walked again.
     pub kept: Vec<super::em_dpor::SavedSets>,
+    /// Frames popped from the path, kept for their allocations.
+    pool: Vec<Frame>,
 }
 
 impl<'m> Engine<'m> {
@@ -154,6 +178,7 @@ impl<'m> Engine<'m> {
             failure: None,
             in_eager: false,
             kept: Vec::new(),
+            pool: Vec::new(),
         }
     }
 
@@ -258,16 +283,16 @@ impl<'m> Engine<'m> {
 
     /// The task thread `t` can run at `s`: the handler it runs or the one at its queue's front
     /// (a message), or its own code (None for a looper with nothing to do).
-    pub fn executable_handler(&self, s: &EmState, t: Choice) -> Option<u32> {
-        self.model.next_op(s, t).and_then(|op| self.handler_of(op))
+    pub fn executable_handler(&self, f: &Frame, t: Choice) -> Option<u32> {
+        f.next_op(t).and_then(|op| self.handler_of(op))
     }
 
     /// Whether the task of `op` can start or go on at `s` on its thread.
-    pub fn task_executable(&self, s: &EmState, op: u32) -> bool {
+    pub fn task_executable(&self, f: &Frame, op: u32) -> bool {
         let t = self.model.op_thread[op as usize];
         match self.handler_of(op) {
             None => true,
-            Some(m) => self.executable_handler(s, t) == Some(m),
+            Some(m) => self.executable_handler(f, t) == Some(m),
         }
     }
 
@@ -277,11 +302,23 @@ impl<'m> Engine<'m> {
     pub(crate) fn push_step(&mut self, c: Choice, post_edges: bool) {
         let model = self.model;
         let frame = self.frames.last().expect("a current state");
-        let op = model
-            .next_op(&frame.state, c)
+        let op = frame
+            .next_op(c)
             .expect("an enabled thread has a next operation");
-        let mut state = frame.state.clone();
-        let _ = model.step(&mut state, c);
+        // Popped frames are reused: cloning into them keeps their allocations.
+        let mut next = self.pool.pop().unwrap_or_else(|| Frame {
+            state: frame.state.clone(),
+            next: Vec::new(),
+            enabled: ThreadSet::default(),
+            backtrack: ThreadSet::default(),
+            done: ThreadSet::default(),
+            chosen: 0,
+            eager: false,
+            reordered: SmallVec::new(),
+            dpor_run: false,
+        });
+        next.state.copy_from(&frame.state);
+        let _ = model.step(&mut next.state, c);
         let pos = self.hb.len() as u32;
         // Conflict edges: the last write dominates every earlier access of the location, so it
         // and the reads after it are all a new access must be ordered after.
@@ -335,22 +372,14 @@ impl<'m> Engine<'m> {
         self.prev_of_thread.push(self.last_of_thread[c as usize]);
         self.last_of_thread[c as usize] = pos;
         self.path.push(c);
-        let mut enabled = ThreadSet::default();
-        for t in 0..self.threads() {
-            if model.enabled_op(&state, t).is_some() {
-                enabled.insert(t);
-            }
-        }
-        self.frames.push(Frame {
-            state,
-            enabled,
-            backtrack: ThreadSet::default(),
-            done: ThreadSet::default(),
-            chosen: 0,
-            eager: false,
-            reordered: SmallVec::new(),
-            dpor_run: false,
-        });
+        next.observe(model);
+        next.backtrack = ThreadSet::default();
+        next.done = ThreadSet::default();
+        next.chosen = 0;
+        next.eager = false;
+        next.reordered.clear();
+        next.dpor_run = false;
+        self.frames.push(next);
     }
 
     /// Undoes the last step.
@@ -375,6 +404,7 @@ impl<'m> Engine<'m> {
         self.path.pop();
         if let Some(f) = self.frames.pop() {
             self.reorderings -= f.reordered.len();
+            self.pool.push(f);
         }
     }
 
@@ -415,7 +445,7 @@ impl<'m> Engine<'m> {
             if !self.hb_target(k, target) {
                 continue;
             }
-            if executable && !self.task_executable(&f.state, op) {
+            if executable && !self.task_executable(f, op) {
                 continue;
             }
             out.insert(t);
@@ -427,7 +457,7 @@ impl<'m> Engine<'m> {
     pub fn dpor_backtrack(&mut self, i: usize, target: &Target) {
         let f = &self.frames[i];
         let mut cands = ThreadSet::default();
-        if f.enabled.contains(target.thread) && self.task_executable(&f.state, target.op) {
+        if f.enabled.contains(target.thread) && self.task_executable(f, target.op) {
             cands.insert(target.thread);
         }
         let more = self.hb_candidates(i, target, true);
@@ -481,9 +511,8 @@ impl<'m> Engine<'m> {
 
     /// Race analysis at the current state, for the next transition of every thread.
     fn analyse(&mut self) {
-        let model = self.model;
         for p in 0..self.threads() {
-            let Some(op) = model.next_op(&self.frames.last().expect("a state").state, p) else {
+            let Some(op) = self.frames.last().expect("a state").next_op(p) else {
                 continue;
             };
             match self.mode {
@@ -495,15 +524,13 @@ impl<'m> Engine<'m> {
 
     /// The thread to take at the current state, or None when nothing is left to do here.
     fn choose(&mut self) -> Option<Choice> {
-        let model = self.model;
         let f = self.frames.last_mut().expect("a state");
         if self.recorded {
             // The recorded order: the enabled thread whose next operation comes first.
-            let s = &f.state;
             let c = f
                 .enabled
                 .iter()
-                .min_by_key(|&t| model.next_op(s, t).unwrap_or(u32::MAX))?;
+                .min_by_key(|&t| f.next_op(t).unwrap_or(u32::MAX))?;
             f.backtrack.insert(c);
             return Some(c);
         }
@@ -521,23 +548,19 @@ impl<'m> Engine<'m> {
     /// The exploration loop.
     pub fn run(&mut self, search: &mut Search<'_, EmModel>) {
         let model = self.model;
-        let initial = model.initial();
-        let mut enabled = ThreadSet::default();
-        for t in 0..self.threads() {
-            if model.enabled_op(&initial, t).is_some() {
-                enabled.insert(t);
-            }
-        }
-        self.frames.push(Frame {
-            state: initial,
-            enabled,
+        let mut first = Frame {
+            state: model.initial(),
+            next: Vec::new(),
+            enabled: ThreadSet::default(),
             backtrack: ThreadSet::default(),
             done: ThreadSet::default(),
             chosen: 0,
             eager: false,
             reordered: SmallVec::new(),
             dpor_run: false,
-        });
+        };
+        first.observe(model);
+        self.frames.push(first);
         loop {
             if search.stopped() {
                 return;

@@ -216,8 +216,7 @@ impl<'m> Engine<'m> {
             if !f.enabled.contains(t) || !self.hb_target(k, target) {
                 continue;
             }
-            let (Some(m), Some(exec)) = (self.handler_of(op), self.executable_handler(&f.state, t))
-            else {
+            let (Some(m), Some(exec)) = (self.handler_of(op), self.executable_handler(f, t)) else {
                 continue;
             };
             if m == exec || !f.state.queue(t).contains(&m) || out.contains(&(t, m)) {
@@ -243,11 +242,11 @@ impl<'m> Engine<'m> {
     /// `pre(a)`; schedule reordering their posts with that handler's post (recursively, for
     /// loopers whose queued handlers happen before the end of such an executable handler).
     fn reschedule_pending(&mut self, a: usize, pending: SmallVec<[(Choice, u32); 4]>) -> Reversal {
-        let state = self.frames[a].state.clone();
+        let exec_at = |e: &Engine, t: Choice| e.executable_handler(&e.frames[a], t);
         let Some(&(first, _)) = pending.iter().min_by_key(|p| p.0) else {
             return Reversal::Covered;
         };
-        let Some(exec0) = self.executable_handler(&state, first) else {
+        let Some(exec0) = exec_at(self, first) else {
             return Reversal::Failed(a);
         };
         // Per looper: the queued handlers to move before its executable one.
@@ -270,7 +269,7 @@ impl<'m> Engine<'m> {
             };
             let end_target = self.executed_target(end);
             for (t, m) in self.enqueued_blocked(a, &end_target) {
-                let Some(ex) = self.executable_handler(&state, t) else {
+                let Some(ex) = exec_at(self, t) else {
                     continue;
                 };
                 if !seen.contains(&ex) {
@@ -289,7 +288,7 @@ impl<'m> Engine<'m> {
         }
         let mut result = Reversal::Covered;
         for (t, msgs) in swap {
-            let Some(ex) = self.executable_handler(&state, t) else {
+            let Some(ex) = exec_at(self, t) else {
                 continue;
             };
             let post = |e: &Engine, m: u32| {
@@ -329,9 +328,8 @@ impl<'m> Engine<'m> {
             if depth > em_until {
                 break;
             }
-            let model = self.model;
             for p in 0..self.threads() {
-                let Some(op) = model.next_op(&self.frames[depth].state, p) else {
+                let Some(op) = self.frames[depth].next_op(p) else {
                     continue;
                 };
                 if depth < dpor_until {

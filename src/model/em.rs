@@ -89,6 +89,20 @@ impl EmState {
     pub fn executed_count(&self) -> usize {
         self.executed.count_ones()
     }
+    /// Makes `self` equal to `other`, reusing `self`'s allocations (a derived `clone_from`
+    /// would allocate anew; stateless searches copy a state per step).
+    pub fn copy_from(&mut self, other: &EmState) {
+        self.own.clone_from(&other.own);
+        self.handled.clone_from(&other.handled);
+        self.running.clone_from(&other.running);
+        self.queues.clone_from(&other.queues);
+        self.notifies.clone_from(&other.notifies);
+        self.locks.clone_from(&other.locks);
+        self.executed.clone_from(&other.executed);
+        self.last_write.clone_from(&other.last_write);
+        self.rf.clone_from(&other.rf);
+    }
+
     /// Messages queued on thread `t`, front first.
     pub fn queue(&self, t: u32) -> &[u32] {
         &self.queues[t as usize]
