@@ -17,7 +17,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tracepor::explore::{self, Limits, Outcomes};
 use tracepor::model::em::EmModel;
-use tracepor::trace::em::parse_trace;
+use tracepor::trace::em::{parse_dependence, parse_trace};
 
 /// One action of a generated program.
 #[derive(Clone, Debug)]
@@ -30,6 +30,8 @@ enum Act {
     Post(u32, Vec<Act>),
     Notify(u32),
     Wait,
+    /// An environment thread's NOP, ordered after the operation numbered `.0` by dependence.txt.
+    Nop(u32),
 }
 
 struct Gen {
@@ -90,10 +92,13 @@ struct Sim {
     started: bool,
     exited: bool,
     notifies: u32,
+    /// An environment thread (NATIVE-POST instead of POST).
+    env: bool,
 }
 
-/// Generates a valid trace text from `seed`, or None when the random run deadlocked.
-fn generate(seed: u64) -> Option<String> {
+/// Generates a valid trace (trace.txt and dependence.txt texts) from `seed`, or None when the
+/// random run deadlocked.
+fn generate(seed: u64) -> Option<(String, String)> {
     let mut g = Gen {
         rng: SmallRng::seed_from_u64(seed),
         locations: 0,
@@ -102,7 +107,9 @@ fn generate(seed: u64) -> Option<String> {
     g.locations = g.rng.gen_range(1..4);
     g.locks = g.rng.gen_range(0..3);
     let n_loopers = g.rng.gen_range(1..3u32);
-    let n_plain = g.rng.gen_range(1..4u32);
+    // At most four threads besides the loopers, so that the exhaustive search stays quick.
+    let n_env = g.rng.gen_range(0..2u32);
+    let n_plain = g.rng.gen_range(1..4 - n_env);
     // Thread 1 is the main looper; further loopers 2..; plain threads after them.
     let loopers: Vec<u32> = (1..=n_loopers).collect();
     let mut sims: Vec<Sim> = Vec::new();
@@ -116,6 +123,7 @@ fn generate(seed: u64) -> Option<String> {
             started: t == 1,
             exited: false,
             notifies: 0,
+            env: false,
         });
     }
     let plain: Vec<u32> = (n_loopers + 1..=n_loopers + n_plain).collect();
@@ -136,8 +144,30 @@ fn generate(seed: u64) -> Option<String> {
             started: false,
             exited: false,
             notifies: 0,
+            env: false,
         });
     }
+    // Environment threads: a NOP held back by a dependence.txt edge, then a native post, as
+    // DroidRacer models binder and delayed posts.
+    for k in 0..n_env {
+        let t = n_loopers + n_plain + 1 + k;
+        let after = g.rng.gen_range(2..12u32);
+        let len = g.rng.gen_range(1..2);
+        let h = g.body(len, &loopers, 1);
+        let own = vec![Act::Nop(after), Act::Post(1, h)];
+        sims.push(Sim {
+            tid: t,
+            own,
+            looper: false,
+            queue: Default::default(),
+            running: None,
+            started: false,
+            exited: false,
+            notifies: 0,
+            env: true,
+        });
+    }
+    let mut dependence = String::new();
     // Waits: a plain thread that some thread notifies waits once, at a random point.
     let targets: Vec<u32> = sims
         .iter()
@@ -161,18 +191,18 @@ fn generate(seed: u64) -> Option<String> {
 
     let mut text = String::from("1 START\n");
     let mut idx = 2u32;
-    let mut emit = |text: &mut String, line: String| {
-        let _ = writeln!(text, "{idx} {line}");
-        idx += 1;
-    };
     // Main thread: init, attach, fork every other thread, loop. Other loopers attach and loop
     // as soon as they start.
-    emit(&mut text, "THREADINIT tid:1".into());
-    emit(&mut text, "ATTACH-Q tid:1 queue:1".into());
+    emit(&mut text, &mut idx, "THREADINIT tid:1".into());
+    emit(&mut text, &mut idx, "ATTACH-Q tid:1 queue:1".into());
     for s in &sims[1..] {
-        emit(&mut text, format!("FORK par-tid:1 child-tid:{}", s.tid));
+        emit(
+            &mut text,
+            &mut idx,
+            format!("FORK par-tid:1 child-tid:{}", s.tid),
+        );
     }
-    emit(&mut text, "LOOP tid:1 queue:1".into());
+    emit(&mut text, &mut idx, "LOOP tid:1 queue:1".into());
     let mut next_msg = 1u32;
     let mut holder: Vec<Option<u32>> = vec![None; g.locks as usize];
     let mut attached: Vec<u32> = vec![1];
@@ -204,6 +234,7 @@ fn generate(seed: u64) -> Option<String> {
                 Some(Act::Lock(l)) => holder[*l as usize].is_none_or(|h| h == s.tid),
                 Some(Act::Wait) => s.notifies > 0,
                 Some(Act::Post(d, _)) => attached.contains(d),
+                Some(Act::Nop(after)) => idx > *after,
                 _ => true,
             };
             if ok {
@@ -217,17 +248,21 @@ fn generate(seed: u64) -> Option<String> {
         let tid = sims[i].tid;
         if !sims[i].started {
             sims[i].started = true;
-            emit(&mut text, format!("THREADINIT tid:{tid}"));
+            emit(&mut text, &mut idx, format!("THREADINIT tid:{tid}"));
             if sims[i].looper {
-                emit(&mut text, format!("ATTACH-Q tid:{tid} queue:{tid}"));
+                emit(
+                    &mut text,
+                    &mut idx,
+                    format!("ATTACH-Q tid:{tid} queue:{tid}"),
+                );
                 attached.push(tid);
-                emit(&mut text, format!("LOOP tid:{tid} queue:{tid}"));
+                emit(&mut text, &mut idx, format!("LOOP tid:{tid} queue:{tid}"));
             }
             continue;
         }
         if sims[i].looper && sims[i].running.is_none() {
             let (m, acts) = sims[i].queue.pop_front()?;
-            emit(&mut text, format!("CALL tid:{tid} msg:{m}"));
+            emit(&mut text, &mut idx, format!("CALL tid:{tid} msg:{m}"));
             sims[i].running = Some((m, acts));
             continue;
         }
@@ -235,14 +270,14 @@ fn generate(seed: u64) -> Option<String> {
             let (m, acts) = sims[i].running.as_mut()?;
             if acts.is_empty() {
                 let m = *m;
-                emit(&mut text, format!("RET tid:{tid} msg:{m}"));
+                emit(&mut text, &mut idx, format!("RET tid:{tid} msg:{m}"));
                 sims[i].running = None;
                 continue;
             }
             acts.remove(0)
         } else {
             if sims[i].own.is_empty() {
-                emit(&mut text, format!("THREADEXIT tid:{tid}"));
+                emit(&mut text, &mut idx, format!("THREADEXIT tid:{tid}"));
                 sims[i].exited = true;
                 continue;
             }
@@ -251,16 +286,19 @@ fn generate(seed: u64) -> Option<String> {
         match act {
             Act::Read(a) => emit(
                 &mut text,
+                &mut idx,
                 format!("READ tid:{tid} obj:0x{a:x} class:C; field:{a}"),
             ),
             Act::Write(a) => emit(
                 &mut text,
+                &mut idx,
                 format!("WRITE tid:{tid} obj:0x{a:x} class:C; field:{a}"),
             ),
             Act::Lock(l) => {
                 holder[l as usize] = Some(tid);
                 emit(
                     &mut text,
+                    &mut idx,
                     format!("LOCK tid:{tid} lock-obj:0x{:x}", 100 + l),
                 );
             }
@@ -268,26 +306,40 @@ fn generate(seed: u64) -> Option<String> {
                 holder[l as usize] = None;
                 emit(
                     &mut text,
+                    &mut idx,
                     format!("UNLOCK tid:{tid} lock-obj:0x{:x}", 100 + l),
                 );
             }
             Act::Post(d, h) => {
                 let m = next_msg;
                 next_msg += 1;
-                emit(&mut text, format!("POST src:{tid} msg:{m} dest:{d}"));
+                let kind = if sims[i].env { "NATIVE-POST" } else { "POST" };
+                emit(
+                    &mut text,
+                    &mut idx,
+                    format!("{kind} src:{tid} msg:{m} dest:{d}"),
+                );
                 if let Some(s) = sims.iter_mut().find(|s| s.tid == d) {
                     s.queue.push_back((m, h));
                 }
             }
             Act::Notify(t) => {
-                emit(&mut text, format!("NOTIFY tid:{tid} notifiedTid:{t}"));
+                emit(
+                    &mut text,
+                    &mut idx,
+                    format!("NOTIFY tid:{tid} notifiedTid:{t}"),
+                );
                 if let Some(s) = sims.iter_mut().find(|s| s.tid == t) {
                     s.notifies += 1;
                 }
             }
             Act::Wait => {
                 sims[i].notifies -= 1;
-                emit(&mut text, format!("WAIT tid:{tid}"));
+                emit(&mut text, &mut idx, format!("WAIT tid:{tid}"));
+            }
+            Act::Nop(after) => {
+                let _ = writeln!(dependence, "src:{after} dest:{idx}");
+                emit(&mut text, &mut idx, format!("NOP tid:{tid}"));
             }
         }
     }
@@ -298,7 +350,23 @@ fn generate(seed: u64) -> Option<String> {
     if unfinished {
         return None;
     }
-    Some(text)
+    Some((text, dependence))
+}
+
+/// Appends operation number `idx` to the trace text.
+fn emit(text: &mut String, idx: &mut u32, line: String) {
+    let _ = writeln!(text, "{idx} {line}");
+    *idx += 1;
+}
+
+/// Parses a generated trace with the project's parser.
+fn parse(seed: u64, text: &str, dependence: &str) -> EmModel {
+    let fail =
+        |e: tracepor::trace::InputError| -> ! { panic!("seed {seed}: {e}\n{text}\n{dependence}") };
+    let mut t = parse_trace(Path::new("gen.txt"), text.as_bytes()).unwrap_or_else(|e| fail(e));
+    parse_dependence(Path::new("dependence.txt"), dependence.as_bytes(), &mut t)
+        .unwrap_or_else(|e| fail(e));
+    EmModel::new(t).unwrap_or_else(|e| fail(e))
 }
 
 fn run(model: &EmModel, name: &str, limit: Option<Duration>) -> (bool, Outcomes, u64) {
@@ -319,10 +387,10 @@ fn outcome_lines(o: &Outcomes) -> Vec<String> {
 fn generated_traces_are_valid_recordings() {
     let mut ok = 0;
     for seed in 0..200u64 {
-        let Some(text) = generate(seed) else { continue };
-        let t = parse_trace(Path::new("gen.txt"), text.as_bytes())
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
-        let m = EmModel::new(t).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        let Some((text, dependence)) = generate(seed) else {
+            continue;
+        };
+        let m = parse(seed, &text, &dependence);
         m.replay_recorded()
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
         ok += 1;
@@ -340,10 +408,11 @@ fn dpor_and_em_dpor_reach_every_outcome_of_full_stateless() {
     let mut failures = Vec::new();
     let mut unfinished = Vec::new();
     for seed in 0..seeds {
-        let Some(text) = generate(seed) else { continue };
-        let t = parse_trace(Path::new("gen.txt"), text.as_bytes())
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        let m = EmModel::new(t).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let Some((text, dependence)) = generate(seed) else {
+            continue;
+        };
+        let m = parse(seed, &text, &dependence);
+        let text = format!("{text}-- dependence.txt\n{dependence}");
         // The exhaustive reference: every interleaving when that is quick, else the stateful
         // exhaustive search (same outcome set, em-trace.md), else the seed is skipped.
         let (mut done, mut full, _) = run(&m, "full-stateless", Some(Duration::from_millis(500)));

@@ -78,8 +78,6 @@ pub(crate) struct Frame {
     pub done: ThreadSet,
     /// The thread taken from this state (when the path goes on).
     pub chosen: Choice,
-    /// EM-DPOR: the posts before this state were already reversed after a backtrack failure.
-    pub eager: bool,
     /// EM-DPOR: posts scheduled here to be reversed, as (later post, earlier post) operations.
     pub reordered: SmallVec<[(u32, u32); 1]>,
     /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
@@ -313,7 +311,6 @@ impl<'m> Engine<'m> {
             backtrack: ThreadSet::default(),
             done: ThreadSet::default(),
             chosen: 0,
-            eager: false,
             reordered: SmallVec::new(),
             dpor_run: false,
         });
@@ -376,7 +373,6 @@ impl<'m> Engine<'m> {
         next.backtrack = ThreadSet::default();
         next.done = ThreadSet::default();
         next.chosen = 0;
-        next.eager = false;
         next.reordered.clear();
         next.dpor_run = false;
         self.frames.push(next);
@@ -555,7 +551,6 @@ impl<'m> Engine<'m> {
             backtrack: ThreadSet::default(),
             done: ThreadSet::default(),
             chosen: 0,
-            eager: false,
             reordered: SmallVec::new(),
             dpor_run: false,
         };

@@ -6,15 +6,17 @@
 //!
 //! - races: for a read, the last write that does not happen before it; for a write, that write
 //!   and every unordered read after it (several reads can race with one write); for a lock,
-//!   the unordered locks of one other thread. Handlers of the same looper race too;
+//!   the unordered locks of one other thread. Accesses of two handlers of one looper race too;
 //! - FindTarget: *diverging posts* (climb from two handlers of one looper to the posts that
 //!   enqueued them, until they are on different threads), then *candidate tasks* at the
 //!   backtrack state (the target's thread, and threads of transitions after the race that
 //!   happen before the target); when all candidates were already explored, *reschedulePending*
 //!   reorders the posts of handlers that are queued but not at the front;
-//! - backtrack failure (no candidate at all): every enabled thread at the backtrack state, and
-//!   once per such state the posts of the path before it are reversed the DPOR way (a simple
-//!   form of EM-Explorer's BacktrackEager).
+//! - reordered posts: once two posts were scheduled to be swapped, a later run that swaps them
+//!   orders them by happens-before, so the FIFO rule keeps their handlers in the new order;
+//! - backtrack failure (no candidate at all): after the execution, *BacktrackEager* walks the
+//!   path again, reversing races the DPOR way (posts to one queue dependent) up to the deepest
+//!   failing backtrack state.
 
 use smallvec::SmallVec;
 
@@ -364,7 +366,6 @@ impl<'m> Engine<'m> {
                 backtrack: f.backtrack.clone(),
                 done: f.done.clone(),
                 chosen: f.chosen,
-                eager: f.eager,
                 reordered: f.reordered.clone(),
                 dpor_run: f.dpor_run,
             });
@@ -382,7 +383,6 @@ impl<'m> Engine<'m> {
             f.backtrack = s.backtrack;
             f.done = s.done;
             f.chosen = s.chosen;
-            f.eager = s.eager;
             self.reorderings += s.reordered.len();
             f.reordered = s.reordered;
             f.dpor_run = s.dpor_run;
@@ -396,7 +396,6 @@ pub(crate) struct SavedSets {
     pub backtrack: ThreadSet,
     pub done: ThreadSet,
     pub chosen: Choice,
-    pub eager: bool,
     pub reordered: SmallVec<[(u32, u32); 1]>,
     pub dpor_run: bool,
 }
