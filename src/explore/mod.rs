@@ -9,12 +9,14 @@
 //! |---|---|---|
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
+//! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
 
 pub mod full;
 pub mod full_stateless;
 pub mod outcomes;
+pub mod stateful_dpor;
 pub mod stats;
 
 use std::sync::atomic::{AtomicBool, Ordering};
