@@ -122,6 +122,8 @@ struct Run<'a, M: Model> {
     stack_edges: Vec<u32>,
     scratch_enc: Vec<u32>,
     scratch_en: Vec<Choice>,
+    /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
+    refires: usize,
 }
 
 impl<M: Model> Strategy<M> for StatefulDpor {
@@ -143,6 +145,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             stack_edges: Vec::new(),
             scratch_enc: Vec::new(),
             scratch_en: Vec::new(),
+            refires: 0,
         };
         let (s0, _) = run.intern(model.initial(), None, search);
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
@@ -225,6 +228,7 @@ impl<'a, M: Model> Run<'a, M> {
         }
         self.nodes[current as usize].in_history = true;
         self.exec.clear();
+        self.refires = 0;
     }
 
     /// Appends edge `t` to the current execution S.
@@ -238,6 +242,12 @@ impl<'a, M: Model> Run<'a, M> {
             let len = self.exec.len();
             self.nodes[d as usize].s_pos.get_or_insert(len);
         }
+    }
+
+    /// Whether the current execution has re-fired events past revisits for too long to expect a
+    /// full cycle (a bound of our own: the paper's Explore assumes one is always reached).
+    fn over_budget(&self) -> bool {
+        self.refires > 4 * self.exec.len().min(self.nodes.len()) + 16
     }
 
     /// Algorithm 4: `t` closes a cycle of the current execution in which every event enabled
@@ -449,16 +459,18 @@ impl<'a, M: Model> Run<'a, M> {
             self.nodes[n as usize].backtrack.add(e);
             return true;
         }
-        // Everything here is done, but the execution must go on past this revisit: re-fire an
-        // event, preferring one that has not fired on the cycle yet, to reach a full cycle.
-        let mut fired = Bits::with(self.model.choices());
-        if let Some(p) = node.s_pos {
-            for &t in &self.exec[p.min(self.exec.len())..] {
-                fired.add(self.edges[t as usize].event);
+        // Everything here is done, but the execution must go on past this revisit: re-fire the
+        // enabled event that fired least recently on this execution, so that every event of a
+        // state the execution keeps returning to gets its turn and a full cycle can close.
+        let mut best = (i64::MAX, node.enabled[0]);
+        for &e in &node.enabled {
+            let last = self.exec.iter().rposition(|&t| self.edges[t as usize].event == e).map_or(-1, |i| i as i64);
+            if last < best.0 {
+                best = (last, e);
             }
         }
-        let e = node.enabled.iter().copied().find(|&e| !fired.has(e)).unwrap_or(node.enabled[0]);
-        self.nodes[n as usize].done.remove(e);
+        self.refires += 1;
+        self.nodes[n as usize].done.remove(best.1);
         true
     }
 
@@ -496,6 +508,12 @@ impl<'a, M: Model> Run<'a, M> {
                 path.pop();
                 let t = self.edge(s, b, None, acc);
                 self.update_backtrack_set(t);
+                // Nothing runs after an error, so the conflicts its continuation would reveal
+                // never show up: explore everything enabled here instead (as for a blocked step).
+                for i in 0..self.nodes[s as usize].enabled.len() {
+                    let e = self.nodes[s as usize].enabled[i];
+                    self.add_backtrack(s, e);
+                }
                 self.end_execution(s);
                 continue;
             }
@@ -511,6 +529,23 @@ impl<'a, M: Model> Run<'a, M> {
                 }
             }
             self.update_backtrack_set(t);
+            if !fresh && !self.nodes[dst as usize].in_history && self.nodes[dst as usize].s_pos.is_some() && self.over_budget() {
+                // The execution keeps cycling without closing a full cycle (some event is owed by
+                // a state it left behind). End it under the classic cycle proviso instead: every
+                // state of the execution is expanded fully, which keeps the reduction sound.
+                for i in 0..self.exec.len() {
+                    let src = self.edges[self.exec[i] as usize].src;
+                    for j in 0..self.nodes[src as usize].enabled.len() {
+                        let e = self.nodes[src as usize].enabled[j];
+                        self.add_backtrack(src, e);
+                    }
+                }
+                self.update_from_graph(t);
+                search.end_execution();
+                self.end_execution(s);
+                path.pop();
+                continue;
+            }
             if !fresh && (self.nodes[dst as usize].in_history || self.is_full_cycle(t)) {
                 self.update_from_graph(t);
                 search.end_execution();
