@@ -160,7 +160,12 @@ impl<'m, M: Model> Search<'m, M> {
 pub const STRATEGIES: &[&str] = &["full", "full-stateless", "dpor", "em-dpor", "stateful-dpor"];
 
 /// Runs `strategy` on `model` with `limits`. The caller has checked the strategy applies.
-pub fn run<M: Model>(model: &M, strategy: &mut dyn Strategy<M>, limits: Limits, cancel: Arc<AtomicBool>) -> (Stats, Outcomes) {
+pub fn run<M: Model>(
+    model: &M,
+    strategy: &mut dyn Strategy<M>,
+    limits: Limits,
+    cancel: Arc<AtomicBool>,
+) -> (Stats, Outcomes) {
     let mut search = Search::new(model, limits).with_cancel(cancel);
     strategy.run(&mut search);
     search.finish()

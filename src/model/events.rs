@@ -86,7 +86,13 @@ impl EventModel {
             handlers_of[h.event as usize].push(i);
         }
         let nvars = ast.vars.len();
-        EventModel { ast, opts, handlers_of, nvars, nevents }
+        EventModel {
+            ast,
+            opts,
+            handlers_of,
+            nvars,
+            nevents,
+        }
     }
 
     pub fn ast(&self) -> &EventModelAst {
@@ -118,7 +124,12 @@ impl EventModel {
     fn show(&self, v: usize, value: i64) -> String {
         match self.ast.vars[v].ty {
             Ty::Int => value.to_string(),
-            Ty::Sym => self.ast.symbols.get(value as usize).cloned().unwrap_or_else(|| format!("#{value}")),
+            Ty::Sym => self
+                .ast
+                .symbols
+                .get(value as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("#{value}")),
         }
     }
 
@@ -140,8 +151,12 @@ impl EventModel {
             Expr::Unary(UnOp::Not, a) => (self.eval(a, slots, sink)? == 0) as i64,
             Expr::Unary(UnOp::Neg, a) => self.eval(a, slots, sink)?.wrapping_neg(),
             // Short-circuit: the right operand's reads happen only when it is evaluated.
-            Expr::Binary(BinOp::And, a, b) => (self.eval(a, slots, sink)? != 0 && self.eval(b, slots, sink)? != 0) as i64,
-            Expr::Binary(BinOp::Or, a, b) => (self.eval(a, slots, sink)? != 0 || self.eval(b, slots, sink)? != 0) as i64,
+            Expr::Binary(BinOp::And, a, b) => {
+                (self.eval(a, slots, sink)? != 0 && self.eval(b, slots, sink)? != 0) as i64
+            }
+            Expr::Binary(BinOp::Or, a, b) => {
+                (self.eval(a, slots, sink)? != 0 || self.eval(b, slots, sink)? != 0) as i64
+            }
             Expr::Binary(op, a, b) => {
                 let x = self.eval(a, slots, sink)?;
                 let y = self.eval(b, slots, sink)?;
@@ -166,7 +181,13 @@ impl EventModel {
     }
 
     /// Runs a block; on failure returns the failing statement's line with the reason.
-    fn exec<'a, S: Sink>(&self, body: &'a [Stmt], app: u32, slots: &mut [i64], sink: &mut S) -> Result<(), (usize, Fail<'a>)> {
+    fn exec<'a, S: Sink>(
+        &self,
+        body: &'a [Stmt],
+        app: u32,
+        slots: &mut [i64],
+        sink: &mut S,
+    ) -> Result<(), (usize, Fail<'a>)> {
         for st in body {
             match st {
                 Stmt::Assign { var, value, line } => {
@@ -183,7 +204,12 @@ impl EventModel {
                     }
                     slots[x] = v;
                 }
-                Stmt::If { cond, then, otherwise, line } => {
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                    line,
+                } => {
                     let c = self.eval(cond, slots, sink).map_err(|f| (*line, f))?;
                     self.exec(if c != 0 { then } else { otherwise }, app, slots, sink)?;
                 }
@@ -192,7 +218,11 @@ impl EventModel {
                     sink.touch(self.flag_object(*event), true);
                     slots[self.flag_base() + *event as usize] = on as i64;
                 }
-                Stmt::Assert { cond, line, message } => {
+                Stmt::Assert {
+                    cond,
+                    line,
+                    message,
+                } => {
                     if self.eval(cond, slots, sink).map_err(|f| (*line, f))? == 0 {
                         return Err((*line, Fail::Assert(message)));
                     }
@@ -251,7 +281,14 @@ impl Model for EventModel {
     }
 
     fn initial(&self) -> EventState {
-        let mut slots = Vec::with_capacity(self.fired_base() + if self.opts.bound.is_some() { self.nevents } else { 0 });
+        let mut slots = Vec::with_capacity(
+            self.fired_base()
+                + if self.opts.bound.is_some() {
+                    self.nevents
+                } else {
+                    0
+                },
+        );
         slots.extend(self.ast.vars.iter().map(|v| v.init));
         slots.extend(self.ast.events.iter().map(|e| (!e.disabled) as i64));
         if self.opts.conflicts {
@@ -264,7 +301,11 @@ impl Model for EventModel {
     }
 
     fn enabled(&self, s: &EventState, out: &mut Vec<Choice>) {
-        out.extend((0..self.nevents).filter(|&e| self.is_enabled(&s.slots, e)).map(|e| e as Choice));
+        out.extend(
+            (0..self.nevents)
+                .filter(|&e| self.is_enabled(&s.slots, e))
+                .map(|e| e as Choice),
+        );
     }
 
     fn accesses(&self, s: &EventState, c: Choice, out: &mut Accesses) {
@@ -318,19 +359,28 @@ impl Model for EventModel {
     }
 
     fn choice_name(&self, c: Choice) -> String {
-        self.ast.events.get(c as usize).map_or_else(|| format!("#{c}"), |e| e.name.clone())
+        self.ast
+            .events
+            .get(c as usize)
+            .map_or_else(|| format!("#{c}"), |e| e.name.clone())
     }
 
     fn parse_choice(&self, name: &str) -> Option<Choice> {
-        self.ast.events.iter().position(|e| e.name == name).map(|i| i as Choice)
+        self.ast
+            .events
+            .iter()
+            .position(|e| e.name == name)
+            .map(|i| i as Choice)
     }
 
     fn describe(&self, s: &EventState, c: Choice) -> String {
         let mut acc = Accesses::new();
         self.accesses(s, c, &mut acc);
         let mut text = format!("event {}", self.choice_name(c));
-        let apps: Vec<&str> =
-            self.handlers_of[c as usize].iter().map(|&h| self.ast.apps[self.ast.handlers[h].app as usize].as_str()).collect();
+        let apps: Vec<&str> = self.handlers_of[c as usize]
+            .iter()
+            .map(|&h| self.ast.apps[self.ast.handlers[h].app as usize].as_str())
+            .collect();
         if !apps.is_empty() {
             text.push_str(&format!(" (handlers of {})", apps.join(", ")));
         }

@@ -28,7 +28,13 @@ pub struct InputError {
 }
 
 impl InputError {
-    pub fn at(file: &Path, line: usize, col: usize, text: &str, message: impl Into<String>) -> Self {
+    pub fn at(
+        file: &Path,
+        line: usize,
+        col: usize,
+        text: &str,
+        message: impl Into<String>,
+    ) -> Self {
         InputError {
             file: file.to_path_buf(),
             line,
@@ -40,7 +46,13 @@ impl InputError {
 
     /// A problem with the file as a whole.
     pub fn file(file: &Path, message: impl Into<String>) -> Self {
-        InputError { file: file.to_path_buf(), line: 0, col: 0, text: String::new(), message: message.into() }
+        InputError {
+            file: file.to_path_buf(),
+            line: 0,
+            col: 0,
+            text: String::new(),
+            message: message.into(),
+        }
     }
 }
 
@@ -66,7 +78,15 @@ impl fmt::Display for InputError {
         if self.line == 0 {
             write!(f, "{}: {}", self.file.display(), self.message)
         } else {
-            write!(f, "{}:{}:{}: {}: `{}`", self.file.display(), self.line, self.col, self.message, self.text)
+            write!(
+                f,
+                "{}:{}:{}: {}: `{}`",
+                self.file.display(),
+                self.line,
+                self.col,
+                self.message,
+                self.text
+            )
         }
     }
 }
