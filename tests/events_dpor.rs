@@ -210,7 +210,13 @@ fn independent_toggles_keep_the_same_findings() {
         "toggles: exhaustive {} transitions; stateful-dpor {:?} states {} transitions",
         fs.transitions, ds.states, ds.transitions
     );
-    assert!(ds.transitions <= fs.transitions);
+    // Measured: 510 of the exhaustive search's 2048 transitions; assert the reduction is real.
+    assert!(
+        ds.transitions * 2 < fs.transitions,
+        "{} vs {}",
+        ds.transitions,
+        fs.transitions
+    );
 }
 
 #[test]

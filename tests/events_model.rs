@@ -294,3 +294,20 @@ fn arithmetic_wraps_instead_of_panicking() {
     let mut s = m.initial();
     m.step(&mut s, 0).unwrap();
 }
+
+#[test]
+fn load_parses_and_builds() {
+    let m = tracepor::model::events::load(
+        std::path::Path::new("x.events"),
+        b"model events\non e { }\n",
+        CONFLICTS,
+    )
+    .unwrap();
+    assert_eq!(m.options(), CONFLICTS);
+    assert!(tracepor::model::events::load(
+        std::path::Path::new("x.events"),
+        b"model events\non e { f = 1 }\n",
+        PLAIN
+    )
+    .is_err());
+}

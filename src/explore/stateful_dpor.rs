@@ -541,7 +541,7 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let Some(b) = self.pending(s) else {
                 frames.pop();
-                if frames.len() >= 1 {
+                if !frames.is_empty() {
                     path.pop();
                     self.stack_edges.pop();
                 }

@@ -78,6 +78,18 @@ enum Fail<'a> {
     Conflict(usize),
 }
 
+/// Parses, checks and builds an event model in one call (what the CLI needs for `FILE`).
+pub fn load(
+    path: &std::path::Path,
+    bytes: &[u8],
+    opts: EventOptions,
+) -> Result<EventModel, crate::trace::InputError> {
+    Ok(EventModel::new(
+        crate::trace::events::parse(path, bytes)?,
+        opts,
+    ))
+}
+
 impl EventModel {
     pub fn new(ast: EventModelAst, opts: EventOptions) -> Self {
         let nevents = ast.events.len();
@@ -292,10 +304,10 @@ impl Model for EventModel {
         slots.extend(self.ast.vars.iter().map(|v| v.init));
         slots.extend(self.ast.events.iter().map(|e| (!e.disabled) as i64));
         if self.opts.conflicts {
-            slots.extend(std::iter::repeat(0).take(self.nvars));
+            slots.extend(std::iter::repeat_n(0, self.nvars));
         }
         if self.opts.bound.is_some() {
-            slots.extend(std::iter::repeat(0).take(self.nevents));
+            slots.extend(std::iter::repeat_n(0, self.nevents));
         }
         EventState { slots }
     }
