@@ -322,8 +322,8 @@ impl Model for EventModel {
 
     fn accesses(&self, s: &EventState, c: Choice, out: &mut Accesses) {
         // Accesses depend on the path taken, so run the event on a copy and record them; an
-        // error ends the list where the transition ends.
-        let mut scratch = s.slots.clone();
+        // error ends the list where the transition ends. Small states stay on the stack.
+        let mut scratch: smallvec::SmallVec<[i64; 64]> = smallvec::SmallVec::from_slice(&s.slots);
         let _ = self.fire(&mut scratch, c, &mut Record(out));
     }
 
