@@ -11,9 +11,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use tracepor::explore::{self, Limits, Strategy};
-use tracepor::model::{
-    self, em::EmModel, format_schedule, parse_schedule, LoadOptions, Loaded, Model,
-};
+use tracepor::model::{self, em::EmModel, format_schedule, parse_schedule, LoadOptions, Loaded, Model};
 use tracepor::report::{self, RunReport};
 use tracepor::trace::em::OpKind;
 
@@ -115,10 +113,7 @@ impl Common {
     }
 
     fn load_options(&self) -> LoadOptions {
-        LoadOptions {
-            bound: self.bound,
-            conflicts: self.conflicts,
-        }
+        LoadOptions { bound: self.bound, conflicts: self.conflicts }
     }
 }
 
@@ -151,11 +146,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
-        Command::Check {
-            file,
-            strategy,
-            common,
-        } => {
+        Command::Check { file, strategy, common } => {
             let loaded = model::load(&file, common.load_options())?;
             let name = strategy.unwrap_or_else(|| default_strategy(&loaded).to_string());
             let report = run_one(&loaded, &file, &name, &common)?;
@@ -166,21 +157,13 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             if common.json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else if !common.quiet {
-                print!(
-                    "{}",
-                    report::text::render(&report, &describe_input(&loaded))
-                );
+                print!("{}", report::text::render(&report, &describe_input(&loaded)));
             }
             Ok(report.exit_code())
         }
-        Command::Compare {
-            file,
-            strategies,
-            common,
-        } => {
+        Command::Compare { file, strategies, common } => {
             let loaded = model::load(&file, common.load_options())?;
-            let names = strategies
-                .unwrap_or_else(|| applicable(&loaded).iter().map(|s| s.to_string()).collect());
+            let names = strategies.unwrap_or_else(|| applicable(&loaded).iter().map(|s| s.to_string()).collect());
             let mut runs = Vec::new();
             for name in &names {
                 let report = run_one(&loaded, &file, name, &common)?;
@@ -202,12 +185,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let worst = runs.iter().map(RunReport::exit_code).max().unwrap_or(0);
             Ok(if agree == Some(false) { 1 } else { worst })
         }
-        Command::Replay {
-            file,
-            schedule,
-            bound,
-            conflicts,
-        } => {
+        Command::Replay { file, schedule, bound, conflicts } => {
             let loaded = model::load(&file, LoadOptions { bound, conflicts })?;
             match &loaded {
                 Loaded::Em(m) => replay(m, &schedule),
@@ -239,20 +217,13 @@ fn model_kind(loaded: &Loaded) -> &'static str {
 
 fn applicable(loaded: &Loaded) -> Vec<&'static str> {
     match loaded {
-        Loaded::Em(_) => explore::STRATEGIES
-            .iter()
-            .copied()
-            .filter(|s| explore::for_em_trace(s).is_some())
-            .collect(),
+        Loaded::Em(_) => explore::STRATEGIES.iter().copied().filter(|s| explore::for_em_trace(s).is_some()).collect(),
     }
 }
 
 fn default_strategy(loaded: &Loaded) -> &'static str {
     let have = applicable(loaded);
-    ["em-dpor", "stateful-dpor", "dpor", "full"]
-        .into_iter()
-        .find(|s| have.contains(s))
-        .unwrap_or("full")
+    ["em-dpor", "stateful-dpor", "dpor", "full"].into_iter().find(|s| have.contains(s)).unwrap_or("full")
 }
 
 fn run_one(loaded: &Loaded, file: &Path, name: &str, common: &Common) -> Result<RunReport, Fail> {
@@ -275,15 +246,9 @@ fn strategy_or_fail<M: Model>(
 ) -> Result<Box<dyn Strategy<M>>, Fail> {
     s.ok_or_else(|| {
         if explore::STRATEGIES.contains(&name) {
-            Fail(format!(
-                "strategy `{name}` does not apply to {} inputs",
-                m.kind()
-            ))
+            Fail(format!("strategy `{name}` does not apply to {} inputs", m.kind()))
         } else {
-            Fail(format!(
-                "unknown strategy `{name}` (known: {})",
-                explore::STRATEGIES.join(", ")
-            ))
+            Fail(format!("unknown strategy `{name}` (known: {})", explore::STRATEGIES.join(", ")))
         }
     })
 }
@@ -306,39 +271,18 @@ fn em_stats(m: &EmModel) -> BTreeMap<String, u64> {
     for o in &m.trace.ops {
         let name = match o.kind {
             OpKind::Read { loc } | OpKind::Write { loc } => {
-                let st = if m.trace.locations[loc as usize].is_static {
-                    "-STATIC"
-                } else {
-                    ""
-                };
-                let rw = if matches!(o.kind, OpKind::Read { .. }) {
-                    "READ"
-                } else {
-                    "WRITE"
-                };
+                let st = if m.trace.locations[loc as usize].is_static { "-STATIC" } else { "" };
+                let rw = if matches!(o.kind, OpKind::Read { .. }) { "READ" } else { "WRITE" };
                 format!("ops {rw}{st}")
             }
-            k => format!(
-                "ops {}",
-                format!("{k:?}")
-                    .split([' ', '{'])
-                    .next()
-                    .unwrap_or("?")
-                    .to_uppercase()
-            ),
+            k => format!("ops {}", format!("{k:?}").split([' ', '{']).next().unwrap_or("?").to_uppercase()),
         };
         *s.entry(name).or_insert(0) += 1;
     }
     s.insert("operations".into(), m.trace.ops.len() as u64);
     s.insert("threads".into(), m.threads.len() as u64);
-    s.insert(
-        "queues".into(),
-        m.threads.iter().filter(|t| t.loop_after.is_some()).count() as u64,
-    );
-    s.insert(
-        "handlers".into(),
-        m.handlers.iter().filter(|h| h.is_some()).count() as u64,
-    );
+    s.insert("queues".into(), m.threads.iter().filter(|t| t.loop_after.is_some()).count() as u64);
+    s.insert("handlers".into(), m.handlers.iter().filter(|h| h.is_some()).count() as u64);
     s.insert("messages posted".into(), m.handlers.len() as u64);
     s.insert("locations".into(), m.trace.locations.len() as u64);
     s.insert("locks".into(), m.locks as u64);
@@ -359,11 +303,7 @@ fn replay(m: &EmModel, schedule: &str) -> Result<i32, Fail> {
                 "schedule step {}: thread {} is not enabled (enabled: {})",
                 i + 1,
                 m.choice_name(c),
-                enabled
-                    .iter()
-                    .map(|&e| m.choice_name(e))
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                enabled.iter().map(|&e| m.choice_name(e)).collect::<Vec<_>>().join(" ")
             )));
         }
         let mut accesses = tracepor::model::Accesses::new();
@@ -377,22 +317,12 @@ fn replay(m: &EmModel, schedule: &str) -> Result<i32, Fail> {
     m.enabled(&s, &mut enabled);
     let outcome = m.outcome(&s);
     if enabled.is_empty() {
-        println!(
-            "end: {} execution",
-            if outcome.stuck {
-                "stuck (deadlock)"
-            } else {
-                "complete"
-            }
-        );
+        println!("end: {} execution", if outcome.stuck { "stuck (deadlock)" } else { "complete" });
         println!("outcome: {}", outcome.text);
         Ok(if outcome.stuck { 1 } else { 0 })
     } else {
         let names: Vec<String> = enabled.iter().map(|&e| m.choice_name(e)).collect();
-        println!(
-            "end of schedule; still enabled: threads {}",
-            names.join(" ")
-        );
+        println!("end of schedule; still enabled: threads {}", names.join(" "));
         println!("schedule so far: {}", format_schedule(m, &path));
         Ok(0)
     }
@@ -400,11 +330,7 @@ fn replay(m: &EmModel, schedule: &str) -> Result<i32, Fail> {
 
 /// What a replayed step changed, for reads and writes.
 fn step_effect(m: &EmModel, s: &<EmModel as Model>::State, what: &str) -> String {
-    let index: u32 = what
-        .split(' ')
-        .next()
-        .and_then(|i| i.parse().ok())
-        .unwrap_or(0);
+    let index: u32 = what.split(' ').next().and_then(|i| i.parse().ok()).unwrap_or(0);
     let Some(p) = m.trace.position(index) else {
         return String::new();
     };

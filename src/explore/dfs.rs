@@ -32,11 +32,7 @@ pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
         search.terminal(&initial, &path);
         return;
     }
-    let mut stack = vec![Frame {
-        state: initial,
-        enabled,
-        next: 0,
-    }];
+    let mut stack = vec![Frame { state: initial, enabled, next: 0 }];
     while let Some(top) = stack.last_mut() {
         if search.stopped() {
             break;
@@ -77,10 +73,6 @@ pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
             path.pop();
             continue;
         }
-        stack.push(Frame {
-            state,
-            enabled,
-            next: 0,
-        });
+        stack.push(Frame { state, enabled, next: 0 });
     }
 }

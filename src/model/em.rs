@@ -110,18 +110,8 @@ impl EmModel {
         }
         raws.sort_unstable();
         raws.dedup();
-        let raw_thread: FxHashMap<u32, u32> = raws
-            .iter()
-            .enumerate()
-            .map(|(i, &r)| (r, i as u32))
-            .collect();
-        let mut threads: Vec<Thread> = raws
-            .iter()
-            .map(|&raw| Thread {
-                raw,
-                ..Default::default()
-            })
-            .collect();
+        let raw_thread: FxHashMap<u32, u32> = raws.iter().enumerate().map(|(i, &r)| (r, i as u32)).collect();
+        let mut threads: Vec<Thread> = raws.iter().map(|&raw| Thread { raw, ..Default::default() }).collect();
         let mut handlers: Vec<Option<Handler>> = vec![None; trace.messages.len()];
         let mut post_of: Vec<u32> = vec![NEVER; trace.messages.len()];
         let nthreads = threads.len() as u32;
@@ -141,17 +131,11 @@ impl EmModel {
         for (p, o) in trace.ops.iter().enumerate() {
             let t = raw_thread[&o.tid];
             op_thread[p] = t;
-            let reject = |msg: String| {
-                InputError::at(&trace.file, o.line as usize, 1, &o.index.to_string(), msg)
-            };
+            let reject = |msg: String| InputError::at(&trace.file, o.line as usize, 1, &o.index.to_string(), msg);
             let task = match (o.kind, running[t as usize]) {
                 (OpKind::Call { msg }, _) => {
                     running[t as usize] = Some(msg);
-                    handlers[msg as usize] = Some(Handler {
-                        thread: t,
-                        post: post_of[msg as usize],
-                        ops: Vec::new(),
-                    });
+                    handlers[msg as usize] = Some(Handler { thread: t, post: post_of[msg as usize], ops: Vec::new() });
                     threads[t as usize].messages.push(msg);
                     nthreads + msg
                 }
@@ -199,14 +183,10 @@ impl EmModel {
                     attach_of.entry(o.tid).or_insert(p as u32);
                 }
                 OpKind::Post { msg, .. } => post_of[msg as usize] = p as u32,
-                OpKind::Enable {
-                    env: EnvKind::Lifecycle,
-                    key,
-                } => lifecycle_enables.entry(key).or_default().push(p as u32),
-                OpKind::Trigger {
-                    env: EnvKind::Lifecycle,
-                    key,
-                } => {
+                OpKind::Enable { env: EnvKind::Lifecycle, key } => {
+                    lifecycle_enables.entry(key).or_default().push(p as u32)
+                }
+                OpKind::Trigger { env: EnvKind::Lifecycle, key } => {
                     // Matched with the latest enable of the same (id, state) not yet triggered.
                     if let Some(e) = lifecycle_enables.get_mut(&key).and_then(Vec::pop) {
                         waits_for[p].push(e);
@@ -281,10 +261,7 @@ impl EmModel {
     /// Whether operation `op` (some thread's next) can run in `s`.
     pub fn op_enabled(&self, s: &EmState, op: u32) -> bool {
         let o = &self.trace.ops[op as usize];
-        if !self.waits_for[op as usize]
-            .iter()
-            .all(|&w| w != NEVER && s.executed[w as usize])
-        {
+        if !self.waits_for[op as usize].iter().all(|&w| w != NEVER && s.executed[w as usize]) {
             return false;
         }
         let t = self.op_thread[op as usize];
@@ -306,9 +283,7 @@ impl EmModel {
     /// The write (trace index, 0 for none) that read `op` observed in `s`, once it ran.
     pub fn observed(&self, s: &EmState, op: u32) -> Option<u32> {
         match self.trace.ops[op as usize].kind {
-            OpKind::Read { .. } if s.executed[op as usize] => {
-                Some(s.rf[self.slot[op as usize] as usize])
-            }
+            OpKind::Read { .. } if s.executed[op as usize] => Some(s.rf[self.slot[op as usize] as usize]),
             _ => None,
         }
     }
@@ -393,24 +368,14 @@ impl Model for EmModel {
     fn accesses(&self, s: &EmState, c: Choice, out: &mut Accesses) {
         let Some(op) = self.next_op(s, c) else { return };
         match self.trace.ops[op as usize].kind {
-            OpKind::Read { loc } => out.push(Access {
-                object: loc,
-                write: false,
-            }),
-            OpKind::Write { loc } => out.push(Access {
-                object: loc,
-                write: true,
-            }),
-            OpKind::Lock { .. } | OpKind::Unlock { .. } => out.push(Access {
-                object: self.lock_object(self.slot[op as usize]),
-                write: true,
-            }),
+            OpKind::Read { loc } => out.push(Access { object: loc, write: false }),
+            OpKind::Write { loc } => out.push(Access { object: loc, write: true }),
+            OpKind::Lock { .. } | OpKind::Unlock { .. } => {
+                out.push(Access { object: self.lock_object(self.slot[op as usize]), write: true })
+            }
             OpKind::Post { dest, .. } => {
                 if let Some(d) = self.thread_of_raw(dest) {
-                    out.push(Access {
-                        object: self.queue_object(d),
-                        write: true,
-                    })
+                    out.push(Access { object: self.queue_object(d), write: true })
                 }
             }
             _ => {}
@@ -419,9 +384,7 @@ impl Model for EmModel {
 
     fn step(&self, s: &mut EmState, c: Choice) -> Result<(), ModelError> {
         let t = c as usize;
-        let op = self
-            .next_op(s, c)
-            .expect("step on a thread with no next operation");
+        let op = self.next_op(s, c).expect("step on a thread with no next operation");
         let o = self.trace.ops[op as usize];
         s.executed.set(op as usize, true);
         if s.running[t] != 0 {
@@ -461,9 +424,7 @@ impl Model for EmModel {
                 s.handled[msg as usize] = 1;
             }
             OpKind::Ret { .. } => s.running[t] = 0,
-            OpKind::Read { loc } => {
-                s.rf[self.slot[op as usize] as usize] = s.last_write[loc as usize]
-            }
+            OpKind::Read { loc } => s.rf[self.slot[op as usize] as usize] = s.last_write[loc as usize],
             OpKind::Write { loc } => s.last_write[loc as usize] = o.index,
             _ => {}
         }
@@ -542,9 +503,7 @@ impl EmModel {
                 }
                 _ => {
                     let o = &self.trace.ops[p];
-                    let next = self
-                        .next_op(&s, t)
-                        .map(|n| self.trace.ops[n as usize].index);
+                    let next = self.next_op(&s, t).map(|n| self.trace.ops[n as usize].index);
                     return Err(format!(
                         "operation {} (line {}) cannot run where it was recorded (thread's next operation: {:?}, enabled: {})",
                         o.index,

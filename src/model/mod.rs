@@ -38,10 +38,7 @@ pub type Accesses = SmallVec<[Access; 6]>;
 
 /// Whether two access lists conflict (same object, at least one write).
 pub fn conflicting(a: &[Access], b: &[Access]) -> bool {
-    a.iter().any(|x| {
-        b.iter()
-            .any(|y| x.object == y.object && (x.write || y.write))
-    })
+    a.iter().any(|x| b.iter().any(|y| x.object == y.object && (x.write || y.write)))
 }
 
 /// A property violation found by a transition. The transition leads to no state.
@@ -119,16 +116,10 @@ pub fn parse_schedule<M: Model + ?Sized>(model: &M, text: &str) -> Result<Vec<Ch
     let mut path = Vec::new();
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (name, count) = match item.rsplit_once('*') {
-            Some((n, k)) => (
-                n,
-                k.parse::<usize>()
-                    .map_err(|_| format!("bad repeat count in `{item}`"))?,
-            ),
+            Some((n, k)) => (n, k.parse::<usize>().map_err(|_| format!("bad repeat count in `{item}`"))?),
             None => (item, 1),
         };
-        let c = model
-            .parse_choice(name)
-            .ok_or_else(|| format!("unknown choice `{name}` in schedule"))?;
+        let c = model.parse_choice(name).ok_or_else(|| format!("unknown choice `{name}` in schedule"))?;
         path.extend(std::iter::repeat(c).take(count));
     }
     Ok(path)
@@ -149,19 +140,15 @@ pub enum Loaded {
 }
 
 /// Reads `path` (any input kind of cli.md) and builds its transition system.
-pub fn load(
-    path: &std::path::Path,
-    _options: LoadOptions,
-) -> Result<Loaded, crate::trace::InputError> {
+pub fn load(path: &std::path::Path, _options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
     use crate::trace::input::{detect, InputKind};
     match detect(path)? {
         InputKind::EmTrace { trace, dependence } => {
             let t = crate::trace::em::load(&trace, dependence.as_deref())?;
             Ok(Loaded::Em(em::EmModel::new(t)?))
         }
-        InputKind::Events(p) => Err(crate::trace::InputError::file(
-            &p,
-            "event models are not supported by this build yet",
-        )),
+        InputKind::Events(p) => {
+            Err(crate::trace::InputError::file(&p, "event models are not supported by this build yet"))
+        }
     }
 }

@@ -8,14 +8,9 @@ use super::{bytes, opt, RunReport};
 /// Whether every finished run has the same outcome set, errors and deadlocks as the
 /// exhaustive reference (`full`, else `full-stateless`). `None` when no finished reference ran.
 pub fn agreement(runs: &[RunReport]) -> Option<bool> {
-    let reference = ["full", "full-stateless"]
-        .iter()
-        .find_map(|name| runs.iter().find(|r| r.strategy == *name && r.finished))?;
-    Some(
-        runs.iter()
-            .filter(|r| r.finished)
-            .all(|r| r.found.same_as(&reference.found)),
-    )
+    let reference =
+        ["full", "full-stateless"].iter().find_map(|name| runs.iter().find(|r| r.strategy == *name && r.finished))?;
+    Some(runs.iter().filter(|r| r.finished).all(|r| r.found.same_as(&reference.found)))
 }
 
 pub fn render(runs: &[RunReport]) -> String {
@@ -44,11 +39,7 @@ pub fn render(runs: &[RunReport]) -> String {
                 r.errors.len().to_string(),
                 format!("{:.3}", r.time_s),
                 bytes(r.peak_rss_bytes),
-                if r.finished {
-                    "yes".into()
-                } else {
-                    r.stopped_by.unwrap_or("no").into()
-                },
+                if r.finished { "yes".into() } else { r.stopped_by.unwrap_or("no").into() },
             ]
         })
         .collect();
@@ -79,7 +70,8 @@ pub fn render(runs: &[RunReport]) -> String {
     }
     match agreement(runs) {
         Some(true) => out.push_str("outcome sets: all strategies agree with the exhaustive search\n"),
-        Some(false) => out.push_str("outcome sets: DISAGREE with the exhaustive search (a reduction lost or invented an outcome)\n"),
+        Some(false) => out
+            .push_str("outcome sets: DISAGREE with the exhaustive search (a reduction lost or invented an outcome)\n"),
         None => out.push_str("outcome sets: not checked (no finished exhaustive run)\n"),
     }
     out

@@ -44,13 +44,7 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    pub fn new<M: Model>(
-        file: &str,
-        model: &M,
-        strategy: &str,
-        stats: Stats,
-        found: Outcomes,
-    ) -> Self {
+    pub fn new<M: Model>(file: &str, model: &M, strategy: &str, stats: Stats, found: Outcomes) -> Self {
         let mut errors: Vec<ErrorReport> = found
             .errors()
             .map(|f| ErrorReport {
@@ -66,11 +60,7 @@ impl RunReport {
         if model.kind() == "em-trace" {
             for (outcome, schedule) in found.deadlock_schedules() {
                 let stuck = outcome.rsplit("| stuck").next().unwrap_or("").trim();
-                let first = stuck
-                    .split(' ')
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(0);
+                let first = stuck.split(' ').next().and_then(|s| s.parse().ok()).unwrap_or(0);
                 errors.push(ErrorReport {
                     kind: "deadlock".into(),
                     message: format!("stuck: operations {stuck} never run"),
@@ -103,8 +93,8 @@ impl RunReport {
 
     /// Exit code of cli.md: 1 found something, 3 a limit stopped the search, 0 otherwise.
     pub fn exit_code(&self) -> i32 {
-        let errors = self.errors.iter().any(|e| e.kind != "deadlock")
-            || (self.model == "em-trace" && self.deadlocks > 0);
+        let errors =
+            self.errors.iter().any(|e| e.kind != "deadlock") || (self.model == "em-trace" && self.deadlocks > 0);
         if errors {
             1
         } else if !self.finished {
