@@ -26,7 +26,10 @@ fn main() {
         "benchmark-traces/multithreading-with-multiple-queues/trace7",
         "benchmark-traces/multithreading-with-single-queue/trace9",
     ];
-    println!("{:<60} {:<15} {:>12} {:>10} {:>14} {:>9}", "trace", "strategy", "transitions", "time s", "transitions/s", "finished");
+    println!(
+        "{:<60} {:<15} {:>12} {:>10} {:>14} {:>9}",
+        "trace", "strategy", "transitions", "time s", "transitions/s", "finished"
+    );
     for t in traces {
         if !filter.is_empty() && !filter.iter().any(|f| t.contains(f.as_str())) {
             continue;

@@ -53,12 +53,20 @@ fn outcomes_file_is_byte_for_byte_canonical() {
     let dir = std::env::temp_dir().join(format!("tracepor-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("o.txt");
-    let o = tracepor(&["check", "fixtures/em/abba-deadlock", "--strategy", "full", "--outcomes", out.to_str().unwrap()]);
+    let o =
+        tracepor(&["check", "fixtures/em/abba-deadlock", "--strategy", "full", "--outcomes", out.to_str().unwrap()]);
     assert_eq!(code(&o), 1, "a deadlock is found");
     let expected = std::fs::read_to_string(common::root().join("fixtures/em/abba-deadlock/expected.outcomes")).unwrap();
     assert_eq!(std::fs::read_to_string(&out).unwrap(), expected);
     // compare writes one file per strategy.
-    let o = tracepor(&["compare", "fixtures/em/abba-deadlock", "--strategies", "full,full-stateless", "--outcomes", out.to_str().unwrap()]);
+    let o = tracepor(&[
+        "compare",
+        "fixtures/em/abba-deadlock",
+        "--strategies",
+        "full,full-stateless",
+        "--outcomes",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code(&o), 1);
     for s in ["full", "full-stateless"] {
         assert_eq!(std::fs::read_to_string(dir.join(format!("o.txt.{s}"))).unwrap(), expected);
@@ -148,5 +156,5 @@ fn stats_and_compare_print_tables() {
     let o = tracepor(&["compare", "fixtures/em/two-posters", "--strategies", "full,full-stateless"]);
     assert_eq!(code(&o), 0);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("all strategies agree"), "{text}");
+    assert!(text.contains("outcome sets agree with the exhaustive search"), "{text}");
 }

@@ -2,13 +2,17 @@
 //! With a visited set it is `full` (a state seen before is not expanded again), without one it
 //! is `full-stateless` (every interleaving).
 
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
+
+use super::graph::Target;
 
 use super::Search;
 use crate::model::{Choice, Model};
 
 struct Frame<S> {
     state: S,
+    /// Stored state id (stateful) or node number (stateless), for the state graph.
+    id: u32,
     enabled: Vec<Choice>,
     next: usize,
 }
@@ -16,12 +20,13 @@ struct Frame<S> {
 /// Walks `search.model` depth-first; `stateful` turns state matching on.
 pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
     let model = search.model;
-    let mut visited: FxHashSet<Box<[u32]>> = FxHashSet::default();
+    let mut visited: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+    let mut nodes = 1u32;
     let mut key = Vec::new();
     let initial = model.initial();
     if stateful {
         model.encode(&initial, &mut key);
-        visited.insert(key.as_slice().into());
+        visited.insert(key.as_slice().into(), 0);
         search.new_state();
         search.stats.unique_transitions = Some(0);
     }
@@ -32,7 +37,7 @@ pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
         search.terminal(&initial, &path);
         return;
     }
-    let mut stack = vec![Frame { state: initial, enabled, next: 0 }];
+    let mut stack = vec![Frame { state: initial, id: 0, enabled, next: 0 }];
     while let Some(top) = stack.last_mut() {
         if search.stopped() {
             break;
@@ -44,6 +49,8 @@ pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
         }
         let c = top.enabled[top.next];
         top.next += 1;
+        let from = top.id;
+        let label = search.graph.as_ref().filter(|g| !g.overflowed).map(|_| model.describe(&top.state, c));
         let mut state = top.state.clone();
         path.push(c);
         search.transition(path.len());
@@ -52,27 +59,47 @@ pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
             *u += 1;
         }
         if let Err(e) = model.step(&mut state, c) {
+            if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+                g.add_edge(from, Target::Error, label);
+            }
             search.error(e, &path);
             path.pop();
             continue;
         }
-        if stateful {
+        let id = if stateful {
             key.clear();
             model.encode(&state, &mut key);
-            if !visited.insert(key.as_slice().into()) {
+            let next = visited.len() as u32;
+            let id = *visited.entry(key.as_slice().into()).or_insert(next);
+            if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+                g.add_edge(from, Target::State(id), label);
+            }
+            if id != next {
                 search.end_execution();
                 path.pop();
                 continue;
             }
             search.new_state();
-        }
+            id
+        } else {
+            nodes += 1;
+            if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+                g.add_edge(from, Target::State(nodes - 1), label);
+            }
+            nodes - 1
+        };
         let mut enabled = Vec::new();
         model.enabled(&state, &mut enabled);
         if enabled.is_empty() {
+            if let Some(g) = search.graph.as_mut() {
+                if model.outcome(&state).stuck {
+                    g.stuck.push(id);
+                }
+            }
             search.terminal(&state, &path);
             path.pop();
             continue;
         }
-        stack.push(Frame { state, enabled, next: 0 });
+        stack.push(Frame { state, id, enabled, next: 0 });
     }
 }

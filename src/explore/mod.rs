@@ -11,16 +11,18 @@
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
+//! | [`graph`] | the explored state graph, for `--dot` | |
 
 mod dfs;
 pub mod full;
 pub mod full_stateless;
+pub mod graph;
 pub mod outcomes;
 pub mod stats;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::model::{Choice, Model, ModelError};
 pub use outcomes::{Found, Outcomes};
@@ -46,6 +48,10 @@ pub struct Search<'m, M: Model> {
     /// Set from outside (Ctrl-C) to end the search cleanly.
     cancel: Arc<AtomicBool>,
     tick: u32,
+    /// Called every few thousand transitions with the figures so far (progress display).
+    pub progress: Option<Box<dyn FnMut(&Stats, Duration) + 'm>>,
+    /// The explored state graph, when asked for (`--dot`).
+    pub graph: Option<graph::StateGraph>,
 }
 
 impl<'m, M: Model> Search<'m, M> {
@@ -59,6 +65,8 @@ impl<'m, M: Model> Search<'m, M> {
             stop: None,
             cancel: Arc::new(AtomicBool::new(false)),
             tick: 0,
+            progress: None,
+            graph: None,
         }
     }
 
@@ -131,6 +139,9 @@ impl<'m, M: Model> Search<'m, M> {
     }
 
     fn check_limits(&mut self) {
+        if let Some(report) = self.progress.as_mut() {
+            report(&self.stats, self.start.elapsed());
+        }
         if self.stop.is_some() {
             return;
         }
@@ -170,6 +181,22 @@ pub fn run<M: Model>(
     search.finish()
 }
 
+/// A model type together with the strategies that apply to it, by name.
+pub trait Strategies: Model + Sized {
+    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>>;
+}
+
+impl Strategies for crate::model::em::EmModel {
+    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        for_em_trace(name)
+    }
+}
+
+/// Names of the strategies that apply to model type `M`, in the order of [`STRATEGIES`].
+pub fn applicable<M: Strategies>() -> Vec<&'static str> {
+    STRATEGIES.iter().copied().filter(|s| M::strategy(s).is_some()).collect()
+}
+
 /// The strategies that apply to EM traces, by name.
 pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmModel>>> {
     match name {
@@ -177,4 +204,15 @@ pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmM
         "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
         _ => None,
     }
+}
+
+/// Runs a prepared search (with progress or graph recording set up) to its end.
+pub fn run_search<M: Model>(
+    mut search: Search<'_, M>,
+    strategy: &mut dyn Strategy<M>,
+) -> (Stats, Outcomes, Option<graph::StateGraph>) {
+    strategy.run(&mut search);
+    let graph = search.graph.take();
+    let (stats, found) = search.finish();
+    (stats, found, graph)
 }

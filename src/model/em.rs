@@ -484,6 +484,80 @@ impl Model for EmModel {
             None => format!("thread {} has nothing to run", self.choice_name(c)),
         }
     }
+
+    fn object_name(&self, object: u32) -> String {
+        let locs = self.trace.locations.len() as u32;
+        if object < locs {
+            self.trace.location_name(object)
+        } else if object < locs + self.locks {
+            format!("lock #{}", object - locs)
+        } else {
+            format!("queue of thread {}", self.threads[(object - locs - self.locks) as usize].raw)
+        }
+    }
+
+    fn explain_step(&self, before: &EmState, after: &EmState, c: Choice) -> String {
+        let Some(op) = self.next_op(before, c) else { return String::new() };
+        match self.trace.ops[op as usize].kind {
+            OpKind::Read { .. } => match self.observed(after, op) {
+                Some(0) => "   -> reads the initial value".into(),
+                Some(w) => format!("   -> reads the value of write {w}"),
+                None => String::new(),
+            },
+            OpKind::Write { loc } => {
+                let old = before.last_write[loc as usize];
+                format!(
+                    "   -> overwrites {}",
+                    if old == 0 { "the initial value".into() } else { format!("write {old}") }
+                )
+            }
+            OpKind::Post { .. } | OpKind::Call { .. } | OpKind::Ret { .. } => {
+                let t = match self.trace.ops[op as usize].kind {
+                    OpKind::Post { dest, .. } => self.thread_of_raw(dest).unwrap_or(c),
+                    _ => c,
+                };
+                let q: Vec<String> =
+                    after.queues[t as usize].iter().map(|&m| self.trace.messages[m as usize].to_string()).collect();
+                format!("   -> queue of thread {}: [{}]", self.threads[t as usize].raw, q.join(" "))
+            }
+            _ => String::new(),
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} operations, {} threads, {} handlers, {} locations, {} dependence edges",
+            self.trace.ops.len(),
+            self.threads.len(),
+            self.handlers.iter().filter(|h| h.is_some()).count(),
+            self.trace.locations.len(),
+            self.trace.dependence.len()
+        )
+    }
+
+    fn stats(&self) -> std::collections::BTreeMap<String, u64> {
+        let mut s = std::collections::BTreeMap::new();
+        for o in &self.trace.ops {
+            let name = match o.kind {
+                OpKind::Read { loc } | OpKind::Write { loc } => {
+                    let st = if self.trace.locations[loc as usize].is_static { "-STATIC" } else { "" };
+                    let rw = if matches!(o.kind, OpKind::Read { .. }) { "READ" } else { "WRITE" };
+                    format!("ops {rw}{st}")
+                }
+                k => format!("ops {}", format!("{k:?}").split([' ', '{']).next().unwrap_or("?").to_uppercase()),
+            };
+            *s.entry(name).or_insert(0) += 1;
+        }
+        s.insert("operations".into(), self.trace.ops.len() as u64);
+        s.insert("threads".into(), self.threads.len() as u64);
+        s.insert("queues".into(), self.threads.iter().filter(|t| t.loop_after.is_some()).count() as u64);
+        s.insert("handlers".into(), self.handlers.iter().filter(|h| h.is_some()).count() as u64);
+        s.insert("messages posted".into(), self.handlers.len() as u64);
+        s.insert("locations".into(), self.trace.locations.len() as u64);
+        s.insert("locks".into(), self.locks as u64);
+        s.insert("dependence edges".into(), self.trace.dependence.len() as u64);
+        s
+    }
 }
 
 impl EmModel {

@@ -87,6 +87,23 @@ pub trait Model: Sync {
     fn parse_choice(&self, name: &str) -> Option<Choice>;
     /// One-line description of the transition `c` would take from `s` (for replay and graphs).
     fn describe(&self, s: &Self::State, c: Choice) -> String;
+
+    /// Name of an access object, for replay output.
+    fn object_name(&self, object: u32) -> String {
+        format!("#{object}")
+    }
+    /// What a step from `before` to `after` changed, as text (replay); empty when nothing to say.
+    fn explain_step(&self, _before: &Self::State, _after: &Self::State, _c: Choice) -> String {
+        String::new()
+    }
+    /// One line on what the input holds (the report's "system under test").
+    fn summary(&self) -> String {
+        format!("{} choices", self.choices())
+    }
+    /// What the input holds, by kind (`tracepor stats`).
+    fn stats(&self) -> std::collections::BTreeMap<String, u64> {
+        std::collections::BTreeMap::from([("choices".to_string(), self.choices() as u64)])
+    }
 }
 
 /// Compact schedule text: choice names separated by `,`, runs written `name*n`.
