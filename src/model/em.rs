@@ -9,7 +9,6 @@
 //! that queue, lifecycle ENABLE -> TRIGGER, dependence.txt). Happens-before is tracked apart,
 //! along a path, by [`super::em_hb`].
 
-use bitvec::prelude::*;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -62,36 +61,82 @@ pub struct EmModel {
     pub reads: u32,
 }
 
-/// A configuration of the emulator.
+/// A configuration of the emulator, in one flat buffer so that copying a state is one
+/// allocation and one `memcpy`, and its canonical key (state matching) is a prefix of it.
+///
+/// Layout: a header of region offsets (the same for every state of a model), then the key
+/// regions (own positions, handler positions, queue lengths, queue slots, last writes,
+/// reads-from), then regions that follow from the key (running handler, notifies, locks,
+/// executed bits).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EmState {
-    /// Per thread: own operations executed.
-    own: Vec<u32>,
-    /// Per message: handler operations executed.
-    handled: Vec<u32>,
-    /// Per thread: message running + 1, or 0.
-    running: Vec<u32>,
-    queues: Vec<SmallVec<[u32; 4]>>,
-    notifies: Vec<u32>,
-    /// Per lock: (owner + 1, depth).
-    locks: Vec<(u32, u32)>,
-    executed: BitVec,
-    /// Per location: index of its last write, 0 when none.
-    last_write: Vec<u32>,
-    /// Per read slot: index of the write it observed, 0 when none.
-    rf: Vec<u32>,
+    buf: Vec<u32>,
 }
 
+// Header slots holding region offsets.
+const OWN: usize = 0; // per thread: own operations executed
+const HANDLED: usize = 1; // per message: handler operations executed
+const QLEN: usize = 2; // per thread: queue length
+const QBUF: usize = 3; // queue slots, front first, per thread at QOFF + t
+const LAST_WRITE: usize = 4; // per location: index of its last write, 0 when none
+const RF: usize = 5; // per read slot: index of the write it observed, 0 when none
+const RUNNING: usize = 6; // per thread: message running + 1, or 0 (also: end of the key)
+const NOTIFIES: usize = 7; // per thread: pending notifies
+const LOCKS: usize = 8; // per lock: owner + 1, depth
+const EXECUTED: usize = 9; // bit per operation
+const QOFF: usize = 10; // per thread: start of its queue slots
+
 impl EmState {
+    #[inline]
+    fn at(&self, region: usize, i: usize) -> usize {
+        self.buf[region] as usize + i
+    }
+    #[inline]
+    fn get(&self, region: usize, i: usize) -> u32 {
+        self.buf[self.at(region, i)]
+    }
+    #[inline]
+    fn set(&mut self, region: usize, i: usize, v: u32) {
+        let at = self.at(region, i);
+        self.buf[at] = v;
+    }
+    #[inline]
+    fn add(&mut self, region: usize, i: usize, d: i32) {
+        let at = self.at(region, i);
+        self.buf[at] = self.buf[at].wrapping_add_signed(d);
+    }
     pub fn executed(&self, op: u32) -> bool {
-        self.executed[op as usize]
+        self.get(EXECUTED, op as usize / 32) & (1 << (op % 32)) != 0
+    }
+    fn mark_executed(&mut self, op: u32) {
+        let at = self.at(EXECUTED, op as usize / 32);
+        self.buf[at] |= 1 << (op % 32);
     }
     pub fn executed_count(&self) -> usize {
-        self.executed.count_ones()
+        self.buf[self.buf[EXECUTED] as usize..].iter().map(|w| w.count_ones() as usize).sum()
     }
     /// Messages queued on thread `t`, front first.
     pub fn queue(&self, t: u32) -> &[u32] {
-        &self.queues[t as usize]
+        let from = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize;
+        &self.buf[from..from + self.get(QLEN, t as usize) as usize]
+    }
+    fn push_queue(&mut self, t: u32, msg: u32) {
+        let len = self.get(QLEN, t as usize);
+        let at = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize + len as usize;
+        self.buf[at] = msg;
+        self.set(QLEN, t as usize, len + 1);
+    }
+    fn pop_queue(&mut self, t: u32) {
+        let len = self.get(QLEN, t as usize) as usize;
+        let from = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize;
+        self.buf.copy_within(from + 1..from + len, from);
+        // Vacated slots stay zero, so equal queues have equal keys.
+        self.buf[from + len - 1] = 0;
+        self.set(QLEN, t as usize, len as u32 - 1);
+    }
+    /// The canonical key: everything that tells two states apart.
+    fn key(&self) -> &[u32] {
+        &self.buf[self.buf[OWN] as usize..self.buf[RUNNING] as usize]
     }
 }
 
@@ -245,14 +290,15 @@ impl EmModel {
     pub fn next_op(&self, s: &EmState, t: u32) -> Option<u32> {
         let ti = t as usize;
         let th = &self.threads[ti];
-        if s.running[ti] != 0 {
-            let m = (s.running[ti] - 1) as usize;
+        let running = s.get(RUNNING, ti);
+        if running != 0 {
+            let m = (running - 1) as usize;
             let h = self.handlers[m].as_ref()?;
-            return h.ops.get(s.handled[m] as usize).copied();
+            return h.ops.get(s.get(HANDLED, m) as usize).copied();
         }
-        let own = s.own[ti];
+        let own = s.get(OWN, ti);
         if th.loop_after.is_some_and(|l| own >= l) {
-            let &front = s.queues[ti].first()?;
+            let &front = s.queue(t).first()?;
             return self.handlers[front as usize].as_ref().map(|h| h.ops[0]);
         }
         th.own.get(own as usize).copied()
@@ -261,16 +307,16 @@ impl EmModel {
     /// Whether operation `op` (some thread's next) can run in `s`.
     pub fn op_enabled(&self, s: &EmState, op: u32) -> bool {
         let o = &self.trace.ops[op as usize];
-        if !self.waits_for[op as usize].iter().all(|&w| w != NEVER && s.executed[w as usize]) {
+        if !self.waits_for[op as usize].iter().all(|&w| w != NEVER && s.executed(w)) {
             return false;
         }
         let t = self.op_thread[op as usize];
         match o.kind {
             OpKind::Lock { .. } => {
-                let (owner, depth) = s.locks[self.slot[op as usize] as usize];
-                depth == 0 || owner == t + 1
+                let l = 2 * self.slot[op as usize] as usize;
+                s.get(LOCKS, l + 1) == 0 || s.get(LOCKS, l) == t + 1
             }
-            OpKind::Wait => s.notifies[t as usize] > 0,
+            OpKind::Wait => s.get(NOTIFIES, t as usize) > 0,
             _ => true,
         }
     }
@@ -283,7 +329,7 @@ impl EmModel {
     /// The write (trace index, 0 for none) that read `op` observed in `s`, once it ran.
     pub fn observed(&self, s: &EmState, op: u32) -> Option<u32> {
         match self.trace.ops[op as usize].kind {
-            OpKind::Read { .. } if s.executed[op as usize] => Some(s.rf[self.slot[op as usize] as usize]),
+            OpKind::Read { .. } if s.executed(op) => Some(s.get(RF, self.slot[op as usize] as usize)),
             _ => None,
         }
     }
@@ -344,17 +390,33 @@ impl Model for EmModel {
 
     fn initial(&self) -> EmState {
         let nt = self.threads.len();
-        EmState {
-            own: vec![0; nt],
-            handled: vec![0; self.handlers.len()],
-            running: vec![0; nt],
-            queues: vec![SmallVec::new(); nt],
-            notifies: vec![0; nt],
-            locks: vec![(0, 0); self.locks as usize],
-            executed: bitvec![0; self.trace.ops.len()],
-            last_write: vec![0; self.trace.locations.len()],
-            rf: vec![0; self.reads as usize],
+        let sizes = [
+            (OWN, nt),
+            (HANDLED, self.handlers.len()),
+            (QLEN, nt),
+            (QBUF, self.threads.iter().map(|t| t.messages.len()).sum()),
+            (LAST_WRITE, self.trace.locations.len()),
+            (RF, self.reads as usize),
+            (RUNNING, nt),
+            (NOTIFIES, nt),
+            (LOCKS, 2 * self.locks as usize),
+            (EXECUTED, self.trace.ops.len().div_ceil(32)),
+        ];
+        let header = QOFF + nt;
+        let total = header + sizes.iter().map(|(_, n)| n).sum::<usize>();
+        let mut buf = vec![0u32; total];
+        let mut at = header;
+        for (region, n) in sizes {
+            buf[region] = at as u32;
+            at += n;
         }
+        // Each thread's queue holds at most the messages it handles.
+        let mut q = 0;
+        for (t, th) in self.threads.iter().enumerate() {
+            buf[QOFF + t] = q;
+            q += th.messages.len() as u32;
+        }
+        EmState { buf }
     }
 
     fn enabled(&self, s: &EmState, out: &mut Vec<Choice>) {
@@ -386,61 +448,57 @@ impl Model for EmModel {
         let t = c as usize;
         let op = self.next_op(s, c).expect("step on a thread with no next operation");
         let o = self.trace.ops[op as usize];
-        s.executed.set(op as usize, true);
-        if s.running[t] != 0 {
-            s.handled[(s.running[t] - 1) as usize] += 1;
+        s.mark_executed(op);
+        let running = s.get(RUNNING, t);
+        if running != 0 {
+            s.add(HANDLED, (running - 1) as usize, 1);
         } else if !matches!(o.kind, OpKind::Call { .. }) {
-            s.own[t] += 1;
+            s.add(OWN, t, 1);
         }
         match o.kind {
             OpKind::Lock { .. } => {
-                let l = &mut s.locks[self.slot[op as usize] as usize];
-                *l = (c + 1, l.1 + 1);
+                let l = 2 * self.slot[op as usize] as usize;
+                s.set(LOCKS, l, c + 1);
+                s.add(LOCKS, l + 1, 1);
             }
             OpKind::Unlock { .. } => {
-                let l = &mut s.locks[self.slot[op as usize] as usize];
-                if l.0 == c + 1 && l.1 > 0 {
-                    l.1 -= 1;
+                let l = 2 * self.slot[op as usize] as usize;
+                if s.get(LOCKS, l) == c + 1 && s.get(LOCKS, l + 1) > 0 {
+                    s.add(LOCKS, l + 1, -1);
                 }
             }
-            OpKind::Wait => s.notifies[t] -= 1,
+            OpKind::Wait => s.add(NOTIFIES, t, -1),
             OpKind::Notify { target } => {
                 if let Some(d) = self.thread_of_raw(target) {
-                    s.notifies[d as usize] += 1;
+                    s.add(NOTIFIES, d as usize, 1);
                 }
             }
-            OpKind::Post { msg, dest, .. } => {
+            OpKind::Post { msg, .. } => {
                 // A message the trace never handles has nothing to run: it is not queued,
                 // so that it cannot hold back the messages behind it.
-                if self.handlers[msg as usize].is_some() {
-                    if let Some(d) = self.thread_of_raw(dest) {
-                        s.queues[d as usize].push(msg);
-                    }
+                if let Some(h) = &self.handlers[msg as usize] {
+                    s.push_queue(h.thread, msg);
                 }
             }
             OpKind::Call { msg } => {
-                s.queues[t].remove(0);
-                s.running[t] = msg + 1;
-                s.handled[msg as usize] = 1;
+                s.pop_queue(c);
+                s.set(RUNNING, t, msg + 1);
+                s.set(HANDLED, msg as usize, 1);
             }
-            OpKind::Ret { .. } => s.running[t] = 0,
-            OpKind::Read { loc } => s.rf[self.slot[op as usize] as usize] = s.last_write[loc as usize],
-            OpKind::Write { loc } => s.last_write[loc as usize] = o.index,
+            OpKind::Ret { .. } => s.set(RUNNING, t, 0),
+            OpKind::Read { loc } => {
+                let w = s.get(LAST_WRITE, loc as usize);
+                s.set(RF, self.slot[op as usize] as usize, w);
+            }
+            OpKind::Write { loc } => s.set(LAST_WRITE, loc as usize, o.index),
             _ => {}
         }
         Ok(())
     }
 
     fn encode(&self, s: &EmState, out: &mut Vec<u32>) {
-        // Locks, notifies, running handlers and executed operations follow from the positions.
-        out.extend_from_slice(&s.own);
-        out.extend_from_slice(&s.handled);
-        for q in &s.queues {
-            out.push(q.len() as u32);
-            out.extend_from_slice(q);
-        }
-        out.extend_from_slice(&s.last_write);
-        out.extend_from_slice(&s.rf);
+        // Locks, notifies, running handlers and executed operations follow from the key.
+        out.extend_from_slice(s.key());
     }
 
     fn outcome(&self, s: &EmState) -> Outcome {
@@ -448,13 +506,14 @@ impl Model for EmModel {
         let mut text = String::from("rf");
         for (p, o) in self.trace.ops.iter().enumerate() {
             if let OpKind::Read { .. } = o.kind {
-                if s.executed[p] {
-                    let _ = write!(text, " {}<-{}", o.index, s.rf[self.slot[p] as usize]);
+                if s.executed(p as u32) {
+                    let _ = write!(text, " {}<-{}", o.index, s.get(RF, self.slot[p] as usize));
                 }
             }
         }
         text.push_str(" | final");
-        let mut finals: Vec<u32> = s.last_write.iter().copied().filter(|&w| w != 0).collect();
+        let writes = &s.buf[s.buf[LAST_WRITE] as usize..s.buf[RF] as usize];
+        let mut finals: Vec<u32> = writes.iter().copied().filter(|&w| w != 0).collect();
         finals.sort_unstable();
         for w in finals {
             let _ = write!(text, " {w}");
@@ -462,7 +521,7 @@ impl Model for EmModel {
         text.push_str(" | stuck");
         let mut stuck = false;
         for (p, o) in self.trace.ops.iter().enumerate() {
-            if !s.executed[p] {
+            if !s.executed(p as u32) {
                 stuck = true;
                 let _ = write!(text, " {}", o.index);
             }
@@ -505,7 +564,7 @@ impl Model for EmModel {
                 None => String::new(),
             },
             OpKind::Write { loc } => {
-                let old = before.last_write[loc as usize];
+                let old = before.get(LAST_WRITE, loc as usize);
                 format!(
                     "   -> overwrites {}",
                     if old == 0 { "the initial value".into() } else { format!("write {old}") }
@@ -517,7 +576,7 @@ impl Model for EmModel {
                     _ => c,
                 };
                 let q: Vec<String> =
-                    after.queues[t as usize].iter().map(|&m| self.trace.messages[m as usize].to_string()).collect();
+                    after.queue(t).iter().map(|&m| self.trace.messages[m as usize].to_string()).collect();
                 format!("   -> queue of thread {}: [{}]", self.threads[t as usize].raw, q.join(" "))
             }
             _ => String::new(),
