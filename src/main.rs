@@ -57,6 +57,9 @@ enum Command {
         /// Also write an SVG chart of transitions per input and strategy.
         #[arg(long, value_name = "PATH")]
         svg: Option<PathBuf>,
+        /// Take only share i of n of the inputs (stable by file name), for job arrays.
+        #[arg(long, value_name = "i/n")]
+        shard: Option<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -98,9 +101,12 @@ struct Common {
     max_states: Option<u64>,
     #[arg(long, value_name = "MB")]
     max_memory: Option<u64>,
-    /// Worker threads for strategies that explore in parallel (the others use one).
+    /// Worker threads for strategies that explore in parallel (full, full-stateless).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
+    #[arg(long)]
+    hash_compact: bool,
     #[arg(long)]
     stop_at_first_error: bool,
     #[arg(long)]
@@ -207,8 +213,12 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             }
             Ok(report.exit_code())
         }
-        Command::Compare { files, strategies, csv, markdown, svg, common } => {
-            let inputs = expand_inputs(&files)?;
+        Command::Compare { files, strategies, csv, markdown, svg, shard, common } => {
+            let mut inputs = expand_inputs(&files)?;
+            if let Some(shard) = &shard {
+                let (i, n) = parse_shard(shard)?;
+                inputs.retain(|f| shard_of(f, n) == i);
+            }
             let mut all = Vec::new();
             for file in &inputs {
                 let loaded = model::load(file, common.load_options())?;
@@ -258,6 +268,23 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(0)
         }
     }
+}
+
+/// `i/n` with 0 <= i < n.
+fn parse_shard(text: &str) -> Result<(usize, usize), Fail> {
+    let bad = || Fail(format!("--shard: expected i/n with 0 <= i < n, got `{text}`"));
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// The shard of an input: a hash of its path as given, the same on every machine.
+fn shard_of(file: &Path, n: usize) -> usize {
+    let bytes = file.to_string_lossy();
+    (xxhash_rust::xxh3::xxh3_64(bytes.as_bytes()) % n as u64) as usize
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Fail> {
@@ -325,6 +352,8 @@ fn run_one<M: Strategies>(
 ) -> Result<RunReport, Fail> {
     let mut strategy = strategy_or_fail(m, name)?;
     let mut search = Search::new(m, common.limits()?).with_cancel(cancel_flag());
+    search.options.threads = common.threads.unwrap_or(1).max(1);
+    search.options.hash_compact = common.hash_compact;
     let bar = common.show_progress().then(|| {
         let bar = ProgressBar::new_spinner();
         bar.set_style(ProgressStyle::with_template("{spinner} {prefix} {elapsed_precise} {msg}").unwrap());

@@ -40,6 +40,8 @@ pub struct RunReport {
     /// Why the search stopped early, when it did.
     pub stopped_by: Option<&'static str>,
     pub max_depth: usize,
+    /// Average bytes the visited set spends per stored state (stateful strategies).
+    pub bytes_per_state: Option<f64>,
     #[serde(skip)]
     pub found: Outcomes,
 }
@@ -88,6 +90,7 @@ impl RunReport {
             peak_rss_bytes: stats.peak_rss_bytes,
             stopped_by: stats.stop.filter(|_| !stats.finished).map(|r| r.describe()),
             max_depth: stats.max_depth,
+            bytes_per_state: stats.bytes_per_state(),
             found,
         }
     }

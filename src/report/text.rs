@@ -58,6 +58,9 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     if r.time_s > 0.0 {
         let _ = writeln!(out, "rate:               {:.0} transitions/s", r.transitions as f64 / r.time_s);
     }
+    if let Some(b) = r.bytes_per_state {
+        let _ = writeln!(out, "bytes per state:    {b:.0}");
+    }
     let _ = writeln!(out, "peak memory:        {}", bytes(r.peak_rss_bytes));
     rule(&mut out, if r.finished { "search finished" } else { "search stopped" });
     out
