@@ -158,3 +158,66 @@ fn stats_and_compare_print_tables() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("outcome sets agree with the exhaustive search"), "{text}");
 }
+
+#[test]
+fn dot_writes_the_state_graph_and_refuses_large_ones() {
+    let dir = std::env::temp_dir().join(format!("tracepor-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dot = dir.join("g.dot");
+    let o = tracepor(&["check", "fixtures/em/abba-deadlock", "--strategy", "full", "--dot", dot.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    let g = std::fs::read_to_string(&dot).unwrap();
+    assert!(g.starts_with("digraph"));
+    assert!(g.contains("stuck"), "the deadlock state is highlighted");
+    assert!(g.contains("LOCK 0xa"), "edges are labelled by operation");
+    let big = dir.join("big.dot");
+    let o = tracepor(&[
+        "check",
+        "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1",
+        "--strategy",
+        "full",
+        "--dot",
+        big.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0);
+    assert!(!big.exists());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not writing"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn shards_split_a_corpus_without_overlap() {
+    let mut seen = Vec::new();
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        let o = tracepor(&["compare", "fixtures/em", "--strategies", "full", "--shard", &shard, "--json"]);
+        if o.stdout.is_empty() {
+            continue;
+        }
+        let v = json(&o);
+        let runs: Vec<serde_json::Value> = match v.get("inputs") {
+            Some(inputs) => {
+                inputs.as_array().unwrap().iter().flat_map(|i| i["runs"].as_array().unwrap().clone()).collect()
+            }
+            None => v["runs"].as_array().cloned().unwrap_or_default(),
+        };
+        seen.extend(runs.iter().map(|r| r["file"].as_str().unwrap().to_string()));
+    }
+    seen.sort();
+    let before = seen.len();
+    seen.dedup();
+    assert_eq!(before, seen.len(), "an input ran in two shards");
+    assert_eq!(seen.len(), common::trace_dirs(&common::root().join("fixtures/em")).len());
+    assert_eq!(code(&tracepor(&["compare", "fixtures/em", "--shard", "3/3"])), 2);
+}
+
+#[test]
+fn memory_limit_and_progress_flags() {
+    let trace = "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1";
+    let o = tracepor(&["check", trace, "--strategy", "full", "--max-memory", "1", "--json"]);
+    assert_eq!(code(&o), 3);
+    assert_eq!(json(&o)["stopped_by"], "memory limit reached");
+    // Not a terminal: no progress output unless asked for.
+    let o = tracepor(&["check", "fixtures/em/two-posters", "--strategy", "full", "--quiet"]);
+    assert!(o.stderr.is_empty() && o.stdout.is_empty());
+}

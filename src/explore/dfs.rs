@@ -118,6 +118,7 @@ pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
     if stateful {
         search.stats.unique_transitions = Some(0);
         search.stats.stored_state_bytes = Some(0);
+        search.stats.revisits = Some(0);
     }
     if threads > 1 && search.graph.is_none() {
         parallel(search, initial, stateful, threads);
@@ -188,7 +189,7 @@ fn walk<M: Model>(search: &mut Search<'_, M>, seen: &mut Seen<'_>, state: M::Sta
             g.add_edge(from, Target::State(id), label);
         }
         if !new {
-            search.end_execution();
+            search.state_match();
             path.pop();
             continue;
         }
@@ -250,7 +251,7 @@ fn parallel<M: Model>(search: &mut Search<'_, M>, initial: M::State, stateful: b
                 model.encode(&next, &mut key);
                 let (new, bytes) = shared.insert(&key);
                 if !new {
-                    search.end_execution();
+                    search.state_match();
                     continue;
                 }
                 *search.stats.stored_state_bytes.get_or_insert(0) += bytes;
@@ -268,6 +269,7 @@ fn parallel<M: Model>(search: &mut Search<'_, M>, initial: M::State, stateful: b
             if stateful {
                 w.stats.unique_transitions = Some(0);
                 w.stats.stored_state_bytes = Some(0);
+                w.stats.revisits = Some(0);
             }
             let mut seen = if stateful { Seen::Shared(&shared) } else { Seen::Nothing { nodes: 0 } };
             walk(&mut w, &mut seen, state, 0, path);

@@ -188,10 +188,17 @@ impl<'m, M: Model> Search<'m, M> {
         }
     }
 
-    /// A run ended some other way (state match, full cycle, bound).
+    /// A run ended some other way (full cycle, bound).
     #[inline]
     pub fn end_execution(&mut self) {
         self.stats.executions += 1;
+    }
+
+    /// A run ended by reaching a state already stored.
+    #[inline]
+    pub fn state_match(&mut self) {
+        self.stats.executions += 1;
+        *self.stats.revisits.get_or_insert(0) += 1;
     }
 
     /// A transition ended in an error state; `path` includes that transition.

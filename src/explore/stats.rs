@@ -46,6 +46,8 @@ pub struct Stats {
     pub transitions: u64,
     /// Distinct states stored (stateful strategies only).
     pub states: Option<u64>,
+    /// Transitions that led to a state already stored (stateful strategies only).
+    pub revisits: Option<u64>,
     /// Distinct (state, choice) pairs executed (stateful strategies only).
     pub unique_transitions: Option<u64>,
     /// Transitions replayed to rebuild a prefix (stateless strategies that replay).
@@ -71,6 +73,7 @@ impl Stats {
         self.transitions += other.transitions;
         add(&mut self.states, other.states);
         add(&mut self.unique_transitions, other.unique_transitions);
+        add(&mut self.revisits, other.revisits);
         add(&mut self.replayed, other.replayed);
         add(&mut self.stored_state_bytes, other.stored_state_bytes);
         self.max_depth = self.max_depth.max(other.max_depth);

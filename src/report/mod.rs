@@ -40,6 +40,8 @@ pub struct RunReport {
     /// Why the search stopped early, when it did.
     pub stopped_by: Option<&'static str>,
     pub max_depth: usize,
+    /// Transitions that reached a state already stored (stateful strategies).
+    pub revisits: Option<u64>,
     /// Average bytes the visited set spends per stored state (stateful strategies).
     pub bytes_per_state: Option<f64>,
     #[serde(skip)]
@@ -91,6 +93,7 @@ impl RunReport {
             stopped_by: stats.stop.filter(|_| !stats.finished).map(|r| r.describe()),
             max_depth: stats.max_depth,
             bytes_per_state: stats.bytes_per_state(),
+            revisits: stats.revisits,
             found,
         }
     }

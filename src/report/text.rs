@@ -48,7 +48,7 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     }
     rule(&mut out, "statistics");
     let _ = writeln!(out, "elapsed time:       {:.3} s", r.time_s);
-    let _ = writeln!(out, "states:             {}", opt(r.states));
+    let _ = writeln!(out, "states:             new={} visited={}", opt(r.states), opt(r.revisits));
     let _ = writeln!(out, "executions:         {}", r.executions);
     let _ = writeln!(out, "transitions:        {}", r.transitions);
     let _ = writeln!(out, "unique transitions: {}", opt(r.unique_transitions));
