@@ -221,3 +221,30 @@ fn memory_limit_and_progress_flags() {
     let o = tracepor(&["check", "fixtures/em/two-posters", "--strategy", "full", "--quiet"]);
     assert!(o.stderr.is_empty() && o.stdout.is_empty());
 }
+
+#[test]
+fn ctrl_c_ends_the_search_cleanly_with_partial_figures() {
+    let child = Command::new(env!("CARGO_BIN_EXE_tracepor"))
+        .args([
+            "check",
+            "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1",
+            "--strategy",
+            "full-stateless",
+            "--json",
+            "--time-limit",
+            "60",
+        ])
+        .current_dir(common::root())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 3);
+    let v = json(&o);
+    assert_eq!(v["finished"], false);
+    assert_eq!(v["stopped_by"], "interrupted");
+    assert!(v["transitions"].as_u64().unwrap() > 0);
+}
