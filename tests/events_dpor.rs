@@ -13,93 +13,42 @@ fn assert_lines(m: &EventModel, strategy: &mut StatefulDpor) -> Vec<usize> {
     let (stats, o) = explore(m, strategy);
     assert!(stats.finished);
     schedules_replay(m, &o);
-    o.errors()
-        .filter(|f| f.error.kind == "assert")
-        .map(|f| f.error.line)
-        .collect()
+    o.errors().filter(|f| f.error.kind == "assert").map(|f| f.error.line).collect()
 }
 
 /// Each fixture: the assert line that exists, and the ablation that misses it.
 fn fixture(name: &str, ablation: StatefulDpor) {
-    let m = load_file(
-        &format!("fixtures/events/{name}.events"),
-        EventOptions::default(),
-    );
+    let m = load_file(&format!("fixtures/events/{name}.events"), EventOptions::default());
     let (_, full) = explore(&m, &mut Exhaustive);
-    let reachable: Vec<usize> = full
-        .errors()
-        .filter(|f| f.error.kind == "assert")
-        .map(|f| f.error.line)
-        .collect();
+    let reachable: Vec<usize> = full.errors().filter(|f| f.error.kind == "assert").map(|f| f.error.line).collect();
+    assert_eq!(reachable.len(), 1, "{name}: the fixture has one reachable assertion failure");
+    assert_eq!(assert_lines(&m, &mut StatefulDpor::new()), reachable, "{name}: stateful-dpor finds it");
     assert_eq!(
-        reachable.len(),
-        1,
-        "{name}: the fixture has one reachable assertion failure"
-    );
-    assert_eq!(
-        assert_lines(&m, &mut StatefulDpor::new()),
-        reachable,
-        "{name}: stateful-dpor finds it"
-    );
-    assert_eq!(
-        assert_lines(
-            &m,
-            &mut StatefulDpor {
-                no_summaries: true,
-                ..StatefulDpor::default()
-            }
-        ),
+        assert_lines(&m, &mut StatefulDpor { no_summaries: true, ..StatefulDpor::default() }),
         reachable,
         "{name}: so do the literal Algorithms 3 and 5"
     );
-    assert!(
-        assert_lines(&m, &mut ablation.clone()).is_empty(),
-        "{name}: the ablation {ablation:?} misses it"
-    );
+    assert!(assert_lines(&m, &mut ablation.clone()).is_empty(), "{name}: the ablation {ablation:?} misses it");
 }
 
 #[test]
 fn premature_termination_needs_the_full_cycle_condition() {
-    fixture(
-        "premature-termination",
-        StatefulDpor {
-            no_full_cycle: true,
-            ..StatefulDpor::default()
-        },
-    );
+    fixture("premature-termination", StatefulDpor { no_full_cycle: true, ..StatefulDpor::default() });
 }
 
 #[test]
 fn previous_state_match_needs_backtracking_from_the_graph() {
-    fixture(
-        "previous-state-match",
-        StatefulDpor {
-            no_match_update: true,
-            ..StatefulDpor::default()
-        },
-    );
+    fixture("previous-state-match", StatefulDpor { no_match_update: true, ..StatefulDpor::default() });
 }
 
 #[test]
 fn incomplete_state_match_needs_the_backwards_dfs_over_every_path() {
-    fixture(
-        "incomplete-state-match",
-        StatefulDpor {
-            no_graph_backtrack: true,
-            ..StatefulDpor::default()
-        },
-    );
+    fixture("incomplete-state-match", StatefulDpor { no_graph_backtrack: true, ..StatefulDpor::default() });
 }
 
 #[test]
 fn multi_access_events_need_per_location_conflicts() {
-    fixture(
-        "multi-access",
-        StatefulDpor {
-            no_per_location: true,
-            ..StatefulDpor::default()
-        },
-    );
+    fixture("multi-access", StatefulDpor { no_per_location: true, ..StatefulDpor::default() });
 }
 
 const SMARTTHINGS: &[&str] = &[
@@ -116,18 +65,9 @@ fn smartthings_pairs_match_exhaustive_search() {
     let mut with_conflicts = 0;
     for name in SMARTTHINGS {
         for opts in [
-            EventOptions {
-                conflicts: false,
-                bound: None,
-            },
-            EventOptions {
-                conflicts: true,
-                bound: None,
-            },
-            EventOptions {
-                conflicts: true,
-                bound: Some(1),
-            },
+            EventOptions { conflicts: false, bound: None },
+            EventOptions { conflicts: true, bound: None },
+            EventOptions { conflicts: true, bound: Some(1) },
         ] {
             let m = load_file(&format!("traces/smartthings/{name}.events"), opts);
             let (fs, full) = explore(&m, &mut Exhaustive);
@@ -135,10 +75,7 @@ fn smartthings_pairs_match_exhaustive_search() {
             assert!(ds.finished);
             assert_eq!(findings(&dpor), findings(&full), "{name} {opts:?}");
             schedules_replay(&m, &dpor);
-            assert!(
-                ds.states <= fs.states,
-                "{name}: never more states than exhaustive search"
-            );
+            assert!(ds.states <= fs.states, "{name}: never more states than exhaustive search");
             eprintln!(
                 "{name} {opts:?}: exhaustive {} states {} transitions; stateful-dpor {} states {} transitions {} executions",
                 fs.states.unwrap(),
@@ -147,21 +84,14 @@ fn smartthings_pairs_match_exhaustive_search() {
                 ds.transitions,
                 ds.executions
             );
-            if opts
-                == (EventOptions {
-                    conflicts: true,
-                    bound: None,
-                })
+            if opts == (EventOptions { conflicts: true, bound: None })
                 && dpor.errors().any(|f| f.error.kind == "conflict")
             {
                 with_conflicts += 1;
             }
         }
     }
-    assert!(
-        with_conflicts >= 2,
-        "at least two pairs have a conflict --conflicts reports"
-    );
+    assert!(with_conflicts >= 2, "at least two pairs have a conflict --conflicts reports");
 }
 
 /// `n` independent one-shot handlers, each writing its own variable.
@@ -171,11 +101,7 @@ fn independent(n: usize, one_shot: bool) -> EventModel {
         text.push_str(&format!("var v{i} = 0\n"));
     }
     for i in 0..n {
-        let body = if one_shot {
-            format!("v{i} = 1; disable e{i}")
-        } else {
-            format!("v{i} = 1 - v{i}")
-        };
+        let body = if one_shot { format!("v{i} = 1; disable e{i}") } else { format!("v{i} = 1 - v{i}") };
         text.push_str(&format!("app A{i} {{ on e{i} {{ {body} }} }}\n"));
     }
     model(&text, EventOptions::default())
@@ -211,20 +137,12 @@ fn independent_toggles_keep_the_same_findings() {
         fs.transitions, ds.states, ds.transitions
     );
     // Measured: 510 of the exhaustive search's 2048 transitions; assert the reduction is real.
-    assert!(
-        ds.transitions * 2 < fs.transitions,
-        "{} vs {}",
-        ds.transitions,
-        fs.transitions
-    );
+    assert!(ds.transitions * 2 < fs.transitions, "{} vs {}", ds.transitions, fs.transitions);
 }
 
 #[test]
 fn strategy_name() {
     let m = independent(1, true);
-    assert_eq!(
-        Strategy::<EventModel>::name(&StatefulDpor::new()),
-        "stateful-dpor"
-    );
+    assert_eq!(Strategy::<EventModel>::name(&StatefulDpor::new()), "stateful-dpor");
     let _ = m;
 }

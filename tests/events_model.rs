@@ -9,18 +9,11 @@ use events_common::*;
 use tracepor::model::events::{EventModel, EventOptions};
 use tracepor::model::{Access, Accesses, Choice, Model};
 
-const PLAIN: EventOptions = EventOptions {
-    conflicts: false,
-    bound: None,
-};
-const CONFLICTS: EventOptions = EventOptions {
-    conflicts: true,
-    bound: None,
-};
+const PLAIN: EventOptions = EventOptions { conflicts: false, bound: None };
+const CONFLICTS: EventOptions = EventOptions { conflicts: true, bound: None };
 
 fn ev(m: &EventModel, name: &str) -> Choice {
-    m.parse_choice(name)
-        .unwrap_or_else(|| panic!("no event {name}"))
+    m.parse_choice(name).unwrap_or_else(|| panic!("no event {name}"))
 }
 
 fn enabled(m: &EventModel, s: &<EventModel as Model>::State) -> Vec<String> {
@@ -38,24 +31,15 @@ fn accesses(m: &EventModel, s: &<EventModel as Model>::State, c: Choice) -> Vec<
 }
 
 fn r(object: u32) -> Access {
-    Access {
-        object,
-        write: false,
-    }
+    Access { object, write: false }
 }
 fn w(object: u32) -> Access {
-    Access {
-        object,
-        write: true,
-    }
+    Access { object, write: true }
 }
 
 #[test]
 fn initial_state_enables_all_but_disabled_events() {
-    let m = model(
-        "model events\nvar x = 0\nevent a disabled\nevent b\non c { x = 1 }\n",
-        PLAIN,
-    );
+    let m = model("model events\nvar x = 0\nevent a disabled\nevent b\non c { x = 1 }\n", PLAIN);
     let s = m.initial();
     assert_eq!(enabled(&m, &s), ["b", "c"]);
     assert_eq!(m.kind(), "events");
@@ -78,10 +62,7 @@ fn all_handlers_run_atomically_in_file_order() {
 
 #[test]
 fn enable_and_disable_flags() {
-    let m = model(
-        "model events\nevent b disabled\non a { enable b; disable a }\non b { disable b }\n",
-        PLAIN,
-    );
+    let m = model("model events\nevent b disabled\non a { enable b; disable a }\non b { disable b }\n", PLAIN);
     let mut s = m.initial();
     assert_eq!(enabled(&m, &s), ["a"]);
     m.step(&mut s, ev(&m, "a")).unwrap();
@@ -110,14 +91,8 @@ fn accesses_follow_the_executed_path() {
     // Now both are read and z is written; no flag write.
     assert_eq!(accesses(&m, &s2, e), [r(0), r(1), w(2), r(fe)]);
     // `||` short-circuits too.
-    let m = model(
-        "model events\nvar x = 1\nvar y = 0\nvar z = 0\non e { z = x || y }\n",
-        PLAIN,
-    );
-    assert_eq!(
-        accesses(&m, &m.initial(), 0),
-        [r(0), w(2), r(m.flag_object(0))]
-    );
+    let m = model("model events\nvar x = 1\nvar y = 0\nvar z = 0\non e { z = x || y }\n", PLAIN);
+    assert_eq!(accesses(&m, &m.initial(), 0), [r(0), w(2), r(m.flag_object(0))]);
 }
 
 #[test]
@@ -129,7 +104,10 @@ fn enable_writes_the_flag_even_without_change() {
 
 #[test]
 fn failed_assert_reports_event_app_line_and_message() {
-    let m = model("model events\nvar x = 0\napp Guard {\n on e {\n  x = x + 1\n  assert x < 2 \"too many\"\n }\n}\n", PLAIN);
+    let m = model(
+        "model events\nvar x = 0\napp Guard {\n on e {\n  x = x + 1\n  assert x < 2 \"too many\"\n }\n}\n",
+        PLAIN,
+    );
     let mut s = m.initial();
     m.step(&mut s, 0).unwrap();
     let err = m.step(&mut s, 0).unwrap_err();
@@ -142,13 +120,13 @@ fn failed_assert_reports_event_app_line_and_message() {
 
 #[test]
 fn division_and_remainder_by_zero_are_errors() {
-    let m = model("model events\nvar x = 0\nvar y = 5\non d { y = y / x }\non r {\n y = y % x\n}\non ok { x = 2; y = y / x }\n", PLAIN);
+    let m = model(
+        "model events\nvar x = 0\nvar y = 5\non d { y = y / x }\non r {\n y = y % x\n}\non ok { x = 2; y = y / x }\n",
+        PLAIN,
+    );
     let s = m.initial();
     let e = m.step(&mut s.clone(), ev(&m, "d")).unwrap_err();
-    assert_eq!(
-        (e.kind, e.line, e.app.as_deref()),
-        ("division-by-zero", 4, Some("main"))
-    );
+    assert_eq!((e.kind, e.line, e.app.as_deref()), ("division-by-zero", 4, Some("main")));
     let e = m.step(&mut s.clone(), ev(&m, "r")).unwrap_err();
     assert_eq!((e.kind, e.line), ("division-by-zero", 6));
     let mut s2 = s.clone();
@@ -171,10 +149,7 @@ fn conflicts_need_another_app_and_a_different_value() {
     m.step(&mut s1.clone(), a).unwrap();
     // B overwrites A's "unlocked" with "locked": conflict, reported at B's line.
     let err = m.step(&mut s.clone(), b).unwrap_err();
-    assert_eq!(
-        (err.kind, err.line, err.app.as_deref(), err.event.as_deref()),
-        ("conflict", 5, Some("B"), Some("b"))
-    );
+    assert_eq!((err.kind, err.line, err.app.as_deref(), err.event.as_deref()), ("conflict", 5, Some("B"), Some("b")));
     // The same app overwriting itself is never a conflict.
     let mut s2 = m.initial();
     m.step(&mut s2, b).unwrap();
@@ -197,10 +172,7 @@ fn last_writer_is_part_of_the_state() {
     let (mut ea, mut eb) = (Vec::new(), Vec::new());
     m.encode(&sa, &mut ea);
     m.encode(&sb, &mut eb);
-    assert_ne!(
-        ea, eb,
-        "same values, different last writer: different states"
-    );
+    assert_ne!(ea, eb, "same values, different last writer: different states");
     let p = model(text, PLAIN);
     let (mut pa, mut pb) = (p.initial(), p.initial());
     p.step(&mut pa, 0).unwrap();
@@ -213,13 +185,7 @@ fn last_writer_is_part_of_the_state() {
 
 #[test]
 fn bound_limits_fires_and_enters_the_state() {
-    let m = model(
-        "model events\nvar x = 0\non e { x = 1 - x }\n",
-        EventOptions {
-            conflicts: false,
-            bound: Some(2),
-        },
-    );
+    let m = model("model events\nvar x = 0\non e { x = 1 - x }\n", EventOptions { conflicts: false, bound: Some(2) });
     let mut s = m.initial();
     let mut e0 = Vec::new();
     m.encode(&s, &mut e0);
@@ -251,10 +217,7 @@ fn encoding_is_canonical() {
     assert_eq!(ea, eb);
     assert_ne!(ea, e0);
     // Negative and large values round-trip distinctly.
-    let n = model(
-        "model events\nvar x = 0\non a { x = -1 }\non b { x = 4294967295 }\n",
-        PLAIN,
-    );
+    let n = model("model events\nvar x = 0\non a { x = -1 }\non b { x = 4294967295 }\n", PLAIN);
     let (mut sa, mut sb) = (n.initial(), n.initial());
     n.step(&mut sa, 0).unwrap();
     n.step(&mut sb, 1).unwrap();
@@ -266,21 +229,18 @@ fn encoding_is_canonical() {
 
 #[test]
 fn outcome_text_names_values_and_enabled_set() {
-    let m = model("model events\nvar x = 3\nvar mode = \"home\"\nevent idle disabled\non go { mode = \"away\"; disable go }\n", CONFLICTS);
+    let m = model(
+        "model events\nvar x = 3\nvar mode = \"home\"\nevent idle disabled\non go { mode = \"away\"; disable go }\n",
+        CONFLICTS,
+    );
     let mut s = m.initial();
     m.step(&mut s, ev(&m, "go")).unwrap();
-    assert_eq!(
-        m.outcome(&s).text,
-        "vars x=3 mode=away | enabled | writers mode=main"
-    );
+    assert_eq!(m.outcome(&s).text, "vars x=3 mode=away | enabled | writers mode=main");
 }
 
 #[test]
 fn schedules_round_trip_through_choice_names() {
-    let m = model(
-        "model events\non presence.away { }\non mode.change { }\n",
-        PLAIN,
-    );
+    let m = model("model events\non presence.away { }\non mode.change { }\n", PLAIN);
     let path = vec![0, 0, 1, 0];
     let text = tracepor::model::format_schedule(&m, &path);
     assert_eq!(text, "presence.away*2,mode.change,presence.away");
@@ -297,17 +257,9 @@ fn arithmetic_wraps_instead_of_panicking() {
 
 #[test]
 fn load_parses_and_builds() {
-    let m = tracepor::model::events::load(
-        std::path::Path::new("x.events"),
-        b"model events\non e { }\n",
-        CONFLICTS,
-    )
-    .unwrap();
+    let m = tracepor::model::events::load(std::path::Path::new("x.events"), b"model events\non e { }\n", CONFLICTS)
+        .unwrap();
     assert_eq!(m.options(), CONFLICTS);
-    assert!(tracepor::model::events::load(
-        std::path::Path::new("x.events"),
-        b"model events\non e { f = 1 }\n",
-        PLAIN
-    )
-    .is_err());
+    assert!(tracepor::model::events::load(std::path::Path::new("x.events"), b"model events\non e { f = 1 }\n", PLAIN)
+        .is_err());
 }

@@ -26,11 +26,7 @@ fn cond(r: &mut SmallRng) -> String {
         1 => format!("{} < {}", int_atom(r), int_atom(r)),
         2 => format!("mode == \"{}\"", SYMS[r.gen_range(0..3)]),
         3 => format!("{} != 0 && {} == 1", int_atom(r), int_atom(r)),
-        _ => format!(
-            "{} == 0 || mode != \"{}\"",
-            int_atom(r),
-            SYMS[r.gen_range(0..3)]
-        ),
+        _ => format!("{} == 0 || mode != \"{}\"", int_atom(r), SYMS[r.gen_range(0..3)]),
     }
 }
 
@@ -43,11 +39,8 @@ fn stmt(r: &mut SmallRng, events: usize, depth: u32) -> String {
         4 => format!("{v} = {} % 3", int_atom(r)),
         5 => format!("mode = \"{}\"", SYMS[r.gen_range(0..3)]),
         6 if depth < 2 => {
-            let els = if r.gen_bool(0.5) {
-                format!(" else {{ {} }}", stmt(r, events, depth + 1))
-            } else {
-                String::new()
-            };
+            let els =
+                if r.gen_bool(0.5) { format!(" else {{ {} }}", stmt(r, events, depth + 1)) } else { String::new() };
             format!("if {} {{ {} }}{els}", cond(r), stmt(r, events, depth + 1))
         }
         7 => format!("enable e{}", r.gen_range(0..events)),
@@ -96,22 +89,12 @@ fn check_one(text: &str, opts: EventOptions, seed: u64) -> (u64, u64) {
     let mut strategies = vec![("summaries", StatefulDpor::new())];
     // The literal path-set DFS of Algorithm 5 is exponential in the graph's size: only on small ones.
     if full_stats.unique_transitions.unwrap() <= 24 {
-        strategies.push((
-            "literal",
-            StatefulDpor {
-                no_summaries: true,
-                ..StatefulDpor::default()
-            },
-        ));
+        strategies.push(("literal", StatefulDpor { no_summaries: true, ..StatefulDpor::default() }));
     }
     for (label, mut strategy) in strategies {
         let (stats, found) = explore(&m, &mut strategy);
         assert!(stats.finished, "seed {seed} {label}: did not finish");
-        assert_eq!(
-            findings(&found),
-            expected,
-            "seed {seed} {label} {opts:?}: findings differ on\n{text}"
-        );
+        assert_eq!(findings(&found), expected, "seed {seed} {label} {opts:?}: findings differ on\n{text}");
         schedules_replay(&m, &found);
         // Deadlock schedules must lead to the state they name.
         for (outcome, schedule) in found.deadlock_schedules() {
@@ -130,10 +113,7 @@ fn check_one(text: &str, opts: EventOptions, seed: u64) -> (u64, u64) {
 fn stateful_dpor_agrees_with_exhaustive_search_on_random_models() {
     let mut with_errors = 0;
     let mut with_deadlocks = 0;
-    let n: u64 = std::env::var("SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(400);
+    let n: u64 = std::env::var("SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(400);
     for seed in 0..n {
         if std::env::var("VERBOSE").is_ok() {
             eprintln!("seed {seed}");
@@ -144,22 +124,10 @@ fn stateful_dpor_agrees_with_exhaustive_search_on_random_models() {
             std::fs::write(format!("/tmp/seed{seed}.events"), &text).ok();
         }
         let opts = match seed % 4 {
-            0 => EventOptions {
-                conflicts: false,
-                bound: None,
-            },
-            1 => EventOptions {
-                conflicts: true,
-                bound: None,
-            },
-            2 => EventOptions {
-                conflicts: false,
-                bound: Some(2),
-            },
-            _ => EventOptions {
-                conflicts: true,
-                bound: Some(1),
-            },
+            0 => EventOptions { conflicts: false, bound: None },
+            1 => EventOptions { conflicts: true, bound: None },
+            2 => EventOptions { conflicts: false, bound: Some(2) },
+            _ => EventOptions { conflicts: true, bound: Some(1) },
         };
         let m = model(&text, opts);
         let (_, o) = explore(&m, &mut Exhaustive);
@@ -169,8 +137,5 @@ fn stateful_dpor_agrees_with_exhaustive_search_on_random_models() {
     }
     // The generator must actually exercise both kinds of findings, or the suite proves little.
     assert!(with_errors > 40, "only {with_errors} models with errors");
-    assert!(
-        with_deadlocks > 40,
-        "only {with_deadlocks} models with nothing-enabled states"
-    );
+    assert!(with_deadlocks > 40, "only {with_deadlocks} models with nothing-enabled states");
 }

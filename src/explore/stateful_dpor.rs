@@ -59,9 +59,7 @@ impl Bits {
         Bits(vec![0; (n as usize).div_ceil(64)])
     }
     fn has(&self, c: Choice) -> bool {
-        self.0
-            .get(c as usize / 64)
-            .is_some_and(|w| w >> (c % 64) & 1 == 1)
+        self.0.get(c as usize / 64).is_some_and(|w| w >> (c % 64) & 1 == 1)
     }
     /// Adds `c`; true when it was not there.
     fn add(&mut self, c: Choice) -> bool {
@@ -166,12 +164,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
 
 impl<'a, M: Model> Run<'a, M> {
     /// The node of `state`, created if new (counted as a state).
-    fn intern(
-        &mut self,
-        state: M::State,
-        parent: Option<(u32, Choice)>,
-        search: &mut Search<'_, M>,
-    ) -> (u32, bool) {
+    fn intern(&mut self, state: M::State, parent: Option<(u32, Choice)>, search: &mut Search<'_, M>) -> (u32, bool) {
         self.scratch_enc.clear();
         self.model.encode(&state, &mut self.scratch_enc);
         if let Some(&n) = self.index.get(&self.scratch_enc) {
@@ -201,10 +194,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// An event in backtrack(n) \ done(n), lowest first.
     fn pending(&self, n: u32) -> Option<Choice> {
         let node = &self.nodes[n as usize];
-        node.enabled
-            .iter()
-            .copied()
-            .find(|&e| node.backtrack.has(e) && !node.done.has(e))
+        node.enabled.iter().copied().find(|&e| node.backtrack.has(e) && !node.done.has(e))
     }
 
     fn add_backtrack(&mut self, n: u32, e: Choice) {
@@ -275,10 +265,7 @@ impl<'a, M: Model> Run<'a, M> {
         let k = self.model.choices();
         let mut fired = Bits::with(k);
         let mut enabled = Bits::with(k);
-        for &c in self.exec[first.min(self.exec.len())..]
-            .iter()
-            .chain(std::iter::once(&t))
-        {
+        for &c in self.exec[first.min(self.exec.len())..].iter().chain(std::iter::once(&t)) {
             let e = &self.edges[c as usize];
             fired.add(e.event);
             if let Some(d) = e.dst {
@@ -295,11 +282,7 @@ impl<'a, M: Model> Run<'a, M> {
     fn meet(&mut self, tb: u32, e: Choice, a: &Accesses) -> (Choice, Accesses) {
         let edge = &self.edges[tb as usize];
         let (src, tb_event) = (edge.src, edge.event);
-        let clash = |x: &Access| {
-            edge.acc
-                .iter()
-                .any(|y| y.object == x.object && (x.write || y.write))
-        };
+        let clash = |x: &Access| edge.acc.iter().any(|y| y.object == x.object && (x.write || y.write));
         let conflict = a.iter().any(clash);
         let rest: Accesses = if conflict && self.opts.no_per_location {
             Accesses::new()
@@ -372,12 +355,7 @@ impl<'a, M: Model> Run<'a, M> {
         }
         let mut on_path: FxHashSet<u32> = FxHashSet::default();
         on_path.insert(t);
-        let mut stack = vec![Frame {
-            curr: t,
-            e,
-            a,
-            next: 0,
-        }];
+        let mut stack = vec![Frame { curr: t, e, a, next: 0 }];
         while let Some(top) = stack.last_mut() {
             let src = self.edges[top.curr as usize].src;
             let preds = &self.nodes[src as usize].in_edges;
@@ -397,22 +375,14 @@ impl<'a, M: Model> Run<'a, M> {
             let (e, a) = (top.e, top.a.clone());
             let (e2, a2) = self.meet(tb, e, &a);
             on_path.insert(tb);
-            stack.push(Frame {
-                curr: tb,
-                e: e2,
-                a: a2,
-                next: 0,
-            });
+            stack.push(Frame { curr: tb, e: e2, a: a2, next: 0 });
         }
     }
 
     /// `no_graph_backtrack`: walk back along the current stack only (first `first`, when given,
     /// then the stack edges from the top down).
     fn stack_walk(&mut self, first: Option<u32>, mut e: Choice, mut a: Accesses) {
-        let stack: Vec<u32> = first
-            .into_iter()
-            .chain(self.stack_edges.iter().rev().copied())
-            .collect();
+        let stack: Vec<u32> = first.into_iter().chain(self.stack_edges.iter().rev().copied()).collect();
         for tb in stack {
             if a.is_empty() {
                 return;
@@ -432,11 +402,8 @@ impl<'a, M: Model> Run<'a, M> {
         };
         if !self.opts.no_graph_backtrack && !self.opts.no_summaries {
             // Appendix D: the summary of dst stands for everything reachable from it.
-            let work: Vec<(u32, Choice, Accesses)> = self.nodes[dst as usize]
-                .summary
-                .iter()
-                .map(|(e, a)| (t, *e, a.clone()))
-                .collect();
+            let work: Vec<(u32, Choice, Accesses)> =
+                self.nodes[dst as usize].summary.iter().map(|(e, a)| (t, *e, a.clone())).collect();
             self.drain(work);
             return;
         }
@@ -456,10 +423,7 @@ impl<'a, M: Model> Run<'a, M> {
             }
         }
         for r in reach {
-            let (e, a) = (
-                self.edges[r as usize].event,
-                self.edges[r as usize].acc.clone(),
-            );
+            let (e, a) = (self.edges[r as usize].event, self.edges[r as usize].acc.clone());
             if self.opts.no_graph_backtrack {
                 // Yang et al.: the reachable transition against the current stack, through t.
                 self.stack_walk(Some(t), e, a);
@@ -476,12 +440,7 @@ impl<'a, M: Model> Run<'a, M> {
         }
         acc.sort();
         let t = self.edges.len() as u32;
-        self.edges.push(Edge {
-            src,
-            dst,
-            event: c,
-            acc,
-        });
+        self.edges.push(Edge { src, dst, event: c, acc });
         self.edge_of.insert((src, c), t);
         self.nodes[src as usize].out_edges.push(t);
         if let Some(d) = dst {
@@ -511,11 +470,7 @@ impl<'a, M: Model> Run<'a, M> {
         // state the execution keeps returning to gets its turn and a full cycle can close.
         let mut best = (i64::MAX, node.enabled[0]);
         for &e in &node.enabled {
-            let last = self
-                .exec
-                .iter()
-                .rposition(|&t| self.edges[t as usize].event == e)
-                .map_or(-1, |i| i as i64);
+            let last = self.exec.iter().rposition(|&t| self.edges[t as usize].event == e).map_or(-1, |i| i as i64);
             if last < best.0 {
                 best = (last, e);
             }
@@ -549,8 +504,7 @@ impl<'a, M: Model> Run<'a, M> {
             };
             self.nodes[s as usize].done.add(b);
             let mut acc = Accesses::new();
-            self.model
-                .accesses(&self.nodes[s as usize].state, b, &mut acc);
+            self.model.accesses(&self.nodes[s as usize].state, b, &mut acc);
             let mut next = self.nodes[s as usize].state.clone();
             let result = self.model.step(&mut next, b);
             path.push(b);
@@ -573,8 +527,7 @@ impl<'a, M: Model> Run<'a, M> {
             let t = self.edge(s, b, Some(dst), acc);
             // Line 22: events this transition disables are explored here as well.
             self.scratch_en.clear();
-            self.scratch_en
-                .extend(self.nodes[s as usize].enabled.iter().copied());
+            self.scratch_en.extend(self.nodes[s as usize].enabled.iter().copied());
             for i in 0..self.scratch_en.len() {
                 let e = self.scratch_en[i];
                 if self.nodes[dst as usize].enabled.binary_search(&e).is_err() {

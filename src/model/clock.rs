@@ -1,1 +1,54 @@
-//! (placeholder)
+//! Vector clocks: one component per task (a thread's own code, or one handler). Event `a`
+//! happens before event `b` iff `b`'s clock has caught up with `a`'s own component.
+
+use smallvec::SmallVec;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct VectorClock(SmallVec<[u32; 16]>);
+
+impl VectorClock {
+    pub fn new(tasks: usize) -> Self {
+        VectorClock(SmallVec::from_elem(0, tasks))
+    }
+
+    #[inline]
+    pub fn get(&self, task: usize) -> u32 {
+        self.0.get(task).copied().unwrap_or(0)
+    }
+
+    #[inline]
+    pub fn set(&mut self, task: usize, value: u32) {
+        if task >= self.0.len() {
+            self.0.resize(task + 1, 0);
+        }
+        self.0[task] = value;
+    }
+
+    /// Pointwise maximum.
+    pub fn join(&mut self, other: &VectorClock) {
+        if other.0.len() > self.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (a, &b) in self.0.iter_mut().zip(other.0.iter()) {
+            if b > *a {
+                *a = b;
+            }
+        }
+    }
+
+    /// Pointwise `<=`.
+    pub fn leq(&self, other: &VectorClock) -> bool {
+        self.0.iter().enumerate().all(|(i, &a)| a <= other.get(i))
+    }
+
+    pub fn as_slice(&self) -> &[u32] {
+        &self.0
+    }
+}
+
+/// Whether the event of `task` with clock `a` happens before the event with clock `b`.
+#[inline]
+pub fn happens_before(a: &VectorClock, task: usize, b: &VectorClock) -> bool {
+    let own = a.get(task);
+    own > 0 && b.get(task) >= own
+}

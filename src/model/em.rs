@@ -1,1 +1,652 @@
-//! (placeholder)
+//! The EM trace emulator: the transition system a recorded Android trace permits
+//! (em-trace.md, "Replay semantics").
+//!
+//! A *task* is a thread's own code or one handler; each keeps its recorded order. A choice is
+//! a thread: its next operation is the next one of the handler it runs, else of its own code,
+//! else (once it loops) the CALL of the message at its queue's front. What can block an
+//! operation: a LOCK held by another thread, a WAIT with no pending NOTIFY, and the static
+//! edges every execution must respect (FORK -> child's first operation, ATTACH-Q -> posts to
+//! that queue, lifecycle ENABLE -> TRIGGER, dependence.txt). Happens-before is tracked apart,
+//! along a path, by [`super::em_hb`].
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::{Access, Accesses, Choice, Model, ModelError, Outcome};
+use crate::trace::em::{EmTrace, EnvKind, OpKind};
+use crate::trace::InputError;
+
+/// Marks a static edge whose source is not in the trace: the operation can never run.
+pub const NEVER: u32 = u32::MAX;
+
+#[derive(Clone, Debug, Default)]
+pub struct Thread {
+    /// Raw thread id (what schedules print).
+    pub raw: u32,
+    /// Positions of the thread's own operations (outside handlers).
+    pub own: Vec<u32>,
+    /// Number of own operations up to and including LOOP (the thread loops once past it).
+    pub loop_after: Option<u32>,
+    /// Messages handled by this thread, in recorded order.
+    pub messages: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Handler {
+    pub thread: u32,
+    /// Position of the POST.
+    pub post: u32,
+    /// Positions from CALL to RET (RET missing when the trace ended inside the handler).
+    pub ops: Vec<u32>,
+}
+
+/// The transition system of one EM trace.
+pub struct EmModel {
+    pub trace: EmTrace,
+    pub threads: Vec<Thread>,
+    /// Per message; `None` when the trace never handles it.
+    pub handlers: Vec<Option<Handler>>,
+    raw_thread: FxHashMap<u32, u32>,
+    /// Per operation: dense thread.
+    pub op_thread: Vec<u32>,
+    /// Per operation: task (thread `t` is task `t`, message `m` is task `threads + m`).
+    pub op_task: Vec<u32>,
+    /// Per operation: the previous operation of its task, or NEVER.
+    pub prev_in_task: Vec<u32>,
+    /// Per operation: operations that must have run before it (static edges).
+    pub waits_for: Vec<SmallVec<[u32; 2]>>,
+    /// Per operation: dense lock id for LOCK/UNLOCK, dense read slot for reads.
+    slot: Vec<u32>,
+    pub locks: u32,
+    pub reads: u32,
+}
+
+/// A configuration of the emulator, in one flat buffer so that copying a state is one
+/// allocation and one `memcpy`, and its canonical key (state matching) is a prefix of it.
+///
+/// Layout: a header of region offsets (the same for every state of a model), then the key
+/// regions (own positions, handler positions, queue lengths, queue slots, last writes,
+/// reads-from), then regions that follow from the key (running handler, notifies, locks,
+/// executed bits).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EmState {
+    buf: Vec<u32>,
+}
+
+// Header slots holding region offsets.
+const OWN: usize = 0; // per thread: own operations executed
+const HANDLED: usize = 1; // per message: handler operations executed
+const QLEN: usize = 2; // per thread: queue length
+const QBUF: usize = 3; // queue slots, front first, per thread at QOFF + t
+const LAST_WRITE: usize = 4; // per location: index of its last write, 0 when none
+const RF: usize = 5; // per read slot: index of the write it observed, 0 when none
+const RUNNING: usize = 6; // per thread: message running + 1, or 0 (also: end of the key)
+const NOTIFIES: usize = 7; // per thread: pending notifies
+const LOCKS: usize = 8; // per lock: owner + 1, depth
+const EXECUTED: usize = 9; // bit per operation
+const QOFF: usize = 10; // per thread: start of its queue slots
+
+impl EmState {
+    #[inline]
+    fn at(&self, region: usize, i: usize) -> usize {
+        self.buf[region] as usize + i
+    }
+    #[inline]
+    fn get(&self, region: usize, i: usize) -> u32 {
+        self.buf[self.at(region, i)]
+    }
+    #[inline]
+    fn set(&mut self, region: usize, i: usize, v: u32) {
+        let at = self.at(region, i);
+        self.buf[at] = v;
+    }
+    #[inline]
+    fn add(&mut self, region: usize, i: usize, d: i32) {
+        let at = self.at(region, i);
+        self.buf[at] = self.buf[at].wrapping_add_signed(d);
+    }
+    pub fn executed(&self, op: u32) -> bool {
+        self.get(EXECUTED, op as usize / 32) & (1 << (op % 32)) != 0
+    }
+    fn mark_executed(&mut self, op: u32) {
+        let at = self.at(EXECUTED, op as usize / 32);
+        self.buf[at] |= 1 << (op % 32);
+    }
+    pub fn executed_count(&self) -> usize {
+        self.buf[self.buf[EXECUTED] as usize..].iter().map(|w| w.count_ones() as usize).sum()
+    }
+    /// Messages queued on thread `t`, front first.
+    pub fn queue(&self, t: u32) -> &[u32] {
+        let from = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize;
+        &self.buf[from..from + self.get(QLEN, t as usize) as usize]
+    }
+    fn push_queue(&mut self, t: u32, msg: u32) {
+        let len = self.get(QLEN, t as usize);
+        let at = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize + len as usize;
+        self.buf[at] = msg;
+        self.set(QLEN, t as usize, len + 1);
+    }
+    fn pop_queue(&mut self, t: u32) {
+        let len = self.get(QLEN, t as usize) as usize;
+        let from = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize;
+        self.buf.copy_within(from + 1..from + len, from);
+        // Vacated slots stay zero, so equal queues have equal keys.
+        self.buf[from + len - 1] = 0;
+        self.set(QLEN, t as usize, len as u32 - 1);
+    }
+    /// The canonical key: everything that tells two states apart.
+    fn key(&self) -> &[u32] {
+        &self.buf[self.buf[OWN] as usize..self.buf[RUNNING] as usize]
+    }
+}
+
+impl EmModel {
+    /// Builds the transition system, rejecting traces whose structure it cannot replay.
+    pub fn new(trace: EmTrace) -> Result<Self, InputError> {
+        let n = trace.ops.len();
+        let mut raws: Vec<u32> = trace.ops.iter().map(|o| o.tid).collect();
+        for o in &trace.ops {
+            match o.kind {
+                OpKind::Fork { child } => raws.push(child),
+                OpKind::Post { dest, .. } => raws.push(dest),
+                OpKind::Notify { target } => raws.push(target),
+                _ => {}
+            }
+        }
+        raws.sort_unstable();
+        raws.dedup();
+        let raw_thread: FxHashMap<u32, u32> = raws.iter().enumerate().map(|(i, &r)| (r, i as u32)).collect();
+        let mut threads: Vec<Thread> = raws.iter().map(|&raw| Thread { raw, ..Default::default() }).collect();
+        let mut handlers: Vec<Option<Handler>> = vec![None; trace.messages.len()];
+        let mut post_of: Vec<u32> = vec![NEVER; trace.messages.len()];
+        let nthreads = threads.len() as u32;
+        let mut op_thread = vec![0u32; n];
+        let mut op_task = vec![0u32; n];
+        let mut prev_in_task = vec![NEVER; n];
+        let mut last_of_task: Vec<u32> = vec![NEVER; threads.len() + trace.messages.len()];
+        let mut running: Vec<Option<u32>> = vec![None; threads.len()];
+        let mut slot = vec![0u32; n];
+        let mut lock_ids: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut reads = 0u32;
+        let mut fork_of: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut attach_of: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut lifecycle_enables: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let mut waits_for: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); n];
+
+        for (p, o) in trace.ops.iter().enumerate() {
+            let t = raw_thread[&o.tid];
+            op_thread[p] = t;
+            let reject = |msg: String| InputError::at(&trace.file, o.line as usize, 1, &o.index.to_string(), msg);
+            let task = match (o.kind, running[t as usize]) {
+                (OpKind::Call { msg }, _) => {
+                    running[t as usize] = Some(msg);
+                    handlers[msg as usize] = Some(Handler { thread: t, post: post_of[msg as usize], ops: Vec::new() });
+                    threads[t as usize].messages.push(msg);
+                    nthreads + msg
+                }
+                (OpKind::Ret { msg }, _) => {
+                    running[t as usize] = None;
+                    nthreads + msg
+                }
+                (_, Some(msg)) => nthreads + msg,
+                (_, None) => {
+                    let th = &mut threads[t as usize];
+                    if th.loop_after.is_some() {
+                        return Err(reject(format!(
+                            "operation of thread {} outside a handler after its LOOP: not replayable",
+                            th.raw
+                        )));
+                    }
+                    th.own.push(p as u32);
+                    if o.kind == OpKind::Loop {
+                        th.loop_after = Some(th.own.len() as u32);
+                    }
+                    t
+                }
+            };
+            if task >= nthreads {
+                if let Some(h) = handlers[(task - nthreads) as usize].as_mut() {
+                    h.ops.push(p as u32);
+                }
+            }
+            op_task[p] = task;
+            prev_in_task[p] = last_of_task[task as usize];
+            last_of_task[task as usize] = p as u32;
+            match o.kind {
+                OpKind::Lock { lock } | OpKind::Unlock { lock } => {
+                    let next = lock_ids.len() as u32;
+                    slot[p] = *lock_ids.entry(lock).or_insert(next);
+                }
+                OpKind::Read { .. } => {
+                    slot[p] = reads;
+                    reads += 1;
+                }
+                OpKind::Fork { child } => {
+                    fork_of.insert(child, p as u32);
+                }
+                OpKind::AttachQ { .. } => {
+                    attach_of.entry(o.tid).or_insert(p as u32);
+                }
+                OpKind::Post { msg, .. } => post_of[msg as usize] = p as u32,
+                OpKind::Enable { env: EnvKind::Lifecycle, key } => {
+                    lifecycle_enables.entry(key).or_default().push(p as u32)
+                }
+                OpKind::Trigger { env: EnvKind::Lifecycle, key } => {
+                    // Matched with the latest enable of the same (id, state) not yet triggered.
+                    if let Some(e) = lifecycle_enables.get_mut(&key).and_then(Vec::pop) {
+                        waits_for[p].push(e);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Static edges known only once every operation is seen.
+        for th in &threads {
+            if let (Some(&first), Some(&fork)) = (th.own.first(), fork_of.get(&th.raw)) {
+                if fork < first {
+                    waits_for[first as usize].push(fork);
+                }
+            }
+        }
+        for (p, o) in trace.ops.iter().enumerate() {
+            if let OpKind::Post { dest, .. } = o.kind {
+                waits_for[p].push(attach_of.get(&dest).copied().unwrap_or(NEVER));
+            }
+        }
+        for &(src, dest) in &trace.dependence {
+            waits_for[dest as usize].push(src);
+        }
+        Ok(EmModel {
+            trace,
+            threads,
+            handlers,
+            raw_thread,
+            op_thread,
+            op_task,
+            prev_in_task,
+            waits_for,
+            slot,
+            locks: lock_ids.len() as u32,
+            reads,
+        })
+    }
+
+    /// Number of tasks (threads' own code plus one per message): the clocks' width.
+    pub fn tasks(&self) -> usize {
+        self.threads.len() + self.handlers.len()
+    }
+
+    /// Dense thread of a raw thread id.
+    pub fn thread_of_raw(&self, raw: u32) -> Option<u32> {
+        self.raw_thread.get(&raw).copied()
+    }
+
+    /// Dense lock id of a LOCK/UNLOCK operation.
+    pub fn lock_of(&self, op: u32) -> u32 {
+        self.slot[op as usize]
+    }
+
+    /// The operation thread `t` would execute next in `s`, whether or not it is enabled.
+    pub fn next_op(&self, s: &EmState, t: u32) -> Option<u32> {
+        let ti = t as usize;
+        let th = &self.threads[ti];
+        let running = s.get(RUNNING, ti);
+        if running != 0 {
+            let m = (running - 1) as usize;
+            let h = self.handlers[m].as_ref()?;
+            return h.ops.get(s.get(HANDLED, m) as usize).copied();
+        }
+        let own = s.get(OWN, ti);
+        if th.loop_after.is_some_and(|l| own >= l) {
+            let &front = s.queue(t).first()?;
+            return self.handlers[front as usize].as_ref().map(|h| h.ops[0]);
+        }
+        th.own.get(own as usize).copied()
+    }
+
+    /// Whether operation `op` (some thread's next) can run in `s`.
+    pub fn op_enabled(&self, s: &EmState, op: u32) -> bool {
+        let o = &self.trace.ops[op as usize];
+        if !self.waits_for[op as usize].iter().all(|&w| w != NEVER && s.executed(w)) {
+            return false;
+        }
+        let t = self.op_thread[op as usize];
+        match o.kind {
+            OpKind::Lock { .. } => {
+                let l = 2 * self.slot[op as usize] as usize;
+                s.get(LOCKS, l + 1) == 0 || s.get(LOCKS, l) == t + 1
+            }
+            OpKind::Wait => s.get(NOTIFIES, t as usize) > 0,
+            _ => true,
+        }
+    }
+
+    /// The operation an enabled choice executes (None when `c` is not enabled).
+    pub fn enabled_op(&self, s: &EmState, c: Choice) -> Option<u32> {
+        self.next_op(s, c).filter(|&op| self.op_enabled(s, op))
+    }
+
+    /// The write (trace index, 0 for none) that read `op` observed in `s`, once it ran.
+    pub fn observed(&self, s: &EmState, op: u32) -> Option<u32> {
+        match self.trace.ops[op as usize].kind {
+            OpKind::Read { .. } if s.executed(op) => Some(s.get(RF, self.slot[op as usize] as usize)),
+            _ => None,
+        }
+    }
+
+    /// Object ids used by [`Model::accesses`]: locations, then locks, then queues (per thread).
+    pub fn lock_object(&self, lock: u32) -> u32 {
+        self.trace.locations.len() as u32 + lock
+    }
+    pub fn queue_object(&self, thread: u32) -> u32 {
+        self.trace.locations.len() as u32 + self.locks + thread
+    }
+
+    /// Text of an operation as in the trace, with names resolved.
+    pub fn op_text(&self, op: u32) -> String {
+        let o = &self.trace.ops[op as usize];
+        let tr = &self.trace;
+        let body = match o.kind {
+            OpKind::ThreadInit => "THREADINIT".into(),
+            OpKind::ThreadExit => "THREADEXIT".into(),
+            OpKind::Fork { child } => format!("FORK child {child}"),
+            OpKind::Nop => "NOP".into(),
+            OpKind::Wait => "WAIT".into(),
+            OpKind::Notify { target } => format!("NOTIFY thread {target}"),
+            OpKind::Lock { lock } => format!("LOCK {}", tr.symbol(lock)),
+            OpKind::Unlock { lock } => format!("UNLOCK {}", tr.symbol(lock)),
+            OpKind::AttachQ { queue } => format!("ATTACH-Q {}", tr.symbol(queue)),
+            OpKind::Loop => "LOOP".into(),
+            OpKind::Post { kind, msg, dest } => {
+                let name = match kind {
+                    crate::trace::em::PostKind::Post => "POST",
+                    crate::trace::em::PostKind::Native => "NATIVE-POST",
+                    crate::trace::em::PostKind::Ui => "UI-POST",
+                    crate::trace::em::PostKind::Delay => "DELAY-POST",
+                };
+                format!("{name} msg {} to thread {dest}", tr.messages[msg as usize])
+            }
+            OpKind::Call { msg } => format!("CALL msg {}", tr.messages[msg as usize]),
+            OpKind::Ret { msg } => format!("RET msg {}", tr.messages[msg as usize]),
+            OpKind::Read { loc } => format!("READ {}", tr.location_name(loc)),
+            OpKind::Write { loc } => format!("WRITE {}", tr.location_name(loc)),
+            OpKind::Enable { env, key } => format!("ENABLE-{env:?} {}", tr.symbol(key)),
+            OpKind::Trigger { env, key } => format!("TRIGGER-{env:?} {}", tr.symbol(key)),
+        };
+        format!("{} thread {}: {}", o.index, o.tid, body)
+    }
+}
+
+impl Model for EmModel {
+    type State = EmState;
+
+    fn kind(&self) -> &'static str {
+        "em-trace"
+    }
+
+    fn choices(&self) -> u32 {
+        self.threads.len() as u32
+    }
+
+    fn initial(&self) -> EmState {
+        let nt = self.threads.len();
+        let sizes = [
+            (OWN, nt),
+            (HANDLED, self.handlers.len()),
+            (QLEN, nt),
+            (QBUF, self.threads.iter().map(|t| t.messages.len()).sum()),
+            (LAST_WRITE, self.trace.locations.len()),
+            (RF, self.reads as usize),
+            (RUNNING, nt),
+            (NOTIFIES, nt),
+            (LOCKS, 2 * self.locks as usize),
+            (EXECUTED, self.trace.ops.len().div_ceil(32)),
+        ];
+        let header = QOFF + nt;
+        let total = header + sizes.iter().map(|(_, n)| n).sum::<usize>();
+        let mut buf = vec![0u32; total];
+        let mut at = header;
+        for (region, n) in sizes {
+            buf[region] = at as u32;
+            at += n;
+        }
+        // Each thread's queue holds at most the messages it handles.
+        let mut q = 0;
+        for (t, th) in self.threads.iter().enumerate() {
+            buf[QOFF + t] = q;
+            q += th.messages.len() as u32;
+        }
+        EmState { buf }
+    }
+
+    fn enabled(&self, s: &EmState, out: &mut Vec<Choice>) {
+        for t in 0..self.threads.len() as u32 {
+            if self.enabled_op(s, t).is_some() {
+                out.push(t);
+            }
+        }
+    }
+
+    fn accesses(&self, s: &EmState, c: Choice, out: &mut Accesses) {
+        let Some(op) = self.next_op(s, c) else { return };
+        match self.trace.ops[op as usize].kind {
+            OpKind::Read { loc } => out.push(Access { object: loc, write: false }),
+            OpKind::Write { loc } => out.push(Access { object: loc, write: true }),
+            OpKind::Lock { .. } | OpKind::Unlock { .. } => {
+                out.push(Access { object: self.lock_object(self.slot[op as usize]), write: true })
+            }
+            OpKind::Post { dest, .. } => {
+                if let Some(d) = self.thread_of_raw(dest) {
+                    out.push(Access { object: self.queue_object(d), write: true })
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn step(&self, s: &mut EmState, c: Choice) -> Result<(), ModelError> {
+        let t = c as usize;
+        let op = self.next_op(s, c).expect("step on a thread with no next operation");
+        let o = self.trace.ops[op as usize];
+        s.mark_executed(op);
+        let running = s.get(RUNNING, t);
+        if running != 0 {
+            s.add(HANDLED, (running - 1) as usize, 1);
+        } else if !matches!(o.kind, OpKind::Call { .. }) {
+            s.add(OWN, t, 1);
+        }
+        match o.kind {
+            OpKind::Lock { .. } => {
+                let l = 2 * self.slot[op as usize] as usize;
+                s.set(LOCKS, l, c + 1);
+                s.add(LOCKS, l + 1, 1);
+            }
+            OpKind::Unlock { .. } => {
+                let l = 2 * self.slot[op as usize] as usize;
+                if s.get(LOCKS, l) == c + 1 && s.get(LOCKS, l + 1) > 0 {
+                    s.add(LOCKS, l + 1, -1);
+                }
+            }
+            OpKind::Wait => s.add(NOTIFIES, t, -1),
+            OpKind::Notify { target } => {
+                if let Some(d) = self.thread_of_raw(target) {
+                    s.add(NOTIFIES, d as usize, 1);
+                }
+            }
+            OpKind::Post { msg, .. } => {
+                // A message the trace never handles has nothing to run: it is not queued,
+                // so that it cannot hold back the messages behind it.
+                if let Some(h) = &self.handlers[msg as usize] {
+                    s.push_queue(h.thread, msg);
+                }
+            }
+            OpKind::Call { msg } => {
+                s.pop_queue(c);
+                s.set(RUNNING, t, msg + 1);
+                s.set(HANDLED, msg as usize, 1);
+            }
+            OpKind::Ret { .. } => s.set(RUNNING, t, 0),
+            OpKind::Read { loc } => {
+                let w = s.get(LAST_WRITE, loc as usize);
+                s.set(RF, self.slot[op as usize] as usize, w);
+            }
+            OpKind::Write { loc } => s.set(LAST_WRITE, loc as usize, o.index),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn encode(&self, s: &EmState, out: &mut Vec<u32>) {
+        // Locks, notifies, running handlers and executed operations follow from the key.
+        out.extend_from_slice(s.key());
+    }
+
+    fn outcome(&self, s: &EmState) -> Outcome {
+        use std::fmt::Write;
+        let mut text = String::from("rf");
+        for (p, o) in self.trace.ops.iter().enumerate() {
+            if let OpKind::Read { .. } = o.kind {
+                if s.executed(p as u32) {
+                    let _ = write!(text, " {}<-{}", o.index, s.get(RF, self.slot[p] as usize));
+                }
+            }
+        }
+        text.push_str(" | final");
+        let writes = &s.buf[s.buf[LAST_WRITE] as usize..s.buf[RF] as usize];
+        let mut finals: Vec<u32> = writes.iter().copied().filter(|&w| w != 0).collect();
+        finals.sort_unstable();
+        for w in finals {
+            let _ = write!(text, " {w}");
+        }
+        text.push_str(" | stuck");
+        let mut stuck = false;
+        for (p, o) in self.trace.ops.iter().enumerate() {
+            if !s.executed(p as u32) {
+                stuck = true;
+                let _ = write!(text, " {}", o.index);
+            }
+        }
+        Outcome { text, stuck }
+    }
+
+    fn choice_name(&self, c: Choice) -> String {
+        self.threads[c as usize].raw.to_string()
+    }
+
+    fn parse_choice(&self, name: &str) -> Option<Choice> {
+        self.thread_of_raw(name.parse().ok()?)
+    }
+
+    fn describe(&self, s: &EmState, c: Choice) -> String {
+        match self.next_op(s, c) {
+            Some(op) => self.op_text(op),
+            None => format!("thread {} has nothing to run", self.choice_name(c)),
+        }
+    }
+
+    fn object_name(&self, object: u32) -> String {
+        let locs = self.trace.locations.len() as u32;
+        if object < locs {
+            self.trace.location_name(object)
+        } else if object < locs + self.locks {
+            format!("lock #{}", object - locs)
+        } else {
+            format!("queue of thread {}", self.threads[(object - locs - self.locks) as usize].raw)
+        }
+    }
+
+    fn explain_step(&self, before: &EmState, after: &EmState, c: Choice) -> String {
+        let Some(op) = self.next_op(before, c) else { return String::new() };
+        match self.trace.ops[op as usize].kind {
+            OpKind::Read { .. } => match self.observed(after, op) {
+                Some(0) => "   -> reads the initial value".into(),
+                Some(w) => format!("   -> reads the value of write {w}"),
+                None => String::new(),
+            },
+            OpKind::Write { loc } => {
+                let old = before.get(LAST_WRITE, loc as usize);
+                format!(
+                    "   -> overwrites {}",
+                    if old == 0 { "the initial value".into() } else { format!("write {old}") }
+                )
+            }
+            OpKind::Post { .. } | OpKind::Call { .. } | OpKind::Ret { .. } => {
+                let t = match self.trace.ops[op as usize].kind {
+                    OpKind::Post { dest, .. } => self.thread_of_raw(dest).unwrap_or(c),
+                    _ => c,
+                };
+                let q: Vec<String> =
+                    after.queue(t).iter().map(|&m| self.trace.messages[m as usize].to_string()).collect();
+                format!("   -> queue of thread {}: [{}]", self.threads[t as usize].raw, q.join(" "))
+            }
+            _ => String::new(),
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} operations, {} threads, {} handlers, {} locations, {} dependence edges",
+            self.trace.ops.len(),
+            self.threads.len(),
+            self.handlers.iter().filter(|h| h.is_some()).count(),
+            self.trace.locations.len(),
+            self.trace.dependence.len()
+        )
+    }
+
+    fn stats(&self) -> std::collections::BTreeMap<String, u64> {
+        let mut s = std::collections::BTreeMap::new();
+        for o in &self.trace.ops {
+            let name = match o.kind {
+                OpKind::Read { loc } | OpKind::Write { loc } => {
+                    let st = if self.trace.locations[loc as usize].is_static { "-STATIC" } else { "" };
+                    let rw = if matches!(o.kind, OpKind::Read { .. }) { "READ" } else { "WRITE" };
+                    format!("ops {rw}{st}")
+                }
+                k => format!("ops {}", format!("{k:?}").split([' ', '{']).next().unwrap_or("?").to_uppercase()),
+            };
+            *s.entry(name).or_insert(0) += 1;
+        }
+        s.insert("operations".into(), self.trace.ops.len() as u64);
+        s.insert("threads".into(), self.threads.len() as u64);
+        s.insert("queues".into(), self.threads.iter().filter(|t| t.loop_after.is_some()).count() as u64);
+        s.insert("handlers".into(), self.handlers.iter().filter(|h| h.is_some()).count() as u64);
+        s.insert("messages posted".into(), self.handlers.len() as u64);
+        s.insert("locations".into(), self.trace.locations.len() as u64);
+        s.insert("locks".into(), self.locks as u64);
+        s.insert("dependence edges".into(), self.trace.dependence.len() as u64);
+        s
+    }
+}
+
+impl EmModel {
+    /// The recorded order as a schedule: the thread of every operation, in file order.
+    pub fn recorded_schedule(&self) -> Vec<Choice> {
+        self.op_thread.clone()
+    }
+
+    /// Replays the recorded order, checking that each step executes exactly the recorded
+    /// operation. Returns the first operation that is not enabled where it was recorded.
+    pub fn replay_recorded(&self) -> Result<EmState, String> {
+        let mut s = self.initial();
+        for (p, &t) in self.op_thread.iter().enumerate() {
+            match self.enabled_op(&s, t) {
+                Some(op) if op as usize == p => {
+                    let _ = self.step(&mut s, t);
+                }
+                _ => {
+                    let o = &self.trace.ops[p];
+                    let next = self.next_op(&s, t).map(|n| self.trace.ops[n as usize].index);
+                    return Err(format!(
+                        "operation {} (line {}) cannot run where it was recorded (thread's next operation: {:?}, enabled: {})",
+                        o.index,
+                        o.line,
+                        next,
+                        next.is_some_and(|n| self.trace.position(n).is_some_and(|q| self.op_enabled(&s, q as u32)))
+                    ));
+                }
+            }
+        }
+        Ok(s)
+    }
+}

@@ -79,15 +79,8 @@ enum Fail<'a> {
 }
 
 /// Parses, checks and builds an event model in one call (what the CLI needs for `FILE`).
-pub fn load(
-    path: &std::path::Path,
-    bytes: &[u8],
-    opts: EventOptions,
-) -> Result<EventModel, crate::trace::InputError> {
-    Ok(EventModel::new(
-        crate::trace::events::parse(path, bytes)?,
-        opts,
-    ))
+pub fn load(path: &std::path::Path, bytes: &[u8], opts: EventOptions) -> Result<EventModel, crate::trace::InputError> {
+    Ok(EventModel::new(crate::trace::events::parse(path, bytes)?, opts))
 }
 
 impl EventModel {
@@ -98,13 +91,7 @@ impl EventModel {
             handlers_of[h.event as usize].push(i);
         }
         let nvars = ast.vars.len();
-        EventModel {
-            ast,
-            opts,
-            handlers_of,
-            nvars,
-            nevents,
-        }
+        EventModel { ast, opts, handlers_of, nvars, nevents }
     }
 
     pub fn ast(&self) -> &EventModelAst {
@@ -136,12 +123,7 @@ impl EventModel {
     fn show(&self, v: usize, value: i64) -> String {
         match self.ast.vars[v].ty {
             Ty::Int => value.to_string(),
-            Ty::Sym => self
-                .ast
-                .symbols
-                .get(value as usize)
-                .cloned()
-                .unwrap_or_else(|| format!("#{value}")),
+            Ty::Sym => self.ast.symbols.get(value as usize).cloned().unwrap_or_else(|| format!("#{value}")),
         }
     }
 
@@ -216,12 +198,7 @@ impl EventModel {
                     }
                     slots[x] = v;
                 }
-                Stmt::If {
-                    cond,
-                    then,
-                    otherwise,
-                    line,
-                } => {
+                Stmt::If { cond, then, otherwise, line } => {
                     let c = self.eval(cond, slots, sink).map_err(|f| (*line, f))?;
                     self.exec(if c != 0 { then } else { otherwise }, app, slots, sink)?;
                 }
@@ -230,11 +207,7 @@ impl EventModel {
                     sink.touch(self.flag_object(*event), true);
                     slots[self.flag_base() + *event as usize] = on as i64;
                 }
-                Stmt::Assert {
-                    cond,
-                    line,
-                    message,
-                } => {
+                Stmt::Assert { cond, line, message } => {
                     if self.eval(cond, slots, sink).map_err(|f| (*line, f))? == 0 {
                         return Err((*line, Fail::Assert(message)));
                     }
@@ -260,7 +233,10 @@ impl EventModel {
                     Fail::Assert(m) => ("assert", m.to_string()),
                     Fail::Conflict(x) => (
                         "conflict",
-                        format!("app {app} overwrites `{}`, last written by another app with a different value", self.ast.vars[x].name),
+                        format!(
+                            "app {app} overwrites `{}`, last written by another app with a different value",
+                            self.ast.vars[x].name
+                        ),
                     ),
                 };
                 return Err(ModelError {
@@ -293,14 +269,8 @@ impl Model for EventModel {
     }
 
     fn initial(&self) -> EventState {
-        let mut slots = Vec::with_capacity(
-            self.fired_base()
-                + if self.opts.bound.is_some() {
-                    self.nevents
-                } else {
-                    0
-                },
-        );
+        let mut slots =
+            Vec::with_capacity(self.fired_base() + if self.opts.bound.is_some() { self.nevents } else { 0 });
         slots.extend(self.ast.vars.iter().map(|v| v.init));
         slots.extend(self.ast.events.iter().map(|e| (!e.disabled) as i64));
         if self.opts.conflicts {
@@ -313,11 +283,7 @@ impl Model for EventModel {
     }
 
     fn enabled(&self, s: &EventState, out: &mut Vec<Choice>) {
-        out.extend(
-            (0..self.nevents)
-                .filter(|&e| self.is_enabled(&s.slots, e))
-                .map(|e| e as Choice),
-        );
+        out.extend((0..self.nevents).filter(|&e| self.is_enabled(&s.slots, e)).map(|e| e as Choice));
     }
 
     fn accesses(&self, s: &EventState, c: Choice, out: &mut Accesses) {
@@ -371,18 +337,11 @@ impl Model for EventModel {
     }
 
     fn choice_name(&self, c: Choice) -> String {
-        self.ast
-            .events
-            .get(c as usize)
-            .map_or_else(|| format!("#{c}"), |e| e.name.clone())
+        self.ast.events.get(c as usize).map_or_else(|| format!("#{c}"), |e| e.name.clone())
     }
 
     fn parse_choice(&self, name: &str) -> Option<Choice> {
-        self.ast
-            .events
-            .iter()
-            .position(|e| e.name == name)
-            .map(|i| i as Choice)
+        self.ast.events.iter().position(|e| e.name == name).map(|i| i as Choice)
     }
 
     fn describe(&self, s: &EventState, c: Choice) -> String {

@@ -1,1 +1,138 @@
-//! (placeholder)
+//! Presenting results: one [`RunReport`] per (input, strategy), rendered as the JSON of cli.md
+//! or as a text report in the manner of Java PathFinder ([`text`]), and [`compare`] tables.
+
+pub mod compare;
+pub mod dot;
+pub mod text;
+
+use serde::Serialize;
+
+use crate::explore::{Outcomes, Stats};
+use crate::model::{format_schedule, Model};
+
+/// One error or deadlock, as cli.md's JSON has it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ErrorReport {
+    pub kind: String,
+    pub message: String,
+    pub line: usize,
+    pub event: Option<String>,
+    pub app: Option<String>,
+    pub schedule: String,
+}
+
+/// What one strategy found on one input (cli.md's JSON fields, in order).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    pub file: String,
+    pub model: &'static str,
+    pub strategy: String,
+    pub finished: bool,
+    pub executions: u64,
+    pub transitions: u64,
+    pub states: Option<u64>,
+    pub unique_transitions: Option<u64>,
+    pub outcomes: usize,
+    pub deadlocks: usize,
+    pub errors: Vec<ErrorReport>,
+    pub time_s: f64,
+    pub peak_rss_bytes: Option<u64>,
+    /// Why the search stopped early, when it did.
+    pub stopped_by: Option<&'static str>,
+    pub max_depth: usize,
+    /// Transitions that reached a state already stored (stateful strategies).
+    pub revisits: Option<u64>,
+    /// Average bytes the visited set spends per stored state (stateful strategies).
+    pub bytes_per_state: Option<f64>,
+    #[serde(skip)]
+    pub found: Outcomes,
+}
+
+impl RunReport {
+    pub fn new<M: Model>(file: &str, model: &M, strategy: &str, stats: Stats, found: Outcomes) -> Self {
+        let mut errors: Vec<ErrorReport> = found
+            .errors()
+            .map(|f| ErrorReport {
+                kind: f.error.kind.to_string(),
+                message: f.error.message.clone(),
+                line: f.error.line,
+                event: f.error.event.clone(),
+                app: f.error.app.clone(),
+                schedule: format_schedule(model, &f.schedule),
+            })
+            .collect();
+        // On EM traces a stuck execution is the error: report each distinct one.
+        if model.kind() == "em-trace" {
+            for (outcome, schedule) in found.deadlock_schedules() {
+                let stuck = outcome.rsplit("| stuck").next().unwrap_or("").trim();
+                let first = stuck.split(' ').next().and_then(|s| s.parse().ok()).unwrap_or(0);
+                errors.push(ErrorReport {
+                    kind: "deadlock".into(),
+                    message: format!("stuck: operations {stuck} never run"),
+                    line: first,
+                    event: None,
+                    app: None,
+                    schedule: format_schedule(model, schedule),
+                });
+            }
+        }
+        RunReport {
+            file: file.to_string(),
+            model: model.kind(),
+            strategy: strategy.to_string(),
+            finished: stats.finished,
+            executions: stats.executions,
+            transitions: stats.transitions,
+            states: stats.states,
+            unique_transitions: stats.unique_transitions,
+            outcomes: found.len(),
+            deadlocks: found.deadlocks(),
+            errors,
+            time_s: stats.time_s,
+            peak_rss_bytes: stats.peak_rss_bytes,
+            stopped_by: stats.stop.filter(|_| !stats.finished).map(|r| r.describe()),
+            max_depth: stats.max_depth,
+            bytes_per_state: stats.bytes_per_state(),
+            revisits: stats.revisits,
+            found,
+        }
+    }
+
+    /// Exit code of cli.md: 1 found something, 3 a limit stopped the search, 0 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        let errors =
+            self.errors.iter().any(|e| e.kind != "deadlock") || (self.model == "em-trace" && self.deadlocks > 0);
+        if errors {
+            1
+        } else if !self.finished {
+            3
+        } else {
+            0
+        }
+    }
+
+    /// Canonical outcome lines, one per line, sorted in byte order.
+    pub fn outcome_text(&self) -> String {
+        let mut out = String::new();
+        for line in self.found.lines() {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Human-readable byte count.
+pub fn bytes(n: Option<u64>) -> String {
+    match n {
+        None => "-".into(),
+        Some(n) if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        Some(n) if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        Some(n) => format!("{:.1} KiB", n as f64 / 1024.0),
+    }
+}
+
+/// A count that a strategy may not keep.
+pub fn opt(n: Option<u64>) -> String {
+    n.map_or_else(|| "-".into(), |n| n.to_string())
+}

@@ -88,30 +88,11 @@ pub enum Expr {
 /// A resolved statement; `line` is its source line (reported with errors).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stmt {
-    Assign {
-        var: u32,
-        value: Expr,
-        line: usize,
-    },
-    If {
-        cond: Expr,
-        then: Vec<Stmt>,
-        otherwise: Vec<Stmt>,
-        line: usize,
-    },
-    Enable {
-        event: u32,
-        line: usize,
-    },
-    Disable {
-        event: u32,
-        line: usize,
-    },
-    Assert {
-        cond: Expr,
-        message: String,
-        line: usize,
-    },
+    Assign { var: u32, value: Expr, line: usize },
+    If { cond: Expr, then: Vec<Stmt>, otherwise: Vec<Stmt>, line: usize },
+    Enable { event: u32, line: usize },
+    Disable { event: u32, line: usize },
+    Assert { cond: Expr, message: String, line: usize },
 }
 
 /// One `on EVENT { ... }` handler, owned by an app.
@@ -146,10 +127,8 @@ impl EventModelAst {
 /// over the tree, and a bounded depth keeps any input from overflowing the stack.
 const MAX_DEPTH: usize = 200;
 
-const KEYWORDS: &[&str] = &[
-    "var", "event", "disabled", "app", "on", "if", "else", "enable", "disable", "assert", "true",
-    "false", "model",
-];
+const KEYWORDS: &[&str] =
+    &["var", "event", "disabled", "app", "on", "if", "else", "enable", "disable", "assert", "true", "false", "model"];
 
 /// Parses and checks an event model. `text` may be any bytes; anything but a well-formed,
 /// well-typed model is an [`InputError`].
@@ -163,23 +142,11 @@ pub fn parse(path: &Path, text: &[u8]) -> Result<EventModelAst, InputError> {
             let line = prefix.matches('\n').count() + 1;
             let col = prefix.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             let bad = text.get(e.valid_up_to()).copied().unwrap_or(0);
-            return Err(InputError::at(
-                path,
-                line,
-                col,
-                &format!("\\x{bad:02x}"),
-                "invalid UTF-8",
-            ));
+            return Err(InputError::at(path, line, col, &format!("\\x{bad:02x}"), "invalid UTF-8"));
         }
     };
     let tokens = lex(path, src)?;
-    let items = Parser {
-        path,
-        toks: &tokens,
-        pos: 0,
-        nest: 0,
-    }
-    .file()?;
+    let items = Parser { path, toks: &tokens, pos: 0, nest: 0 }.file()?;
     check(path, items)
 }
 
@@ -204,10 +171,8 @@ struct Tok<'a> {
     col: usize,
 }
 
-const PUNCTS: &[&str] = &[
-    "==", "!=", "<=", ">=", "&&", "||", "<", ">", "=", "+", "-", "*", "/", "%", "!", "(", ")", "{",
-    "}", ";",
-];
+const PUNCTS: &[&str] =
+    &["==", "!=", "<=", ">=", "&&", "||", "<", ">", "=", "+", "-", "*", "/", "%", "!", "(", ")", "{", "}", ";"];
 
 fn blank(i: &str) -> IResult<&str, &str> {
     take_while(|c| c == ' ' || c == '\t' || c == '\r')(i)
@@ -234,10 +199,7 @@ fn punct(i: &str) -> IResult<&str, &str> {
             return Ok(r);
         }
     }
-    Err(nom::Err::Error(nom::error::Error::new(
-        i,
-        nom::error::ErrorKind::Tag,
-    )))
+    Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Tag)))
 }
 
 fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
@@ -255,33 +217,18 @@ fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
         let off = src.len() - rest.len();
         let col = src[line_start..off].chars().count() + 1;
         if rest.is_empty() {
-            toks.push(Tok {
-                kind: Kind::Eof,
-                text: "",
-                line,
-                col,
-            });
+            toks.push(Tok { kind: Kind::Eof, text: "", line, col });
             return Ok(toks);
         }
         if let Ok((r, nl)) = tag::<_, _, nom::error::Error<&str>>("\n")(rest) {
-            toks.push(Tok {
-                kind: Kind::Newline,
-                text: nl,
-                line,
-                col,
-            });
+            toks.push(Tok { kind: Kind::Newline, text: nl, line, col });
             rest = r;
             line += 1;
             line_start = off + 1;
             continue;
         }
         if let Ok((r, word)) = name(rest) {
-            toks.push(Tok {
-                kind: Kind::Name,
-                text: word,
-                line,
-                col,
-            });
+            toks.push(Tok { kind: Kind::Name, text: word, line, col });
             rest = r;
             continue;
         }
@@ -295,15 +242,9 @@ fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
             if !tail.is_empty() {
                 return Err(InputError::at(path, line, col, whole, "malformed number"));
             }
-            let v: i64 = digits.parse().map_err(|_| {
-                InputError::at(path, line, col, digits, "integer literal out of range")
-            })?;
-            toks.push(Tok {
-                kind: Kind::Int(v),
-                text: digits,
-                line,
-                col,
-            });
+            let v: i64 =
+                digits.parse().map_err(|_| InputError::at(path, line, col, digits, "integer literal out of range"))?;
+            toks.push(Tok { kind: Kind::Int(v), text: digits, line, col });
             rest = r2;
             continue;
         }
@@ -312,12 +253,7 @@ fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
             match char::<_, nom::error::Error<&str>>('"')(r) {
                 Ok((r, _)) => {
                     let text = &rest[..body.len() + 2];
-                    toks.push(Tok {
-                        kind: Kind::Str(body.to_string()),
-                        text,
-                        line,
-                        col,
-                    });
+                    toks.push(Tok { kind: Kind::Str(body.to_string()), text, line, col });
                     rest = r;
                 }
                 Err(_) => {
@@ -329,12 +265,7 @@ fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
         }
         if let Ok((r, p)) = punct(rest) {
             let p: &'static str = PUNCTS.iter().copied().find(|q| *q == p).unwrap_or("?");
-            toks.push(Tok {
-                kind: Kind::Punct(p),
-                text: &rest[..p.len()],
-                line,
-                col,
-            });
+            toks.push(Tok { kind: Kind::Punct(p), text: &rest[..p.len()], line, col });
             rest = r;
             continue;
         }
@@ -343,13 +274,7 @@ fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
             .map(|(_, b)| b)
             .unwrap_or(rest);
         let ch = bad.chars().next().map(|c| c.len_utf8()).unwrap_or(0);
-        return Err(InputError::at(
-            path,
-            line,
-            col,
-            &bad[..ch.max(1).min(bad.len())],
-            "unexpected character",
-        ));
+        return Err(InputError::at(path, line, col, &bad[..ch.max(1).min(bad.len())], "unexpected character"));
     }
 }
 
@@ -382,51 +307,18 @@ struct Raw {
 
 #[derive(Debug)]
 enum RawStmt {
-    Assign {
-        var: String,
-        var_pos: Pos,
-        value: Raw,
-    },
-    If {
-        cond: Raw,
-        then: Vec<RawStmt>,
-        otherwise: Vec<RawStmt>,
-        pos: Pos,
-    },
-    Enable {
-        event: String,
-        pos: Pos,
-        on: bool,
-    },
-    Assert {
-        cond: Raw,
-        message: Option<String>,
-        source: String,
-        pos: Pos,
-    },
+    Assign { var: String, var_pos: Pos, value: Raw },
+    If { cond: Raw, then: Vec<RawStmt>, otherwise: Vec<RawStmt>, pos: Pos },
+    Enable { event: String, pos: Pos, on: bool },
+    Assert { cond: Raw, message: Option<String>, source: String, pos: Pos },
 }
 
 #[derive(Debug)]
 enum Item {
-    Var {
-        name: String,
-        pos: Pos,
-        init: Raw,
-    },
-    Event {
-        name: String,
-        pos: Pos,
-        disabled: bool,
-    },
-    Handler {
-        app: Option<String>,
-        event: String,
-        pos: Pos,
-        body: Vec<RawStmt>,
-    },
-    App {
-        name: String,
-    },
+    Var { name: String, pos: Pos, init: Raw },
+    Event { name: String, pos: Pos, disabled: bool },
+    Handler { app: Option<String>, event: String, pos: Pos, body: Vec<RawStmt> },
+    App { name: String },
 }
 
 struct Parser<'t, 'a> {
@@ -463,11 +355,7 @@ impl<'t, 'a> Parser<'t, 'a> {
     }
 
     fn pos_of(tok: &Tok<'_>) -> Pos {
-        Pos {
-            line: tok.line,
-            col: tok.col,
-            text: tok.text.to_string(),
-        }
+        Pos { line: tok.line, col: tok.col, text: tok.text.to_string() }
     }
 
     fn is_punct(&self, p: &str) -> bool {
@@ -518,10 +406,7 @@ impl<'t, 'a> Parser<'t, 'a> {
         self.skip_newlines();
         let t = self.peek().clone();
         if t.kind == Kind::Eof {
-            return Err(InputError::file(
-                self.path,
-                "empty input: expected `model events`",
-            ));
+            return Err(InputError::file(self.path, "empty input: expected `model events`"));
         }
         if !(t.kind == Kind::Name && t.text == "model") {
             return Err(self.err(&t, "not an event model: expected `model events`"));
@@ -555,11 +440,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                         self.bump();
                     }
                     self.end_of_item()?;
-                    items.push(Item::Event {
-                        name,
-                        pos,
-                        disabled,
-                    });
+                    items.push(Item::Event { name, pos, disabled });
                 }
                 (Kind::Name, "app") => {
                     self.bump();
@@ -606,31 +487,17 @@ impl<'t, 'a> Parser<'t, 'a> {
                     _ => return Err(self.err(&n, "expected an integer after `-`")),
                 }
             }
-            _ => {
-                return Err(self.err(
-                    &t,
-                    "expected a literal (integer, \"symbol\", true or false)",
-                ))
-            }
+            _ => return Err(self.err(&t, "expected a literal (integer, \"symbol\", true or false)")),
         };
         self.bump();
-        Ok(Raw {
-            kind,
-            pos,
-            depth: 1,
-        })
+        Ok(Raw { kind, pos, depth: 1 })
     }
 
     fn handler(&mut self, app: Option<String>) -> Result<Item, InputError> {
         let on = self.bump(); // `on`
         let (event, _) = self.name("an event name")?;
         let body = self.block(0)?;
-        Ok(Item::Handler {
-            app,
-            event,
-            pos: Self::pos_of(&on),
-            body,
-        })
+        Ok(Item::Handler { app, event, pos: Self::pos_of(&on), body })
     }
 
     fn block(&mut self, depth: usize) -> Result<Vec<RawStmt>, InputError> {
@@ -663,11 +530,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             "enable" | "disable" => {
                 self.bump();
                 let (event, pos) = self.name("an event name")?;
-                Ok(RawStmt::Enable {
-                    event,
-                    pos,
-                    on: t.text == "enable",
-                })
+                Ok(RawStmt::Enable { event, pos, on: t.text == "enable" })
             }
             "assert" => {
                 self.bump();
@@ -682,22 +545,13 @@ impl<'t, 'a> Parser<'t, 'a> {
                     }
                     _ => None,
                 };
-                Ok(RawStmt::Assert {
-                    cond,
-                    message,
-                    source: source.join(" "),
-                    pos: Self::pos_of(&t),
-                })
+                Ok(RawStmt::Assert { cond, message, source: source.join(" "), pos: Self::pos_of(&t) })
             }
             _ => {
                 let (var, var_pos) = self.name("a variable name")?;
                 self.expect_punct("=")?;
                 let value = self.expr()?;
-                Ok(RawStmt::Assign {
-                    var,
-                    var_pos,
-                    value,
-                })
+                Ok(RawStmt::Assign { var, var_pos, value })
             }
         }
     }
@@ -725,12 +579,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             self.pos = save;
             Vec::new()
         };
-        Ok(RawStmt::If {
-            cond,
-            then,
-            otherwise,
-            pos: Self::pos_of(&t),
-        })
+        Ok(RawStmt::If { cond, then, otherwise, pos: Self::pos_of(&t) })
     }
 
     // Expressions, lowest precedence first.
@@ -760,10 +609,7 @@ impl<'t, 'a> Parser<'t, 'a> {
         loop {
             let t = self.peek().clone();
             let op = match t.kind {
-                Kind::Punct(p) => LEVELS[level]
-                    .iter()
-                    .find(|(s, _)| *s == p)
-                    .map(|(_, op)| *op),
+                Kind::Punct(p) => LEVELS[level].iter().find(|(s, _)| *s == p).map(|(_, op)| *op),
                 _ => None,
             };
             let Some(op) = op else { return Ok(lhs) };
@@ -773,11 +619,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             if depth > MAX_DEPTH {
                 return Err(self.err(&t, "expression nested too deeply"));
             }
-            lhs = Raw {
-                kind: RawKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                pos: Self::pos_of(&t),
-                depth,
-            };
+            lhs = Raw { kind: RawKind::Binary(op, Box::new(lhs), Box::new(rhs)), pos: Self::pos_of(&t), depth };
         }
     }
 
@@ -795,11 +637,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             self.nest -= 1;
             let inner = inner?;
             let depth = inner.depth + 1;
-            return Ok(Raw {
-                kind: RawKind::Unary(op, Box::new(inner)),
-                pos: Self::pos_of(&t),
-                depth,
-            });
+            return Ok(Raw { kind: RawKind::Unary(op, Box::new(inner)), pos: Self::pos_of(&t), depth });
         }
         self.primary()
     }
@@ -822,10 +660,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             Kind::Name if t.text == "true" => RawKind::Int(1),
             Kind::Name if t.text == "false" => RawKind::Int(0),
             Kind::Name if KEYWORDS.contains(&t.text) => {
-                return Err(self.err(
-                    &t,
-                    format!("keyword `{}` cannot be used in an expression", t.text),
-                ))
+                return Err(self.err(&t, format!("keyword `{}` cannot be used in an expression", t.text)))
             }
             Kind::Name => RawKind::Name(t.text.to_string()),
             Kind::Punct("(") => {
@@ -840,11 +675,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             _ => return Err(self.err(&t, "expected an expression")),
         };
         self.bump();
-        Ok(Raw {
-            kind,
-            pos,
-            depth: 1,
-        })
+        Ok(Raw { kind, pos, depth: 1 })
     }
 }
 
@@ -886,13 +717,9 @@ impl Checker<'_> {
             RawKind::Unary(op, inner) => {
                 let (e, ty) = self.expr(inner)?;
                 if ty != Ty::Int {
-                    return Err(self.err(
-                        &raw.pos,
-                        format!(
-                            "operator `{}` needs an integer, found a symbol",
-                            raw.pos.text
-                        ),
-                    ));
+                    return Err(
+                        self.err(&raw.pos, format!("operator `{}` needs an integer, found a symbol", raw.pos.text))
+                    );
                 }
                 (Expr::Unary(*op, Box::new(e)), Ty::Int)
             }
@@ -903,19 +730,13 @@ impl Checker<'_> {
                 if ta != tb {
                     return Err(self.err(
                         &raw.pos,
-                        format!(
-                            "operator `{}` mixes types: {} and {}",
-                            raw.pos.text,
-                            ta.name(),
-                            tb.name()
-                        ),
+                        format!("operator `{}` mixes types: {} and {}", raw.pos.text, ta.name(), tb.name()),
                     ));
                 }
                 if !equality && ta != Ty::Int {
-                    return Err(self.err(
-                        &raw.pos,
-                        format!("operator `{}` needs integers, found symbols", raw.pos.text),
-                    ));
+                    return Err(
+                        self.err(&raw.pos, format!("operator `{}` needs integers, found symbols", raw.pos.text))
+                    );
                 }
                 (Expr::Binary(*op, Box::new(ea), Box::new(eb)), Ty::Int)
             }
@@ -925,32 +746,23 @@ impl Checker<'_> {
     fn cond(&mut self, raw: &Raw) -> Result<Expr, InputError> {
         let (e, ty) = self.expr(raw)?;
         if ty != Ty::Int {
-            return Err(self.err(
-                &raw.pos,
-                "condition is a symbol; compare it with `==` or `!=`",
-            ));
+            return Err(self.err(&raw.pos, "condition is a symbol; compare it with `==` or `!=`"));
         }
         Ok(e)
     }
 
     fn event(&self, name: &str, pos: &Pos) -> Result<u32, InputError> {
-        self.event_ix.get(name).copied().ok_or_else(|| {
-            self.err(
-                pos,
-                format!("unknown event `{name}`: it has no handler and no declaration"),
-            )
-        })
+        self.event_ix
+            .get(name)
+            .copied()
+            .ok_or_else(|| self.err(pos, format!("unknown event `{name}`: it has no handler and no declaration")))
     }
 
     fn stmts(&mut self, raw: &[RawStmt]) -> Result<Vec<Stmt>, InputError> {
         let mut out = Vec::with_capacity(raw.len());
         for s in raw {
             out.push(match s {
-                RawStmt::Assign {
-                    var,
-                    var_pos,
-                    value,
-                } => {
+                RawStmt::Assign { var, var_pos, value } => {
                     let Some(&v) = self.var_ix.get(var) else {
                         return Err(self.err(var_pos, format!("undeclared variable `{var}`")));
                     };
@@ -959,25 +771,12 @@ impl Checker<'_> {
                     if ty != vty {
                         return Err(self.err(
                             &value.pos,
-                            format!(
-                                "cannot assign a {} to `{var}`, a {} variable",
-                                ty.name(),
-                                vty.name()
-                            ),
+                            format!("cannot assign a {} to `{var}`, a {} variable", ty.name(), vty.name()),
                         ));
                     }
-                    Stmt::Assign {
-                        var: v,
-                        value: e,
-                        line: var_pos.line,
-                    }
+                    Stmt::Assign { var: v, value: e, line: var_pos.line }
                 }
-                RawStmt::If {
-                    cond,
-                    then,
-                    otherwise,
-                    pos,
-                } => Stmt::If {
+                RawStmt::If { cond, then, otherwise, pos } => Stmt::If {
                     cond: self.cond(cond)?,
                     then: self.stmts(then)?,
                     otherwise: self.stmts(otherwise)?,
@@ -986,27 +785,14 @@ impl Checker<'_> {
                 RawStmt::Enable { event, pos, on } => {
                     let e = self.event(event, pos)?;
                     if *on {
-                        Stmt::Enable {
-                            event: e,
-                            line: pos.line,
-                        }
+                        Stmt::Enable { event: e, line: pos.line }
                     } else {
-                        Stmt::Disable {
-                            event: e,
-                            line: pos.line,
-                        }
+                        Stmt::Disable { event: e, line: pos.line }
                     }
                 }
-                RawStmt::Assert {
-                    cond,
-                    message,
-                    source,
-                    pos,
-                } => Stmt::Assert {
+                RawStmt::Assert { cond, message, source, pos } => Stmt::Assert {
                     cond: self.cond(cond)?,
-                    message: message
-                        .clone()
-                        .unwrap_or_else(|| format!("assertion `{source}` failed")),
+                    message: message.clone().unwrap_or_else(|| format!("assertion `{source}` failed")),
                     line: pos.line,
                 },
             });
@@ -1040,43 +826,24 @@ fn check(path: &Path, items: Vec<Item>) -> Result<EventModelAst, InputError> {
                     _ => return Err(ck.err(&init.pos, "expected a literal")),
                 };
                 ck.var_ix.insert(name.clone(), ck.vars.len() as u32);
-                ck.vars.push(VarDecl {
-                    name: name.clone(),
-                    ty,
-                    init: value,
-                    line: pos.line,
-                });
+                ck.vars.push(VarDecl { name: name.clone(), ty, init: value, line: pos.line });
             }
-            Item::Event {
-                name,
-                pos,
-                disabled,
-            } => {
+            Item::Event { name, pos, disabled } => {
                 if declared.insert(name.clone(), pos.line).is_some() {
                     return Err(ck.err(pos, format!("event `{name}` declared twice")));
                 }
                 ck.event_ix.insert(name.clone(), events.len() as u32);
-                events.push(EventDecl {
-                    name: name.clone(),
-                    disabled: *disabled,
-                    line: pos.line,
-                });
+                events.push(EventDecl { name: name.clone(), disabled: *disabled, line: pos.line });
             }
             Item::App { name } => {
                 if !apps.contains(name) {
                     apps.push(name.clone());
                 }
             }
-            Item::Handler {
-                app, event, pos, ..
-            } => {
+            Item::Handler { app, event, pos, .. } => {
                 if !ck.event_ix.contains_key(event) {
                     ck.event_ix.insert(event.clone(), events.len() as u32);
-                    events.push(EventDecl {
-                        name: event.clone(),
-                        disabled: false,
-                        line: pos.line,
-                    });
+                    events.push(EventDecl { name: event.clone(), disabled: false, line: pos.line });
                 }
                 let app = app.as_deref().unwrap_or("main");
                 if !apps.iter().any(|a| a == app) {
@@ -1087,31 +854,13 @@ fn check(path: &Path, items: Vec<Item>) -> Result<EventModelAst, InputError> {
     }
     let mut handlers = Vec::new();
     for item in &items {
-        if let Item::Handler {
-            app,
-            event,
-            pos,
-            body,
-        } = item
-        {
+        if let Item::Handler { app, event, pos, body } = item {
             let app_name = app.as_deref().unwrap_or("main");
             let app = apps.iter().position(|a| a == app_name).unwrap_or(0) as u32;
             let event = ck.event_ix[event];
             let body = ck.stmts(body)?;
-            handlers.push(Handler {
-                event,
-                app,
-                line: pos.line,
-                body,
-            });
+            handlers.push(Handler { event, app, line: pos.line, body });
         }
     }
-    Ok(EventModelAst {
-        file: path.to_path_buf(),
-        vars: ck.vars,
-        events,
-        apps,
-        handlers,
-        symbols: ck.symbols,
-    })
+    Ok(EventModelAst { file: path.to_path_buf(), vars: ck.vars, events, apps, handlers, symbols: ck.symbols })
 }

@@ -96,16 +96,7 @@ pub fn explore<M: Model>(model: &M, strategy: &mut dyn Strategy<M>) -> (Stats, O
 
 /// What soundness compares: distinct errors (kind, line, message) and nothing-enabled states.
 pub fn findings(o: &Outcomes) -> (BTreeSet<(String, usize, String)>, BTreeSet<String>) {
-    let errors = o
-        .errors()
-        .map(|f| {
-            (
-                f.error.kind.to_string(),
-                f.error.line,
-                f.error.message.clone(),
-            )
-        })
-        .collect();
+    let errors = o.errors().map(|f| (f.error.kind.to_string(), f.error.line, f.error.message.clone())).collect();
     let dead = o.deadlock_schedules().map(|(k, _)| k.to_string()).collect();
     (errors, dead)
 }
@@ -114,25 +105,14 @@ pub fn findings(o: &Outcomes) -> (BTreeSet<(String, usize, String)>, BTreeSet<St
 pub fn schedules_replay<M: Model>(model: &M, o: &Outcomes) {
     for f in o.errors() {
         let mut s = model.initial();
-        let (last, prefix) = f
-            .schedule
-            .split_last()
-            .expect("an error schedule has a last step");
+        let (last, prefix) = f.schedule.split_last().expect("an error schedule has a last step");
         for &c in prefix {
             let mut en = Vec::new();
             model.enabled(&s, &mut en);
-            assert!(
-                en.contains(&c),
-                "schedule step {} not enabled",
-                model.choice_name(c)
-            );
-            model
-                .step(&mut s, c)
-                .expect("prefix of an error schedule must not fail");
+            assert!(en.contains(&c), "schedule step {} not enabled", model.choice_name(c));
+            model.step(&mut s, c).expect("prefix of an error schedule must not fail");
         }
-        let err = model
-            .step(&mut s, *last)
-            .expect_err("error schedule must end in an error");
+        let err = model.step(&mut s, *last).expect_err("error schedule must end in an error");
         assert_eq!((err.kind, err.line), (f.error.kind, f.error.line));
     }
 }

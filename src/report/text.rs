@@ -1,0 +1,67 @@
+//! The `check` report, laid out the way Java PathFinder prints its own: system under test,
+//! each error with its schedule and the command that replays it, results, statistics.
+
+use std::fmt::Write;
+
+use super::{bytes, opt, RunReport};
+
+fn rule(out: &mut String, title: &str) {
+    let _ = writeln!(out, "{:=<60} {title}", "");
+}
+
+/// Shell-quotes `s` when needed.
+pub fn quote(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,*:=+".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+pub fn render(r: &RunReport, sut: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "tracepor {} - model checker for event-driven programs", env!("CARGO_PKG_VERSION"));
+    rule(&mut out, "system under test");
+    let _ = writeln!(out, "{} ({})", r.file, r.model);
+    let _ = writeln!(out, "{sut}");
+    rule(&mut out, &format!("search started: {}", r.strategy));
+    for (i, e) in r.errors.iter().enumerate() {
+        rule(&mut out, &format!("error {}", i + 1));
+        let _ = writeln!(out, "{}: {}", e.kind, e.message);
+        let place = match (&e.event, &e.app) {
+            (Some(ev), Some(app)) => format!("line {} (event {ev}, app {app})", e.line),
+            _ if r.model == "em-trace" => format!("operation {}", e.line),
+            _ => format!("line {}", e.line),
+        };
+        let _ = writeln!(out, "  at:       {place}");
+        let _ = writeln!(out, "  schedule: {}", e.schedule);
+        let _ = writeln!(out, "  replay:   tracepor replay {} --schedule {}", quote(&r.file), quote(&e.schedule));
+    }
+    rule(&mut out, "results");
+    if r.errors.is_empty() {
+        let _ = writeln!(out, "no errors detected");
+    } else {
+        let _ = writeln!(out, "{} error(s) found", r.errors.len());
+    }
+    if let Some(why) = r.stopped_by {
+        let _ = writeln!(out, "search INCOMPLETE: {why}; figures below are partial");
+    }
+    rule(&mut out, "statistics");
+    let _ = writeln!(out, "elapsed time:       {:.3} s", r.time_s);
+    let _ = writeln!(out, "states:             new={} visited={}", opt(r.states), opt(r.revisits));
+    let _ = writeln!(out, "executions:         {}", r.executions);
+    let _ = writeln!(out, "transitions:        {}", r.transitions);
+    let _ = writeln!(out, "unique transitions: {}", opt(r.unique_transitions));
+    let _ = writeln!(out, "max depth:          {}", r.max_depth);
+    let _ = writeln!(out, "outcomes:           {}", r.outcomes);
+    let _ = writeln!(out, "deadlocks:          {}", r.deadlocks);
+    if r.time_s > 0.0 {
+        let _ = writeln!(out, "rate:               {:.0} transitions/s", r.transitions as f64 / r.time_s);
+    }
+    if let Some(b) = r.bytes_per_state {
+        let _ = writeln!(out, "bytes per state:    {b:.0}");
+    }
+    let _ = writeln!(out, "peak memory:        {}", bytes(r.peak_rss_bytes));
+    rule(&mut out, if r.finished { "search finished" } else { "search stopped" });
+    out
+}
