@@ -263,3 +263,18 @@ fn load_parses_and_builds() {
     assert!(tracepor::model::events::load(std::path::Path::new("x.events"), b"model events\non e { f = 1 }\n", PLAIN)
         .is_err());
 }
+
+#[test]
+fn replay_texts_name_objects_and_changes() {
+    let m = model("model events\nvar door = \"locked\"\nevent b disabled\napp A { on a { door = \"open\"; enable b } }\non b { }\n", PLAIN);
+    assert_eq!(m.object_name(0), "door");
+    let (a, b) = (ev(&m, "a"), ev(&m, "b"));
+    assert_eq!(m.object_name(m.flag_object(b)), "enabled(b)");
+    let s = m.initial();
+    let mut t = s.clone();
+    m.step(&mut t, a).unwrap();
+    assert_eq!(m.explain_step(&s, &t, a), "   -> door: locked -> open, enabled b");
+    assert_eq!(m.describe(&s, a), "event a (handlers of A): R enabled(a), W door, W enabled(b)");
+    assert_eq!(m.summary(), "2 events, 2 handlers, 2 apps, 1 variables");
+    assert_eq!(m.stats()["events disabled at start"], 1);
+}

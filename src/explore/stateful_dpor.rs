@@ -26,6 +26,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::explore::graph::Target;
 use crate::explore::{Search, Strategy};
 use crate::model::{Access, Accesses, Choice, Model};
 
@@ -175,6 +176,10 @@ impl<'a, M: Model> Run<'a, M> {
         let mut enabled = Vec::new();
         self.model.enabled(&state, &mut enabled);
         let k = self.model.choices();
+        *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
+        if let Some(g) = search.graph.as_mut() {
+            g.note_state(n);
+        }
         self.nodes.push(Node {
             state,
             enabled,
@@ -457,6 +462,11 @@ impl<'a, M: Model> Run<'a, M> {
         }
         let node = &self.nodes[n as usize];
         if node.enabled.is_empty() {
+            if let Some(g) = search.graph.as_mut() {
+                if self.model.outcome(&node.state).stuck {
+                    g.stuck.push(n);
+                }
+            }
             search.terminal(&node.state, path);
             self.end_execution(n);
             return false;
@@ -505,11 +515,19 @@ impl<'a, M: Model> Run<'a, M> {
             self.nodes[s as usize].done.add(b);
             let mut acc = Accesses::new();
             self.model.accesses(&self.nodes[s as usize].state, b, &mut acc);
+            let label = search
+                .graph
+                .as_ref()
+                .filter(|g| !g.overflowed)
+                .map(|_| self.model.describe(&self.nodes[s as usize].state, b));
             let mut next = self.nodes[s as usize].state.clone();
             let result = self.model.step(&mut next, b);
             path.push(b);
             search.transition(path.len());
             if let Err(err) = result {
+                if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+                    g.add_edge(s, Target::Error, label);
+                }
                 search.error(err, &path);
                 path.pop();
                 let t = self.edge(s, b, None, acc);
@@ -524,6 +542,9 @@ impl<'a, M: Model> Run<'a, M> {
                 continue;
             }
             let (dst, fresh) = self.intern(next, Some((s, b)), search);
+            if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+                g.add_edge(s, Target::State(dst), label);
+            }
             let t = self.edge(s, b, Some(dst), acc);
             // Line 22: events this transition disables are explored here as well.
             self.scratch_en.clear();
@@ -558,7 +579,11 @@ impl<'a, M: Model> Run<'a, M> {
             }
             if !fresh && (self.nodes[dst as usize].in_history || self.is_full_cycle(t)) {
                 self.update_from_graph(t);
-                search.end_execution();
+                if self.nodes[dst as usize].in_history {
+                    search.state_match();
+                } else {
+                    search.end_execution();
+                }
                 self.end_execution(s);
                 path.pop();
                 continue;

@@ -344,6 +344,63 @@ impl Model for EventModel {
         self.ast.events.iter().position(|e| e.name == name).map(|i| i as Choice)
     }
 
+    fn object_name(&self, object: u32) -> String {
+        let o = object as usize;
+        if o < self.nvars {
+            self.ast.vars[o].name.clone()
+        } else if o < self.nvars + self.nevents {
+            format!("enabled({})", self.ast.events[o - self.nvars].name)
+        } else {
+            format!("#{object}")
+        }
+    }
+
+    fn explain_step(&self, before: &EventState, after: &EventState, _c: Choice) -> String {
+        // The variables and enable flags the step changed, old -> new.
+        let mut parts = Vec::new();
+        for (i, v) in self.ast.vars.iter().enumerate() {
+            if before.slots[i] != after.slots[i] {
+                parts.push(format!(
+                    "{}: {} -> {}",
+                    v.name,
+                    self.show(i, before.slots[i]),
+                    self.show(i, after.slots[i])
+                ));
+            }
+        }
+        for (e, ev) in self.ast.events.iter().enumerate() {
+            let (b, a) = (before.slots[self.flag_base() + e], after.slots[self.flag_base() + e]);
+            if b != a {
+                parts.push(format!("{} {}", if a != 0 { "enabled" } else { "disabled" }, ev.name));
+            }
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("   -> {}", parts.join(", "))
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} events, {} handlers, {} apps, {} variables",
+            self.nevents,
+            self.ast.handlers.len(),
+            self.ast.apps.len(),
+            self.nvars
+        )
+    }
+
+    fn stats(&self) -> std::collections::BTreeMap<String, u64> {
+        std::collections::BTreeMap::from([
+            ("events".to_string(), self.nevents as u64),
+            ("handlers".to_string(), self.ast.handlers.len() as u64),
+            ("apps".to_string(), self.ast.apps.len() as u64),
+            ("variables".to_string(), self.nvars as u64),
+            ("events disabled at start".to_string(), self.ast.events.iter().filter(|e| e.disabled).count() as u64),
+        ])
+    }
+
     fn describe(&self, s: &EventState, c: Choice) -> String {
         let mut acc = Accesses::new();
         self.accesses(s, c, &mut acc);
@@ -357,15 +414,7 @@ impl Model for EventModel {
         }
         let names: Vec<String> = acc
             .iter()
-            .map(|a| {
-                let o = a.object as usize;
-                let what = if o < self.nvars {
-                    self.ast.vars[o].name.clone()
-                } else {
-                    format!("enabled({})", self.ast.events[o - self.nvars].name)
-                };
-                format!("{}{}", if a.write { "W " } else { "R " }, what)
-            })
+            .map(|a| format!("{}{}", if a.write { "W " } else { "R " }, self.object_name(a.object)))
             .collect();
         text.push_str(&format!(": {}", names.join(", ")));
         text
