@@ -17,6 +17,10 @@
 //!   search there, and a new edge into a known state replays that state's summary through the
 //!   new edge instead of re-walking everything reachable from it.
 //!
+//! Enable flags: besides the model's accesses, each transition reads its own choice's flag and
+//! writes the flag of every choice whose enabledness it changes (the paper's assumption on
+//! enabling and disabling, Section 3), so dependence through enabling holds on any model.
+//!
 //! Ablations, to show what each part is for (each misses errors on some input; see
 //! fixtures/events): `no_full_cycle` ends an execution at any revisit (Section 4.1);
 //! `no_match_update` sets no backtrack points at a state match (4.2); `no_graph_backtrack`
@@ -49,6 +53,12 @@ impl StatefulDpor {
     pub fn new() -> Self {
         Self::default()
     }
+}
+
+/// Access object of choice `c`'s enable flag, numbered down from the top so as not to meet the
+/// model's own (dense, small) object ids.
+fn flag_object(c: Choice) -> u32 {
+    u32::MAX - c
 }
 
 /// A small set of choices.
@@ -438,6 +448,39 @@ impl<'a, M: Model> Run<'a, M> {
         }
     }
 
+    /// The paper's enable flags (Section 3: each event has a location that enabling or
+    /// disabling it writes), derived from the enabled sets so that any [`Model`] gets them: the
+    /// transition reads its own flag and writes the flag of every choice it enables or disables.
+    fn add_flag_accesses(&self, src: u32, dst: u32, c: Choice, acc: &mut Accesses) {
+        acc.push(Access { object: flag_object(c), write: false });
+        let (before, after) = (&self.nodes[src as usize].enabled, &self.nodes[dst as usize].enabled);
+        let (mut i, mut j) = (0, 0);
+        // Both lists ascend: walk them together for the symmetric difference.
+        while i < before.len() || j < after.len() {
+            let changed = match (before.get(i), after.get(j)) {
+                (Some(&x), Some(&y)) if x == y => {
+                    i += 1;
+                    j += 1;
+                    continue;
+                }
+                (Some(&x), Some(&y)) if x < y => {
+                    i += 1;
+                    x
+                }
+                (Some(&x), None) => {
+                    i += 1;
+                    x
+                }
+                (_, Some(&y)) => {
+                    j += 1;
+                    y
+                }
+                (None, None) => break,
+            };
+            acc.push(Access { object: flag_object(changed), write: true });
+        }
+    }
+
     /// The edge (src, c), created if new.
     fn edge(&mut self, src: u32, c: Choice, dst: Option<u32>, mut acc: Accesses) -> u32 {
         if let Some(&t) = self.edge_of.get(&(src, c)) {
@@ -525,6 +568,7 @@ impl<'a, M: Model> Run<'a, M> {
             path.push(b);
             search.transition(path.len());
             if let Err(err) = result {
+                acc.push(Access { object: flag_object(b), write: false });
                 if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
                     g.add_edge(s, Target::Error, label);
                 }
@@ -542,6 +586,7 @@ impl<'a, M: Model> Run<'a, M> {
                 continue;
             }
             let (dst, fresh) = self.intern(next, Some((s, b)), search);
+            self.add_flag_accesses(s, dst, b, &mut acc);
             if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
                 g.add_edge(s, Target::State(dst), label);
             }
