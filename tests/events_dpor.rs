@@ -146,3 +146,19 @@ fn strategy_name() {
     assert_eq!(Strategy::<EventModel>::name(&StatefulDpor::new()), "stateful-dpor");
     let _ = m;
 }
+
+#[test]
+fn event_models_offer_full_and_stateful_dpor_by_name() {
+    use tracepor::explore::{applicable, Strategies};
+    assert_eq!(applicable::<EventModel>(), ["full", "full-stateless", "stateful-dpor"]);
+    // `full` (the project's exhaustive search) agrees with stateful-dpor on a SmartThings pair.
+    let m = load_file(
+        "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events",
+        EventOptions { conflicts: true, bound: None },
+    );
+    let mut full = EventModel::strategy("full").expect("full applies");
+    let (fs, fo) = explore(&m, full.as_mut());
+    let (ds, d) = explore(&m, EventModel::strategy("stateful-dpor").expect("applies").as_mut());
+    assert!(fs.finished && ds.finished);
+    assert_eq!(findings(&d), findings(&fo));
+}

@@ -1,6 +1,7 @@
 //! Randomized soundness: on hundreds of generated small event models, `stateful-dpor` (with
 //! summaries, and with the literal Algorithms 3 and 5) reports exactly the errors and
-//! nothing-enabled states of an exhaustive stateful search, with replayable schedules.
+//! nothing-enabled states of an exhaustive stateful search (the test's own, cross-checked with
+//! the project's `full`), with schedules that replay to what they claim.
 
 mod events_common;
 
@@ -86,6 +87,9 @@ fn check_one(text: &str, opts: EventOptions, seed: u64) -> (u64, u64) {
     let m = model(text, opts);
     let (full_stats, full) = explore(&m, &mut Exhaustive);
     let expected = findings(&full);
+    // The project's own `full` is a second oracle: both exhaustive searches must agree.
+    let (_, project_full) = explore(&m, &mut tracepor::explore::full::Full);
+    assert_eq!(findings(&project_full), expected, "seed {seed}: the two exhaustive searches differ");
     let mut strategies = vec![("summaries", StatefulDpor::new())];
     // The literal path-set DFS of Algorithm 5 is exponential in the graph's size: only on small ones.
     if full_stats.unique_transitions.unwrap() <= 24 {

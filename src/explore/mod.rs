@@ -298,6 +298,18 @@ impl Strategies for crate::model::em::EmModel {
     }
 }
 
+impl Strategies for crate::model::events::EventModel {
+    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        match name {
+            "full" => Some(Box::new(full::Full)),
+            // cli.md: stateless strategies need `--bound k` on event models (the caller checks).
+            "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
+            "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
+            _ => None,
+        }
+    }
+}
+
 /// Names of the strategies that apply to model type `M`, in the order of [`STRATEGIES`].
 pub fn applicable<M: Strategies>() -> Vec<&'static str> {
     STRATEGIES.iter().copied().filter(|s| M::strategy(s).is_some()).collect()
