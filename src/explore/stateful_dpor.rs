@@ -536,7 +536,6 @@ impl<'a, M: Model> Run<'a, M> {
     /// Algorithm 2, Explore(root), with an explicit stack of frames.
     fn explore(&mut self, root: u32, search: &mut Search<'_, M>) {
         let mut path = self.schedule_to(root);
-        let base = path.len();
         self.exec.clear();
         self.stack_edges.clear();
         let mut frames: Vec<u32> = Vec::new();
@@ -601,16 +600,25 @@ impl<'a, M: Model> Run<'a, M> {
                 }
             }
             self.update_backtrack_set(t);
-            if !fresh
-                && !self.nodes[dst as usize].in_history
-                && self.nodes[dst as usize].s_pos.is_some()
-                && self.over_budget()
-            {
+            let in_history = self.nodes[dst as usize].in_history;
+            let revisit = !fresh && !in_history && self.nodes[dst as usize].s_pos.is_some();
+            if in_history || (revisit && self.is_full_cycle(t)) {
+                self.update_from_graph(t);
+                if in_history {
+                    search.state_match();
+                } else {
+                    search.end_execution();
+                }
+                self.end_execution(s);
+                path.pop();
+                continue;
+            }
+            if revisit && self.over_budget() {
                 // The execution keeps cycling without closing a full cycle (some event is owed by
                 // a state it left behind). End it under the classic cycle proviso instead: every
                 // state of the execution is expanded fully, which keeps the reduction sound.
-                for i in 0..self.exec.len() {
-                    let src = self.edges[self.exec[i] as usize].src;
+                let states: Vec<u32> = self.exec.iter().map(|&e| self.edges[e as usize].src).chain([s]).collect();
+                for src in states {
                     for j in 0..self.nodes[src as usize].enabled.len() {
                         let e = self.nodes[src as usize].enabled[j];
                         self.add_backtrack(src, e);
@@ -622,18 +630,7 @@ impl<'a, M: Model> Run<'a, M> {
                 path.pop();
                 continue;
             }
-            if !fresh && (self.nodes[dst as usize].in_history || self.is_full_cycle(t)) {
-                self.update_from_graph(t);
-                if self.nodes[dst as usize].in_history {
-                    search.state_match();
-                } else {
-                    search.end_execution();
-                }
-                self.end_execution(s);
-                path.pop();
-                continue;
-            }
-            if !fresh && self.nodes[dst as usize].s_pos.is_some() {
+            if revisit {
                 self.update_from_graph(t);
             }
             self.push_exec(t);
@@ -644,7 +641,6 @@ impl<'a, M: Model> Run<'a, M> {
                 path.pop();
             }
         }
-        debug_assert!(path.len() >= base);
     }
 }
 
