@@ -321,6 +321,17 @@ enum Item {
     App { name: String },
 }
 
+/// The constant a token stands for: an integer, a symbol, `true` or `false`.
+fn constant(t: &Tok<'_>) -> Option<RawKind> {
+    match &t.kind {
+        Kind::Int(v) => Some(RawKind::Int(*v)),
+        Kind::Str(s) => Some(RawKind::Str(s.clone())),
+        Kind::Name if t.text == "true" => Some(RawKind::Int(1)),
+        Kind::Name if t.text == "false" => Some(RawKind::Int(0)),
+        _ => None,
+    }
+}
+
 struct Parser<'t, 'a> {
     path: &'t Path,
     toks: &'t [Tok<'a>],
@@ -474,12 +485,9 @@ impl<'t, 'a> Parser<'t, 'a> {
     fn literal(&mut self) -> Result<Raw, InputError> {
         let t = self.peek().clone();
         let pos = Self::pos_of(&t);
-        let kind = match &t.kind {
-            Kind::Int(v) => RawKind::Int(*v),
-            Kind::Str(s) => RawKind::Str(s.clone()),
-            Kind::Name if t.text == "true" => RawKind::Int(1),
-            Kind::Name if t.text == "false" => RawKind::Int(0),
-            Kind::Punct("-") => {
+        let kind = match (constant(&t), &t.kind) {
+            (Some(k), _) => k,
+            (None, Kind::Punct("-")) => {
                 self.bump();
                 let n = self.peek().clone();
                 match n.kind {
@@ -487,7 +495,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                     _ => return Err(self.err(&n, "expected an integer after `-`")),
                 }
             }
-            _ => return Err(self.err(&t, "expected a literal (integer, \"symbol\", true or false)")),
+            (None, _) => return Err(self.err(&t, "expected a literal (integer, \"symbol\", true or false)")),
         };
         self.bump();
         Ok(Raw { kind, pos, depth: 1 })
@@ -654,16 +662,13 @@ impl<'t, 'a> Parser<'t, 'a> {
     fn primary(&mut self) -> Result<Raw, InputError> {
         let t = self.peek().clone();
         let pos = Self::pos_of(&t);
-        let kind = match &t.kind {
-            Kind::Int(v) => RawKind::Int(*v),
-            Kind::Str(s) => RawKind::Str(s.clone()),
-            Kind::Name if t.text == "true" => RawKind::Int(1),
-            Kind::Name if t.text == "false" => RawKind::Int(0),
-            Kind::Name if KEYWORDS.contains(&t.text) => {
+        let kind = match (constant(&t), &t.kind) {
+            (Some(k), _) => k,
+            (None, Kind::Name) if KEYWORDS.contains(&t.text) => {
                 return Err(self.err(&t, format!("keyword `{}` cannot be used in an expression", t.text)))
             }
-            Kind::Name => RawKind::Name(t.text.to_string()),
-            Kind::Punct("(") => {
+            (None, Kind::Name) => RawKind::Name(t.text.to_string()),
+            (None, Kind::Punct("(")) => {
                 self.bump();
                 self.enter()?;
                 let inner = self.expr();
@@ -672,7 +677,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                 self.expect_punct(")")?;
                 return Ok(inner);
             }
-            _ => return Err(self.err(&t, "expected an expression")),
+            (None, _) => return Err(self.err(&t, "expected an expression")),
         };
         self.bump();
         Ok(Raw { kind, pos, depth: 1 })
