@@ -107,6 +107,21 @@ struct Common {
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
     #[arg(long)]
     hash_compact: bool,
+    /// stateful-dpor ablation: end an execution at any state already on it.
+    #[arg(long)]
+    no_full_cycle: bool,
+    /// stateful-dpor ablation: search backwards along the current stack only.
+    #[arg(long)]
+    no_graph_backtrack: bool,
+    /// stateful-dpor ablation: treat a transition as a single access.
+    #[arg(long)]
+    no_per_location: bool,
+    /// stateful-dpor ablation: no backtracking from the graph at a state match.
+    #[arg(long)]
+    no_match_update: bool,
+    /// stateful-dpor: literal Algorithms 3 and 5 instead of the Appendix D summaries.
+    #[arg(long)]
+    no_summaries: bool,
     #[arg(long)]
     stop_at_first_error: bool,
     #[arg(long)]
@@ -193,6 +208,7 @@ macro_rules! with_model {
     ($loaded:expr, $m:ident => $body:expr) => {
         match $loaded {
             Loaded::Em($m) => $body,
+            Loaded::Events($m) => $body,
         }
     };
 }
@@ -336,6 +352,11 @@ fn strategy_or_fail<M: Strategies>(m: &M, name: &str) -> Result<Box<dyn explore:
     })
 }
 
+/// Stateless strategies walk every path; a cyclic event model has infinitely many.
+fn needs_bound<M: Model>(m: &M, name: &str) -> bool {
+    m.kind() == "events" && matches!(name, "full-stateless" | "dpor")
+}
+
 /// The best sound strategy this build has for `M`.
 fn default_strategy<M: Strategies>() -> &'static str {
     let have = explore::applicable::<M>();
@@ -351,9 +372,19 @@ fn run_one<M: Strategies>(
     dot: Option<&Path>,
 ) -> Result<RunReport, Fail> {
     let mut strategy = strategy_or_fail(m, name)?;
+    if needs_bound(m, name) && common.bound.is_none() {
+        return Err(Fail(format!("strategy `{name}` is stateless: on an event model it needs --bound k")));
+    }
     let mut search = Search::new(m, common.limits()?).with_cancel(cancel_flag());
     search.options.threads = common.threads.unwrap_or(1).max(1);
     search.options.hash_compact = common.hash_compact;
+    search.options.ablation = explore::Ablation {
+        no_full_cycle: common.no_full_cycle,
+        no_graph_backtrack: common.no_graph_backtrack,
+        no_per_location: common.no_per_location,
+        no_match_update: common.no_match_update,
+        no_summaries: common.no_summaries,
+    };
     let bar = common.show_progress().then(|| {
         let bar = ProgressBar::new_spinner();
         bar.set_style(ProgressStyle::with_template("{spinner} {prefix} {elapsed_precise} {msg}").unwrap());
@@ -411,7 +442,11 @@ fn compare<M: Strategies>(
 ) -> Result<Vec<RunReport>, Fail> {
     let names: Vec<String> = match names {
         Some(n) => n.to_vec(),
-        None => explore::applicable::<M>().into_iter().map(String::from).collect(),
+        None => explore::applicable::<M>()
+            .into_iter()
+            .filter(|n| common.bound.is_some() || !needs_bound(m, n))
+            .map(String::from)
+            .collect(),
     };
     let mut runs = Vec::new();
     for name in &names {

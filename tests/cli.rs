@@ -248,3 +248,34 @@ fn ctrl_c_ends_the_search_cleanly_with_partial_figures() {
     assert_eq!(v["stopped_by"], "interrupted");
     assert!(v["transitions"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn event_models_from_the_command_line() {
+    let f = "fixtures/events/premature-termination.events";
+    let o = tracepor(&["check", f, "--json"]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert_eq!(v["model"], "events");
+    assert_eq!(v["strategy"], "stateful-dpor");
+    assert_eq!(v["errors"][0]["kind"], "assert");
+    // The ablation the fixture is about misses the assertion.
+    let o = tracepor(&["check", f, "--no-full-cycle", "--json"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(json(&o)["errors"].as_array().unwrap().len(), 0);
+    // The printed schedule replays to the error.
+    let schedule = v["errors"][0]["schedule"].as_str().unwrap().to_string();
+    let r = tracepor(&["replay", f, "--schedule", &schedule]);
+    assert_eq!(code(&r), 1);
+    assert!(String::from_utf8_lossy(&r.stdout).contains("checked while armed"));
+    // Stateless strategies need a bound on event models.
+    let o = tracepor(&["check", f, "--strategy", "full-stateless"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--bound"));
+    let o = tracepor(&["compare", f, "--bound", "2", "--json"]);
+    assert_eq!(json(&o)["agree"], true);
+    // Conflicts are reported on a real app pair.
+    let o =
+        tracepor(&["check", "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events", "--conflicts", "--json"]);
+    assert_eq!(code(&o), 1);
+    assert!(json(&o)["errors"].as_array().unwrap().iter().any(|e| e["kind"] == "conflict"));
+}

@@ -24,7 +24,7 @@ fn counts_and_outcomes_do_not_depend_on_threads_or_storage() {
             for (threads, hash_compact) in [(1, false), (2, false), (1, true), (3, true)] {
                 let mut s = explore::for_em_trace(name).unwrap();
                 let mut search = Search::new(&m, Limits::default()).with_cancel(Arc::new(AtomicBool::new(false)));
-                search.options = SearchOptions { threads, hash_compact };
+                search.options = SearchOptions { threads, hash_compact, ..SearchOptions::default() };
                 let (stats, found, _) = explore::run_search(search, s.as_mut());
                 assert!(stats.finished);
                 results.push((

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use crate::model::{Choice, Model, ModelError};
 pub use outcomes::{Found, Outcomes};
-pub use stats::{Limits, SearchOptions, Stats, StopReason};
+pub use stats::{Ablation, Limits, SearchOptions, Stats, StopReason};
 
 /// One exploration strategy (see the table in this module's header).
 pub trait Strategy<M: Model> {
@@ -320,6 +320,7 @@ pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmM
     match name {
         "full" => Some(Box::new(full::Full)),
         "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
+        "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
         _ => None,
     }
 }

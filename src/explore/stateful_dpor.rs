@@ -143,6 +143,12 @@ impl<M: Model> Strategy<M> for StatefulDpor {
     }
 
     fn run(&mut self, search: &mut Search<'_, M>) {
+        let a = search.options.ablation;
+        self.no_full_cycle |= a.no_full_cycle;
+        self.no_graph_backtrack |= a.no_graph_backtrack;
+        self.no_per_location |= a.no_per_location;
+        self.no_match_update |= a.no_match_update;
+        self.no_summaries |= a.no_summaries;
         let model = search.model;
         let mut run = Run {
             opts: self.clone(),

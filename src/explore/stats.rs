@@ -92,11 +92,23 @@ pub struct SearchOptions {
     pub threads: usize,
     /// Store 64-bit fingerprints of states instead of the states themselves.
     pub hash_compact: bool,
+    /// Parts of stateful-dpor switched off, to show what each one is for.
+    pub ablation: Ablation,
+}
+
+/// stateful-dpor's ablation switches (command line `--no-…`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ablation {
+    pub no_full_cycle: bool,
+    pub no_graph_backtrack: bool,
+    pub no_per_location: bool,
+    pub no_match_update: bool,
+    pub no_summaries: bool,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { threads: 1, hash_compact: false }
+        SearchOptions { threads: 1, hash_compact: false, ablation: Ablation::default() }
     }
 }
 

@@ -154,10 +154,11 @@ pub struct LoadOptions {
 /// An input turned into its transition system.
 pub enum Loaded {
     Em(em::EmModel),
+    Events(events::EventModel),
 }
 
 /// Reads `path` (any input kind of cli.md) and builds its transition system.
-pub fn load(path: &std::path::Path, _options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
+pub fn load(path: &std::path::Path, options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
     use crate::trace::input::{detect, InputKind};
     match detect(path)? {
         InputKind::EmTrace { trace, dependence } => {
@@ -165,7 +166,9 @@ pub fn load(path: &std::path::Path, _options: LoadOptions) -> Result<Loaded, cra
             Ok(Loaded::Em(em::EmModel::new(t)?))
         }
         InputKind::Events(p) => {
-            Err(crate::trace::InputError::file(&p, "event models are not supported by this build yet"))
+            let bytes = crate::trace::input::read(&p)?;
+            let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
+            Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
     }
 }
