@@ -11,24 +11,28 @@
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
+//! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
+//! | [`graph`] | the explored state graph, for `--dot` | |
 
 mod dfs;
 pub mod dpor;
 pub mod em_dpor;
 pub mod full;
 pub mod full_stateless;
+pub mod graph;
 pub mod outcomes;
+pub mod stateful_dpor;
 pub mod stats;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::model::{Choice, Model, ModelError};
 pub use outcomes::{Found, Outcomes};
-pub use stats::{Limits, Stats, StopReason};
+pub use stats::{Ablation, Limits, SearchOptions, Stats, StopReason};
 
 /// One exploration strategy (see the table in this module's header).
 pub trait Strategy<M: Model> {
@@ -43,13 +47,21 @@ pub trait Strategy<M: Model> {
 pub struct Search<'m, M: Model> {
     pub model: &'m M,
     pub limits: Limits,
+    pub options: SearchOptions,
     pub stats: Stats,
     pub found: Outcomes,
     start: Instant,
     stop: Option<StopReason>,
     /// Set from outside (Ctrl-C) to end the search cleanly.
     cancel: Arc<AtomicBool>,
+    /// Shared by the workers of one parallel search: set when one of them reached a limit,
+    /// and the number of states they stored together.
+    group: Option<Arc<Group>>,
     tick: u32,
+    /// Called every few thousand transitions with the figures so far (progress display).
+    pub progress: Option<Box<dyn FnMut(&Stats, Duration) + Send + 'm>>,
+    /// The explored state graph, when asked for (`--dot`).
+    pub graph: Option<graph::StateGraph>,
 }
 
 impl<'m, M: Model> Search<'m, M> {
@@ -57,12 +69,16 @@ impl<'m, M: Model> Search<'m, M> {
         Search {
             model,
             limits,
+            options: SearchOptions::default(),
             stats: Stats::default(),
             found: Outcomes::default(),
             start: Instant::now(),
             stop: None,
             cancel: Arc::new(AtomicBool::new(false)),
+            group: None,
             tick: 0,
+            progress: None,
+            graph: None,
         }
     }
 
@@ -70,6 +86,51 @@ impl<'m, M: Model> Search<'m, M> {
     pub fn with_cancel(mut self, cancel: Arc<AtomicBool>) -> Self {
         self.cancel = cancel;
         self
+    }
+
+    /// What parallel workers of this search are made from (see [`Seed::worker`]).
+    pub fn seed(&mut self) -> Seed<'m, M> {
+        self.start_group();
+        Seed {
+            model: self.model,
+            limits: self.limits.clone(),
+            options: self.options.clone(),
+            cancel: self.cancel.clone(),
+            group: self.group.clone().expect("group started"),
+            start: self.start,
+        }
+    }
+
+    /// Prepares this search to hand out workers that share one state count and halt together.
+    pub fn start_group(&mut self) {
+        if self.group.is_none() {
+            self.group = Some(Arc::new(Group {
+                halt: AtomicBool::new(false),
+                states: AtomicU64::new(self.stats.states.unwrap_or(0)),
+            }));
+        }
+    }
+
+    /// Takes in a worker's counts and findings.
+    pub fn absorb(&mut self, worker: Search<'m, M>) {
+        self.stats.absorb(&worker.stats);
+        self.found.merge(worker.found);
+        if let Some(reason) = worker.stop {
+            let weak = |r: Option<StopReason>| matches!(r, None | Some(StopReason::Halted));
+            if weak(self.stop) && !(reason == StopReason::Halted && self.stop.is_some()) {
+                self.stop = Some(reason);
+            }
+        }
+        if let Some(max) = self.limits.max_states {
+            if self.stats.states.is_some_and(|n| n >= max) && self.stop.is_none() {
+                self.stop = Some(StopReason::MaxStates);
+            }
+        }
+    }
+
+    /// Ends this search and every worker sharing its cancellation flag.
+    pub fn cancel_all(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
     }
 
     /// Whether the search must end now (a limit was reached, Ctrl-C, or the first error when
@@ -102,10 +163,22 @@ impl<'m, M: Model> Search<'m, M> {
     pub fn new_state(&mut self) {
         let n = self.stats.states.get_or_insert(0);
         *n += 1;
+        let total = match &self.group {
+            Some(g) => g.states.fetch_add(1, Ordering::Relaxed) + 1,
+            None => *n,
+        };
         if let Some(max) = self.limits.max_states {
-            if *n >= max && self.stop.is_none() {
-                self.stop = Some(StopReason::MaxStates);
+            if total >= max && self.stop.is_none() {
+                self.halt(StopReason::MaxStates);
             }
+        }
+    }
+
+    /// Stops this search for `reason`, and the other workers of its group with it.
+    fn halt(&mut self, reason: StopReason) {
+        self.stop = Some(reason);
+        if let Some(g) = &self.group {
+            g.halt.store(true, Ordering::Relaxed);
         }
     }
 
@@ -115,14 +188,23 @@ impl<'m, M: Model> Search<'m, M> {
         let outcome = self.model.outcome(state);
         self.found.add_outcome(outcome, path);
         if self.limits.stop_at_first_error && self.found.deadlocks() > 0 {
-            self.stop.get_or_insert(StopReason::FirstError);
+            if self.stop.is_none() {
+                self.halt(StopReason::FirstError);
+            }
         }
     }
 
-    /// A run ended some other way (state match, full cycle, bound).
+    /// A run ended some other way (full cycle, bound).
     #[inline]
     pub fn end_execution(&mut self) {
         self.stats.executions += 1;
+    }
+
+    /// A run ended by reaching a state already stored.
+    #[inline]
+    pub fn state_match(&mut self) {
+        self.stats.executions += 1;
+        *self.stats.revisits.get_or_insert(0) += 1;
     }
 
     /// A transition ended in an error state; `path` includes that transition.
@@ -130,21 +212,28 @@ impl<'m, M: Model> Search<'m, M> {
         self.stats.executions += 1;
         self.found.add_error(error, path);
         if self.limits.stop_at_first_error {
-            self.stop.get_or_insert(StopReason::FirstError);
+            if self.stop.is_none() {
+                self.halt(StopReason::FirstError);
+            }
         }
     }
 
     fn check_limits(&mut self) {
+        if let Some(report) = self.progress.as_mut() {
+            report(&self.stats, self.start.elapsed());
+        }
         if self.stop.is_some() {
             return;
         }
         if self.cancel.load(Ordering::Relaxed) {
             self.stop = Some(StopReason::Interrupted);
+        } else if self.group.as_ref().is_some_and(|g| g.halt.load(Ordering::Relaxed)) {
+            self.stop = Some(StopReason::Halted);
         } else if self.limits.time.is_some_and(|t| self.start.elapsed() >= t) {
-            self.stop = Some(StopReason::TimeLimit);
+            self.halt(StopReason::TimeLimit);
         } else if let Some(max) = self.limits.max_memory_bytes {
             if stats::current_rss_bytes().is_some_and(|rss| rss >= max) {
-                self.stop = Some(StopReason::MaxMemory);
+                self.halt(StopReason::MaxMemory);
             }
         }
     }
@@ -157,6 +246,34 @@ impl<'m, M: Model> Search<'m, M> {
         self.stats.stop = self.stop;
         (self.stats, self.found)
     }
+}
+
+/// What a parallel worker needs of its parent search; shareable across threads.
+pub struct Seed<'m, M: Model> {
+    model: &'m M,
+    limits: Limits,
+    options: SearchOptions,
+    cancel: Arc<AtomicBool>,
+    group: Arc<Group>,
+    start: Instant,
+}
+
+impl<'m, M: Model> Seed<'m, M> {
+    /// A search of another part of the same state space, with the same limits, options and
+    /// cancellation. Its findings come back through [`Search::absorb`].
+    pub fn worker(&self) -> Search<'m, M> {
+        let mut w = Search::new(self.model, self.limits.clone()).with_cancel(self.cancel.clone());
+        w.options = self.options.clone();
+        w.start = self.start;
+        w.group = Some(self.group.clone());
+        w
+    }
+}
+
+/// What the workers of one parallel search share.
+pub struct Group {
+    halt: AtomicBool,
+    states: AtomicU64,
 }
 
 /// Names of the strategies, as on the command line.
@@ -174,6 +291,34 @@ pub fn run<M: Model>(
     search.finish()
 }
 
+/// A model type together with the strategies that apply to it, by name.
+pub trait Strategies: Model + Sized {
+    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>>;
+}
+
+impl Strategies for crate::model::em::EmModel {
+    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        for_em_trace(name)
+    }
+}
+
+impl Strategies for crate::model::events::EventModel {
+    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        match name {
+            "full" => Some(Box::new(full::Full)),
+            // cli.md: stateless strategies need `--bound k` on event models (the caller checks).
+            "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
+            "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
+            _ => None,
+        }
+    }
+}
+
+/// Names of the strategies that apply to model type `M`, in the order of [`STRATEGIES`].
+pub fn applicable<M: Strategies>() -> Vec<&'static str> {
+    STRATEGIES.iter().copied().filter(|s| M::strategy(s).is_some()).collect()
+}
+
 /// The strategies that apply to EM traces, by name.
 pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmModel>>> {
     match name {
@@ -181,6 +326,18 @@ pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmM
         "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
         "dpor" => Some(Box::new(dpor::Dpor)),
         "em-dpor" => Some(Box::new(em_dpor::EmDpor)),
+        "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
         _ => None,
     }
+}
+
+/// Runs a prepared search (with progress or graph recording set up) to its end.
+pub fn run_search<M: Model>(
+    mut search: Search<'_, M>,
+    strategy: &mut dyn Strategy<M>,
+) -> (Stats, Outcomes, Option<graph::StateGraph>) {
+    strategy.run(&mut search);
+    let graph = search.graph.take();
+    let (stats, found) = search.finish();
+    (stats, found, graph)
 }

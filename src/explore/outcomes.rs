@@ -32,10 +32,7 @@ impl Outcomes {
 
     pub fn add_error(&mut self, error: ModelError, path: &[Choice]) {
         let key = (error.kind, error.line, error.message.clone());
-        self.errors.entry(key).or_insert_with(|| Found {
-            error,
-            schedule: path.to_vec(),
-        });
+        self.errors.entry(key).or_insert_with(|| Found { error, schedule: path.to_vec() });
     }
 
     /// Merges another search's findings (parallel workers, sharded runs).
@@ -70,9 +67,7 @@ impl Outcomes {
     }
 
     pub fn deadlock_schedules(&self) -> impl Iterator<Item = (&str, &[Choice])> {
-        self.deadlocks
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_slice()))
+        self.deadlocks.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
     }
 
     pub fn errors(&self) -> impl Iterator<Item = &Found> {

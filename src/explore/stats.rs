@@ -20,6 +20,8 @@ pub enum StopReason {
     Interrupted,
     /// `--stop-at-first-error`: not a limit, the search did what was asked.
     FirstError,
+    /// A parallel worker stopped because another one reached a limit.
+    Halted,
 }
 
 impl StopReason {
@@ -30,6 +32,7 @@ impl StopReason {
             StopReason::MaxMemory => "memory limit reached",
             StopReason::Interrupted => "interrupted",
             StopReason::FirstError => "stopped at the first error",
+            StopReason::Halted => "stopped with the other workers",
         }
     }
 }
@@ -43,6 +46,8 @@ pub struct Stats {
     pub transitions: u64,
     /// Distinct states stored (stateful strategies only).
     pub states: Option<u64>,
+    /// Transitions that led to a state already stored (stateful strategies only).
+    pub revisits: Option<u64>,
     /// Distinct (state, choice) pairs executed (stateful strategies only).
     pub unique_transitions: Option<u64>,
     /// Transitions replayed to rebuild a prefix (stateless strategies that replay).
@@ -50,19 +55,67 @@ pub struct Stats {
     pub max_depth: usize,
     pub time_s: f64,
     pub peak_rss_bytes: Option<u64>,
+    /// Bytes the visited set spends on its states (stateful strategies).
+    pub stored_state_bytes: Option<u64>,
     pub finished: bool,
     pub stop: Option<StopReason>,
+}
+
+impl Stats {
+    /// Adds the counts of a search over another part of the same state space.
+    pub fn absorb(&mut self, other: &Stats) {
+        fn add(a: &mut Option<u64>, b: Option<u64>) {
+            if let Some(b) = b {
+                *a.get_or_insert(0) += b;
+            }
+        }
+        self.executions += other.executions;
+        self.transitions += other.transitions;
+        add(&mut self.states, other.states);
+        add(&mut self.unique_transitions, other.unique_transitions);
+        add(&mut self.revisits, other.revisits);
+        add(&mut self.replayed, other.replayed);
+        add(&mut self.stored_state_bytes, other.stored_state_bytes);
+        self.max_depth = self.max_depth.max(other.max_depth);
+    }
+
+    /// Average bytes per stored state, when states are stored.
+    pub fn bytes_per_state(&self) -> Option<f64> {
+        Some(self.stored_state_bytes? as f64 / self.states?.max(1) as f64)
+    }
+}
+
+/// Settings of a search that are not limits: how to store states, how many workers.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Worker threads for strategies that explore in parallel.
+    pub threads: usize,
+    /// Store 64-bit fingerprints of states instead of the states themselves.
+    pub hash_compact: bool,
+    /// Parts of stateful-dpor switched off, to show what each one is for.
+    pub ablation: Ablation,
+}
+
+/// stateful-dpor's ablation switches (command line `--no-…`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ablation {
+    pub no_full_cycle: bool,
+    pub no_graph_backtrack: bool,
+    pub no_per_location: bool,
+    pub no_match_update: bool,
+    pub no_summaries: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { threads: 1, hash_compact: false, ablation: Ablation::default() }
+    }
 }
 
 fn status_field(name: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with(name))?;
-    let kb: u64 = line[name.len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
+    let kb: u64 = line[name.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb * 1024)
 }
 

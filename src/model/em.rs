@@ -9,7 +9,6 @@
 //! that queue, lifecycle ENABLE -> TRIGGER, dependence.txt). Happens-before is tracked apart,
 //! along a path, by [`super::em_hb`].
 
-use bitvec::prelude::*;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -62,50 +61,88 @@ pub struct EmModel {
     pub reads: u32,
 }
 
-/// A configuration of the emulator.
+/// A configuration of the emulator, in one flat buffer so that copying a state is one
+/// allocation and one `memcpy`, and its canonical key (state matching) is a prefix of it.
+///
+/// Layout: a header of region offsets (the same for every state of a model), then the key
+/// regions (own positions, handler positions, queue lengths, queue slots, last writes,
+/// reads-from), then regions that follow from the key (running handler, notifies, locks,
+/// executed bits).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EmState {
-    /// Per thread: own operations executed.
-    own: Vec<u32>,
-    /// Per message: handler operations executed.
-    handled: Vec<u32>,
-    /// Per thread: message running + 1, or 0.
-    running: Vec<u32>,
-    queues: Vec<SmallVec<[u32; 4]>>,
-    notifies: Vec<u32>,
-    /// Per lock: (owner + 1, depth).
-    locks: Vec<(u32, u32)>,
-    executed: BitVec,
-    /// Per location: index of its last write, 0 when none.
-    last_write: Vec<u32>,
-    /// Per read slot: index of the write it observed, 0 when none.
-    rf: Vec<u32>,
+    buf: Vec<u32>,
 }
 
+// Header slots holding region offsets.
+const OWN: usize = 0; // per thread: own operations executed
+const HANDLED: usize = 1; // per message: handler operations executed
+const QLEN: usize = 2; // per thread: queue length
+const QBUF: usize = 3; // queue slots, front first, per thread at QOFF + t
+const LAST_WRITE: usize = 4; // per location: index of its last write, 0 when none
+const RF: usize = 5; // per read slot: index of the write it observed, 0 when none
+const RUNNING: usize = 6; // per thread: message running + 1, or 0 (also: end of the key)
+const NOTIFIES: usize = 7; // per thread: pending notifies
+const LOCKS: usize = 8; // per lock: owner + 1, depth
+const EXECUTED: usize = 9; // bit per operation
+const QOFF: usize = 10; // per thread: start of its queue slots
+
 impl EmState {
+    #[inline]
+    fn at(&self, region: usize, i: usize) -> usize {
+        self.buf[region] as usize + i
+    }
+    #[inline]
+    fn get(&self, region: usize, i: usize) -> u32 {
+        self.buf[self.at(region, i)]
+    }
+    #[inline]
+    fn set(&mut self, region: usize, i: usize, v: u32) {
+        let at = self.at(region, i);
+        self.buf[at] = v;
+    }
+    #[inline]
+    fn add(&mut self, region: usize, i: usize, d: i32) {
+        let at = self.at(region, i);
+        self.buf[at] = self.buf[at].wrapping_add_signed(d);
+    }
     pub fn executed(&self, op: u32) -> bool {
-        self.executed[op as usize]
+        self.get(EXECUTED, op as usize / 32) & (1 << (op % 32)) != 0
+    }
+    fn mark_executed(&mut self, op: u32) {
+        let at = self.at(EXECUTED, op as usize / 32);
+        self.buf[at] |= 1 << (op % 32);
     }
     pub fn executed_count(&self) -> usize {
-        self.executed.count_ones()
+        self.buf[self.buf[EXECUTED] as usize..].iter().map(|w| w.count_ones() as usize).sum()
     }
     /// Makes `self` equal to `other`, reusing `self`'s allocations (a derived `clone_from`
     /// would allocate anew; stateless searches copy a state per step).
     pub fn copy_from(&mut self, other: &EmState) {
-        self.own.clone_from(&other.own);
-        self.handled.clone_from(&other.handled);
-        self.running.clone_from(&other.running);
-        self.queues.clone_from(&other.queues);
-        self.notifies.clone_from(&other.notifies);
-        self.locks.clone_from(&other.locks);
-        self.executed.clone_from(&other.executed);
-        self.last_write.clone_from(&other.last_write);
-        self.rf.clone_from(&other.rf);
+        self.buf.clone_from(&other.buf);
     }
 
     /// Messages queued on thread `t`, front first.
     pub fn queue(&self, t: u32) -> &[u32] {
-        &self.queues[t as usize]
+        let from = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize;
+        &self.buf[from..from + self.get(QLEN, t as usize) as usize]
+    }
+    fn push_queue(&mut self, t: u32, msg: u32) {
+        let len = self.get(QLEN, t as usize);
+        let at = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize + len as usize;
+        self.buf[at] = msg;
+        self.set(QLEN, t as usize, len + 1);
+    }
+    fn pop_queue(&mut self, t: u32) {
+        let len = self.get(QLEN, t as usize) as usize;
+        let from = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize;
+        self.buf.copy_within(from + 1..from + len, from);
+        // Vacated slots stay zero, so equal queues have equal keys.
+        self.buf[from + len - 1] = 0;
+        self.set(QLEN, t as usize, len as u32 - 1);
+    }
+    /// The canonical key: everything that tells two states apart.
+    fn key(&self) -> &[u32] {
+        &self.buf[self.buf[OWN] as usize..self.buf[RUNNING] as usize]
     }
 }
 
@@ -124,18 +161,8 @@ impl EmModel {
         }
         raws.sort_unstable();
         raws.dedup();
-        let raw_thread: FxHashMap<u32, u32> = raws
-            .iter()
-            .enumerate()
-            .map(|(i, &r)| (r, i as u32))
-            .collect();
-        let mut threads: Vec<Thread> = raws
-            .iter()
-            .map(|&raw| Thread {
-                raw,
-                ..Default::default()
-            })
-            .collect();
+        let raw_thread: FxHashMap<u32, u32> = raws.iter().enumerate().map(|(i, &r)| (r, i as u32)).collect();
+        let mut threads: Vec<Thread> = raws.iter().map(|&raw| Thread { raw, ..Default::default() }).collect();
         let mut handlers: Vec<Option<Handler>> = vec![None; trace.messages.len()];
         let mut post_of: Vec<u32> = vec![NEVER; trace.messages.len()];
         let nthreads = threads.len() as u32;
@@ -155,17 +182,11 @@ impl EmModel {
         for (p, o) in trace.ops.iter().enumerate() {
             let t = raw_thread[&o.tid];
             op_thread[p] = t;
-            let reject = |msg: String| {
-                InputError::at(&trace.file, o.line as usize, 1, &o.index.to_string(), msg)
-            };
+            let reject = |msg: String| InputError::at(&trace.file, o.line as usize, 1, &o.index.to_string(), msg);
             let task = match (o.kind, running[t as usize]) {
                 (OpKind::Call { msg }, _) => {
                     running[t as usize] = Some(msg);
-                    handlers[msg as usize] = Some(Handler {
-                        thread: t,
-                        post: post_of[msg as usize],
-                        ops: Vec::new(),
-                    });
+                    handlers[msg as usize] = Some(Handler { thread: t, post: post_of[msg as usize], ops: Vec::new() });
                     threads[t as usize].messages.push(msg);
                     nthreads + msg
                 }
@@ -213,14 +234,10 @@ impl EmModel {
                     attach_of.entry(o.tid).or_insert(p as u32);
                 }
                 OpKind::Post { msg, .. } => post_of[msg as usize] = p as u32,
-                OpKind::Enable {
-                    env: EnvKind::Lifecycle,
-                    key,
-                } => lifecycle_enables.entry(key).or_default().push(p as u32),
-                OpKind::Trigger {
-                    env: EnvKind::Lifecycle,
-                    key,
-                } => {
+                OpKind::Enable { env: EnvKind::Lifecycle, key } => {
+                    lifecycle_enables.entry(key).or_default().push(p as u32)
+                }
+                OpKind::Trigger { env: EnvKind::Lifecycle, key } => {
                     // Matched with the latest enable of the same (id, state) not yet triggered.
                     if let Some(e) = lifecycle_enables.get_mut(&key).and_then(Vec::pop) {
                         waits_for[p].push(e);
@@ -279,14 +296,15 @@ impl EmModel {
     pub fn next_op(&self, s: &EmState, t: u32) -> Option<u32> {
         let ti = t as usize;
         let th = &self.threads[ti];
-        if s.running[ti] != 0 {
-            let m = (s.running[ti] - 1) as usize;
+        let running = s.get(RUNNING, ti);
+        if running != 0 {
+            let m = (running - 1) as usize;
             let h = self.handlers[m].as_ref()?;
-            return h.ops.get(s.handled[m] as usize).copied();
+            return h.ops.get(s.get(HANDLED, m) as usize).copied();
         }
-        let own = s.own[ti];
+        let own = s.get(OWN, ti);
         if th.loop_after.is_some_and(|l| own >= l) {
-            let &front = s.queues[ti].first()?;
+            let &front = s.queue(t).first()?;
             return self.handlers[front as usize].as_ref().map(|h| h.ops[0]);
         }
         th.own.get(own as usize).copied()
@@ -295,19 +313,16 @@ impl EmModel {
     /// Whether operation `op` (some thread's next) can run in `s`.
     pub fn op_enabled(&self, s: &EmState, op: u32) -> bool {
         let o = &self.trace.ops[op as usize];
-        if !self.waits_for[op as usize]
-            .iter()
-            .all(|&w| w != NEVER && s.executed[w as usize])
-        {
+        if !self.waits_for[op as usize].iter().all(|&w| w != NEVER && s.executed(w)) {
             return false;
         }
         let t = self.op_thread[op as usize];
         match o.kind {
             OpKind::Lock { .. } => {
-                let (owner, depth) = s.locks[self.slot[op as usize] as usize];
-                depth == 0 || owner == t + 1
+                let l = 2 * self.slot[op as usize] as usize;
+                s.get(LOCKS, l + 1) == 0 || s.get(LOCKS, l) == t + 1
             }
-            OpKind::Wait => s.notifies[t as usize] > 0,
+            OpKind::Wait => s.get(NOTIFIES, t as usize) > 0,
             _ => true,
         }
     }
@@ -320,9 +335,7 @@ impl EmModel {
     /// The write (trace index, 0 for none) that read `op` observed in `s`, once it ran.
     pub fn observed(&self, s: &EmState, op: u32) -> Option<u32> {
         match self.trace.ops[op as usize].kind {
-            OpKind::Read { .. } if s.executed[op as usize] => {
-                Some(s.rf[self.slot[op as usize] as usize])
-            }
+            OpKind::Read { .. } if s.executed(op) => Some(s.get(RF, self.slot[op as usize] as usize)),
             _ => None,
         }
     }
@@ -383,17 +396,33 @@ impl Model for EmModel {
 
     fn initial(&self) -> EmState {
         let nt = self.threads.len();
-        EmState {
-            own: vec![0; nt],
-            handled: vec![0; self.handlers.len()],
-            running: vec![0; nt],
-            queues: vec![SmallVec::new(); nt],
-            notifies: vec![0; nt],
-            locks: vec![(0, 0); self.locks as usize],
-            executed: bitvec![0; self.trace.ops.len()],
-            last_write: vec![0; self.trace.locations.len()],
-            rf: vec![0; self.reads as usize],
+        let sizes = [
+            (OWN, nt),
+            (HANDLED, self.handlers.len()),
+            (QLEN, nt),
+            (QBUF, self.threads.iter().map(|t| t.messages.len()).sum()),
+            (LAST_WRITE, self.trace.locations.len()),
+            (RF, self.reads as usize),
+            (RUNNING, nt),
+            (NOTIFIES, nt),
+            (LOCKS, 2 * self.locks as usize),
+            (EXECUTED, self.trace.ops.len().div_ceil(32)),
+        ];
+        let header = QOFF + nt;
+        let total = header + sizes.iter().map(|(_, n)| n).sum::<usize>();
+        let mut buf = vec![0u32; total];
+        let mut at = header;
+        for (region, n) in sizes {
+            buf[region] = at as u32;
+            at += n;
         }
+        // Each thread's queue holds at most the messages it handles.
+        let mut q = 0;
+        for (t, th) in self.threads.iter().enumerate() {
+            buf[QOFF + t] = q;
+            q += th.messages.len() as u32;
+        }
+        EmState { buf }
     }
 
     fn enabled(&self, s: &EmState, out: &mut Vec<Choice>) {
@@ -407,24 +436,14 @@ impl Model for EmModel {
     fn accesses(&self, s: &EmState, c: Choice, out: &mut Accesses) {
         let Some(op) = self.next_op(s, c) else { return };
         match self.trace.ops[op as usize].kind {
-            OpKind::Read { loc } => out.push(Access {
-                object: loc,
-                write: false,
-            }),
-            OpKind::Write { loc } => out.push(Access {
-                object: loc,
-                write: true,
-            }),
-            OpKind::Lock { .. } | OpKind::Unlock { .. } => out.push(Access {
-                object: self.lock_object(self.slot[op as usize]),
-                write: true,
-            }),
+            OpKind::Read { loc } => out.push(Access { object: loc, write: false }),
+            OpKind::Write { loc } => out.push(Access { object: loc, write: true }),
+            OpKind::Lock { .. } | OpKind::Unlock { .. } => {
+                out.push(Access { object: self.lock_object(self.slot[op as usize]), write: true })
+            }
             OpKind::Post { dest, .. } => {
                 if let Some(d) = self.thread_of_raw(dest) {
-                    out.push(Access {
-                        object: self.queue_object(d),
-                        write: true,
-                    })
+                    out.push(Access { object: self.queue_object(d), write: true })
                 }
             }
             _ => {}
@@ -433,67 +452,59 @@ impl Model for EmModel {
 
     fn step(&self, s: &mut EmState, c: Choice) -> Result<(), ModelError> {
         let t = c as usize;
-        let op = self
-            .next_op(s, c)
-            .expect("step on a thread with no next operation");
+        let op = self.next_op(s, c).expect("step on a thread with no next operation");
         let o = self.trace.ops[op as usize];
-        s.executed.set(op as usize, true);
-        if s.running[t] != 0 {
-            s.handled[(s.running[t] - 1) as usize] += 1;
+        s.mark_executed(op);
+        let running = s.get(RUNNING, t);
+        if running != 0 {
+            s.add(HANDLED, (running - 1) as usize, 1);
         } else if !matches!(o.kind, OpKind::Call { .. }) {
-            s.own[t] += 1;
+            s.add(OWN, t, 1);
         }
         match o.kind {
             OpKind::Lock { .. } => {
-                let l = &mut s.locks[self.slot[op as usize] as usize];
-                *l = (c + 1, l.1 + 1);
+                let l = 2 * self.slot[op as usize] as usize;
+                s.set(LOCKS, l, c + 1);
+                s.add(LOCKS, l + 1, 1);
             }
             OpKind::Unlock { .. } => {
-                let l = &mut s.locks[self.slot[op as usize] as usize];
-                if l.0 == c + 1 && l.1 > 0 {
-                    l.1 -= 1;
+                let l = 2 * self.slot[op as usize] as usize;
+                if s.get(LOCKS, l) == c + 1 && s.get(LOCKS, l + 1) > 0 {
+                    s.add(LOCKS, l + 1, -1);
                 }
             }
-            OpKind::Wait => s.notifies[t] -= 1,
+            OpKind::Wait => s.add(NOTIFIES, t, -1),
             OpKind::Notify { target } => {
                 if let Some(d) = self.thread_of_raw(target) {
-                    s.notifies[d as usize] += 1;
+                    s.add(NOTIFIES, d as usize, 1);
                 }
             }
-            OpKind::Post { msg, dest, .. } => {
+            OpKind::Post { msg, .. } => {
                 // A message the trace never handles has nothing to run: it is not queued,
                 // so that it cannot hold back the messages behind it.
-                if self.handlers[msg as usize].is_some() {
-                    if let Some(d) = self.thread_of_raw(dest) {
-                        s.queues[d as usize].push(msg);
-                    }
+                if let Some(h) = &self.handlers[msg as usize] {
+                    s.push_queue(h.thread, msg);
                 }
             }
             OpKind::Call { msg } => {
-                s.queues[t].remove(0);
-                s.running[t] = msg + 1;
-                s.handled[msg as usize] = 1;
+                s.pop_queue(c);
+                s.set(RUNNING, t, msg + 1);
+                s.set(HANDLED, msg as usize, 1);
             }
-            OpKind::Ret { .. } => s.running[t] = 0,
+            OpKind::Ret { .. } => s.set(RUNNING, t, 0),
             OpKind::Read { loc } => {
-                s.rf[self.slot[op as usize] as usize] = s.last_write[loc as usize]
+                let w = s.get(LAST_WRITE, loc as usize);
+                s.set(RF, self.slot[op as usize] as usize, w);
             }
-            OpKind::Write { loc } => s.last_write[loc as usize] = o.index,
+            OpKind::Write { loc } => s.set(LAST_WRITE, loc as usize, o.index),
             _ => {}
         }
         Ok(())
     }
 
     fn encode(&self, s: &EmState, out: &mut Vec<u32>) {
-        // Locks, notifies, running handlers and executed operations follow from the positions.
-        out.extend_from_slice(&s.own);
-        out.extend_from_slice(&s.handled);
-        for q in &s.queues {
-            out.push(q.len() as u32);
-            out.extend_from_slice(q);
-        }
-        out.extend_from_slice(&s.last_write);
-        out.extend_from_slice(&s.rf);
+        // Locks, notifies, running handlers and executed operations follow from the key.
+        out.extend_from_slice(s.key());
     }
 
     fn outcome(&self, s: &EmState) -> Outcome {
@@ -501,13 +512,14 @@ impl Model for EmModel {
         let mut text = String::from("rf");
         for (p, o) in self.trace.ops.iter().enumerate() {
             if let OpKind::Read { .. } = o.kind {
-                if s.executed[p] {
-                    let _ = write!(text, " {}<-{}", o.index, s.rf[self.slot[p] as usize]);
+                if s.executed(p as u32) {
+                    let _ = write!(text, " {}<-{}", o.index, s.get(RF, self.slot[p] as usize));
                 }
             }
         }
         text.push_str(" | final");
-        let mut finals: Vec<u32> = s.last_write.iter().copied().filter(|&w| w != 0).collect();
+        let writes = &s.buf[s.buf[LAST_WRITE] as usize..s.buf[RF] as usize];
+        let mut finals: Vec<u32> = writes.iter().copied().filter(|&w| w != 0).collect();
         finals.sort_unstable();
         for w in finals {
             let _ = write!(text, " {w}");
@@ -515,7 +527,7 @@ impl Model for EmModel {
         text.push_str(" | stuck");
         let mut stuck = false;
         for (p, o) in self.trace.ops.iter().enumerate() {
-            if !s.executed[p] {
+            if !s.executed(p as u32) {
                 stuck = true;
                 let _ = write!(text, " {}", o.index);
             }
@@ -537,6 +549,80 @@ impl Model for EmModel {
             None => format!("thread {} has nothing to run", self.choice_name(c)),
         }
     }
+
+    fn object_name(&self, object: u32) -> String {
+        let locs = self.trace.locations.len() as u32;
+        if object < locs {
+            self.trace.location_name(object)
+        } else if object < locs + self.locks {
+            format!("lock #{}", object - locs)
+        } else {
+            format!("queue of thread {}", self.threads[(object - locs - self.locks) as usize].raw)
+        }
+    }
+
+    fn explain_step(&self, before: &EmState, after: &EmState, c: Choice) -> String {
+        let Some(op) = self.next_op(before, c) else { return String::new() };
+        match self.trace.ops[op as usize].kind {
+            OpKind::Read { .. } => match self.observed(after, op) {
+                Some(0) => "   -> reads the initial value".into(),
+                Some(w) => format!("   -> reads the value of write {w}"),
+                None => String::new(),
+            },
+            OpKind::Write { loc } => {
+                let old = before.get(LAST_WRITE, loc as usize);
+                format!(
+                    "   -> overwrites {}",
+                    if old == 0 { "the initial value".into() } else { format!("write {old}") }
+                )
+            }
+            OpKind::Post { .. } | OpKind::Call { .. } | OpKind::Ret { .. } => {
+                let t = match self.trace.ops[op as usize].kind {
+                    OpKind::Post { dest, .. } => self.thread_of_raw(dest).unwrap_or(c),
+                    _ => c,
+                };
+                let q: Vec<String> =
+                    after.queue(t).iter().map(|&m| self.trace.messages[m as usize].to_string()).collect();
+                format!("   -> queue of thread {}: [{}]", self.threads[t as usize].raw, q.join(" "))
+            }
+            _ => String::new(),
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} operations, {} threads, {} handlers, {} locations, {} dependence edges",
+            self.trace.ops.len(),
+            self.threads.len(),
+            self.handlers.iter().filter(|h| h.is_some()).count(),
+            self.trace.locations.len(),
+            self.trace.dependence.len()
+        )
+    }
+
+    fn stats(&self) -> std::collections::BTreeMap<String, u64> {
+        let mut s = std::collections::BTreeMap::new();
+        for o in &self.trace.ops {
+            let name = match o.kind {
+                OpKind::Read { loc } | OpKind::Write { loc } => {
+                    let st = if self.trace.locations[loc as usize].is_static { "-STATIC" } else { "" };
+                    let rw = if matches!(o.kind, OpKind::Read { .. }) { "READ" } else { "WRITE" };
+                    format!("ops {rw}{st}")
+                }
+                k => format!("ops {}", format!("{k:?}").split([' ', '{']).next().unwrap_or("?").to_uppercase()),
+            };
+            *s.entry(name).or_insert(0) += 1;
+        }
+        s.insert("operations".into(), self.trace.ops.len() as u64);
+        s.insert("threads".into(), self.threads.len() as u64);
+        s.insert("queues".into(), self.threads.iter().filter(|t| t.loop_after.is_some()).count() as u64);
+        s.insert("handlers".into(), self.handlers.iter().filter(|h| h.is_some()).count() as u64);
+        s.insert("messages posted".into(), self.handlers.len() as u64);
+        s.insert("locations".into(), self.trace.locations.len() as u64);
+        s.insert("locks".into(), self.locks as u64);
+        s.insert("dependence edges".into(), self.trace.dependence.len() as u64);
+        s
+    }
 }
 
 impl EmModel {
@@ -556,9 +642,7 @@ impl EmModel {
                 }
                 _ => {
                     let o = &self.trace.ops[p];
-                    let next = self
-                        .next_op(&s, t)
-                        .map(|n| self.trace.ops[n as usize].index);
+                    let next = self.next_op(&s, t).map(|n| self.trace.ops[n as usize].index);
                     return Err(format!(
                         "operation {} (line {}) cannot run where it was recorded (thread's next operation: {:?}, enabled: {})",
                         o.index,

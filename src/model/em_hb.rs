@@ -113,15 +113,10 @@ impl<'m> EmHb<'m> {
                             let Some(h1) = &m.handlers[m1 as usize] else {
                                 continue;
                             };
-                            let (Some(&ret1), Some(post1)) =
-                                (h1.ops.last(), self.position(h1.post))
-                            else {
+                            let (Some(&ret1), Some(post1)) = (h1.ops.last(), self.position(h1.post)) else {
                                 continue;
                             };
-                            if m1 != msg
-                                && self.position(ret1).is_some()
-                                && self.happens_before(post1, post2)
-                            {
+                            if m1 != msg && self.position(ret1).is_some() && self.happens_before(post1, post2) {
                                 pred_op(ret1, &mut preds);
                             }
                         }

@@ -38,10 +38,7 @@ pub type Accesses = SmallVec<[Access; 6]>;
 
 /// Whether two access lists conflict (same object, at least one write).
 pub fn conflicting(a: &[Access], b: &[Access]) -> bool {
-    a.iter().any(|x| {
-        b.iter()
-            .any(|y| x.object == y.object && (x.write || y.write))
-    })
+    a.iter().any(|x| b.iter().any(|y| x.object == y.object && (x.write || y.write)))
 }
 
 /// A property violation found by a transition. The transition leads to no state.
@@ -90,6 +87,23 @@ pub trait Model: Sync {
     fn parse_choice(&self, name: &str) -> Option<Choice>;
     /// One-line description of the transition `c` would take from `s` (for replay and graphs).
     fn describe(&self, s: &Self::State, c: Choice) -> String;
+
+    /// Name of an access object, for replay output.
+    fn object_name(&self, object: u32) -> String {
+        format!("#{object}")
+    }
+    /// What a step from `before` to `after` changed, as text (replay); empty when nothing to say.
+    fn explain_step(&self, _before: &Self::State, _after: &Self::State, _c: Choice) -> String {
+        String::new()
+    }
+    /// One line on what the input holds (the report's "system under test").
+    fn summary(&self) -> String {
+        format!("{} choices", self.choices())
+    }
+    /// What the input holds, by kind (`tracepor stats`).
+    fn stats(&self) -> std::collections::BTreeMap<String, u64> {
+        std::collections::BTreeMap::from([("choices".to_string(), self.choices() as u64)])
+    }
 }
 
 /// Compact schedule text: choice names separated by `,`, runs written `name*n`.
@@ -119,16 +133,10 @@ pub fn parse_schedule<M: Model + ?Sized>(model: &M, text: &str) -> Result<Vec<Ch
     let mut path = Vec::new();
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (name, count) = match item.rsplit_once('*') {
-            Some((n, k)) => (
-                n,
-                k.parse::<usize>()
-                    .map_err(|_| format!("bad repeat count in `{item}`"))?,
-            ),
+            Some((n, k)) => (n, k.parse::<usize>().map_err(|_| format!("bad repeat count in `{item}`"))?),
             None => (item, 1),
         };
-        let c = model
-            .parse_choice(name)
-            .ok_or_else(|| format!("unknown choice `{name}` in schedule"))?;
+        let c = model.parse_choice(name).ok_or_else(|| format!("unknown choice `{name}` in schedule"))?;
         path.extend(std::iter::repeat(c).take(count));
     }
     Ok(path)
@@ -146,22 +154,21 @@ pub struct LoadOptions {
 /// An input turned into its transition system.
 pub enum Loaded {
     Em(em::EmModel),
+    Events(events::EventModel),
 }
 
 /// Reads `path` (any input kind of cli.md) and builds its transition system.
-pub fn load(
-    path: &std::path::Path,
-    _options: LoadOptions,
-) -> Result<Loaded, crate::trace::InputError> {
+pub fn load(path: &std::path::Path, options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
     use crate::trace::input::{detect, InputKind};
     match detect(path)? {
         InputKind::EmTrace { trace, dependence } => {
             let t = crate::trace::em::load(&trace, dependence.as_deref())?;
             Ok(Loaded::Em(em::EmModel::new(t)?))
         }
-        InputKind::Events(p) => Err(crate::trace::InputError::file(
-            &p,
-            "event models are not supported by this build yet",
-        )),
+        InputKind::Events(p) => {
+            let bytes = crate::trace::input::read(&p)?;
+            let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
+            Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
+        }
     }
 }

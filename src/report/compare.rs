@@ -1,40 +1,67 @@
-//! Side-by-side tables of several strategies on one input, with the soundness verdict: does
-//! every strategy reach the outcome set of the exhaustive one?
+//! Side-by-side tables of strategies over one or many inputs, in the manner of the TACAS 2016
+//! and VMCAI 2022 result tables: counts per input and strategy, the reduction relative to the
+//! exhaustive search and to `dpor`, and the soundness verdict (does every strategy reach the
+//! outcome set of the exhaustive one?). Rendered as aligned text, CSV, Markdown and an SVG chart.
 
 use std::fmt::Write;
 
-use super::{bytes, opt, RunReport};
+use super::{opt, RunReport};
 
 /// Whether every finished run has the same outcome set, errors and deadlocks as the
 /// exhaustive reference (`full`, else `full-stateless`). `None` when no finished reference ran.
 pub fn agreement(runs: &[RunReport]) -> Option<bool> {
-    let reference = ["full", "full-stateless"]
-        .iter()
-        .find_map(|name| runs.iter().find(|r| r.strategy == *name && r.finished))?;
-    Some(
-        runs.iter()
-            .filter(|r| r.finished)
-            .all(|r| r.found.same_as(&reference.found)),
-    )
+    let reference =
+        ["full", "full-stateless"].iter().find_map(|name| runs.iter().find(|r| r.strategy == *name && r.finished))?;
+    Some(runs.iter().filter(|r| r.finished).all(|r| r.found.same_as(&reference.found)))
 }
 
-pub fn render(runs: &[RunReport]) -> String {
-    let header = [
-        "strategy",
-        "executions",
-        "states",
-        "transitions",
-        "unique",
-        "outcomes",
-        "errors",
-        "time s",
-        "peak mem",
-        "finished",
-    ];
-    let rows: Vec<[String; 10]> = runs
-        .iter()
-        .map(|r| {
-            [
+/// The runs of one input.
+pub struct InputRuns {
+    pub runs: Vec<RunReport>,
+}
+
+impl InputRuns {
+    pub fn agreement(&self) -> Option<bool> {
+        agreement(&self.runs)
+    }
+
+    fn transitions_of(&self, names: &[&str]) -> Option<u64> {
+        names.iter().find_map(|n| self.runs.iter().find(|r| r.strategy == *n && r.finished)).map(|r| r.transitions)
+    }
+
+    /// Transitions of the exhaustive search divided by this run's (how many times fewer).
+    fn reduction(&self, r: &RunReport, reference: &[&str]) -> Option<f64> {
+        let base = self.transitions_of(reference)?;
+        (r.finished && r.transitions > 0).then(|| base as f64 / r.transitions as f64)
+    }
+}
+
+const HEADER: [&str; 13] = [
+    "input",
+    "strategy",
+    "executions",
+    "states",
+    "transitions",
+    "unique",
+    "outcomes",
+    "errors",
+    "time s",
+    "peak MiB",
+    "vs exhaustive",
+    "vs dpor",
+    "finished",
+];
+
+fn ratio(r: Option<f64>) -> String {
+    r.map_or_else(|| "-".into(), |x| format!("{x:.2}x"))
+}
+
+fn rows(inputs: &[InputRuns]) -> Vec<[String; 13]> {
+    let mut out = Vec::new();
+    for input in inputs {
+        for r in &input.runs {
+            out.push([
+                r.file.clone(),
                 r.strategy.clone(),
                 r.executions.to_string(),
                 opt(r.states),
@@ -43,44 +70,174 @@ pub fn render(runs: &[RunReport]) -> String {
                 r.outcomes.to_string(),
                 r.errors.len().to_string(),
                 format!("{:.3}", r.time_s),
-                bytes(r.peak_rss_bytes),
-                if r.finished {
-                    "yes".into()
-                } else {
-                    r.stopped_by.unwrap_or("no").into()
-                },
-            ]
-        })
-        .collect();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+                r.peak_rss_bytes.map_or("-".into(), |b| format!("{:.1}", b as f64 / (1u64 << 20) as f64)),
+                ratio(input.reduction(r, &["full-stateless", "full"])),
+                ratio(input.reduction(r, &["dpor"])),
+                if r.finished { "yes".into() } else { r.stopped_by.unwrap_or("no").into() },
+            ]);
+        }
+    }
+    out
+}
+
+fn verdict(inputs: &[InputRuns]) -> String {
+    let mut out = String::new();
+    for input in inputs {
+        let file = input.runs.first().map_or("", |r| r.file.as_str());
+        let _ = match input.agreement() {
+            Some(true) => writeln!(out, "{file}: outcome sets agree with the exhaustive search"),
+            Some(false) => writeln!(
+                out,
+                "{file}: outcome sets DISAGREE with the exhaustive search (a reduction lost or invented an outcome)"
+            ),
+            None => writeln!(out, "{file}: outcome sets not checked (no finished exhaustive run)"),
+        };
+    }
+    out
+}
+
+/// Aligned text table.
+pub fn render(inputs: &[InputRuns]) -> String {
+    let rows = rows(inputs);
+    let mut widths: Vec<usize> = HEADER.iter().map(|h| h.len()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
     let mut out = String::new();
-    if let Some(first) = runs.first() {
-        let _ = writeln!(out, "{} ({})", first.file, first.model);
-    }
     let line = |cells: &[&str], out: &mut String| {
         for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            if i == 0 {
-                let _ = write!(out, "{c:<w$}");
+            if i < 2 {
+                let _ = write!(out, "{c:<w$}  ");
             } else {
-                let _ = write!(out, "  {c:>w$}");
+                let _ = write!(out, "{c:>w$}  ");
             }
         }
+        out.truncate(out.trim_end().len());
         out.push('\n');
     };
-    line(&header, &mut out);
+    line(&HEADER, &mut out);
     for row in &rows {
         let cells: Vec<&str> = row.iter().map(String::as_str).collect();
         line(&cells, &mut out);
     }
-    match agreement(runs) {
-        Some(true) => out.push_str("outcome sets: all strategies agree with the exhaustive search\n"),
-        Some(false) => out.push_str("outcome sets: DISAGREE with the exhaustive search (a reduction lost or invented an outcome)\n"),
-        None => out.push_str("outcome sets: not checked (no finished exhaustive run)\n"),
+    out.push_str(&verdict(inputs));
+    out
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// CSV, one row per input and strategy, with the agreement verdict per row.
+pub fn csv(inputs: &[InputRuns]) -> String {
+    let mut out = HEADER.join(",");
+    out.push_str(",agree\n");
+    let mut i = 0;
+    let rows = rows(inputs);
+    for input in inputs {
+        let agree = input.agreement().map_or("".into(), |a| a.to_string());
+        for _ in &input.runs {
+            let cells: Vec<String> = rows[i].iter().map(|c| csv_cell(c)).collect();
+            let _ = writeln!(out, "{},{agree}", cells.join(","));
+            i += 1;
+        }
     }
     out
+}
+
+/// A Markdown table (as in the papers' Table 1), then the verdicts.
+pub fn markdown(inputs: &[InputRuns]) -> String {
+    let mut out = format!("| {} |\n|{}\n", HEADER.join(" | "), "---|".repeat(HEADER.len()));
+    for row in rows(inputs) {
+        let _ = writeln!(out, "| {} |", row.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
+    }
+    out.push('\n');
+    for line in verdict(inputs).lines() {
+        let _ = writeln!(out, "- {line}");
+    }
+    out
+}
+
+/// An SVG bar chart: per input, the transitions of each strategy on a log scale.
+pub fn svg(inputs: &[InputRuns]) -> String {
+    let mut strategies: Vec<&str> = Vec::new();
+    for input in inputs {
+        for r in &input.runs {
+            if !strategies.contains(&r.strategy.as_str()) {
+                strategies.push(&r.strategy);
+            }
+        }
+    }
+    let colours = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"];
+    let bar = 14.0;
+    let group = bar * strategies.len() as f64 + 16.0;
+    let (left, top, width) = (260.0, 40.0, 560.0);
+    let height = top + group * inputs.len() as f64 + 40.0;
+    let max = inputs.iter().flat_map(|i| &i.runs).map(|r| r.transitions.max(1)).max().unwrap_or(1) as f64;
+    let scale = |t: u64| width * ((t.max(1) as f64).ln_1p() / max.ln_1p());
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n",
+        left + width + 140.0
+    );
+    let _ = writeln!(
+        out,
+        "<text x=\"{left}\" y=\"20\" font-size=\"13\">transitions explored (log scale; hatched: unfinished)</text>"
+    );
+    for (k, s) in strategies.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{s}</text>",
+            left + width + 20.0,
+            top + 16.0 * k as f64,
+            colours[k % colours.len()],
+            left + width + 34.0,
+            top + 9.0 + 16.0 * k as f64
+        );
+    }
+    for (i, input) in inputs.iter().enumerate() {
+        let y0 = top + group * i as f64;
+        let name = input.runs.first().map_or("", |r| r.file.as_str());
+        let short: String = name.chars().rev().take(38).collect::<Vec<_>>().into_iter().rev().collect();
+        let _ = writeln!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            left - 8.0,
+            y0 + group / 2.0,
+            xml(&short)
+        );
+        for r in &input.runs {
+            let k = strategies.iter().position(|s| *s == r.strategy).unwrap_or(0);
+            let w = scale(r.transitions);
+            let y = y0 + bar * k as f64;
+            let opacity = if r.finished { "1" } else { "0.4" };
+            let _ = writeln!(
+                out,
+                "<rect x=\"{left}\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{opacity}\"><title>{} {}: {} transitions</title></rect>",
+                bar - 2.0,
+                colours[k % colours.len()],
+                xml(name),
+                r.strategy,
+                r.transitions
+            );
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{}\" font-size=\"9\">{}</text>",
+                left + w + 4.0,
+                y + bar - 4.0,
+                r.transitions
+            );
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }

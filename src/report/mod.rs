@@ -2,6 +2,7 @@
 //! or as a text report in the manner of Java PathFinder ([`text`]), and [`compare`] tables.
 
 pub mod compare;
+pub mod dot;
 pub mod text;
 
 use serde::Serialize;
@@ -39,18 +40,16 @@ pub struct RunReport {
     /// Why the search stopped early, when it did.
     pub stopped_by: Option<&'static str>,
     pub max_depth: usize,
+    /// Transitions that reached a state already stored (stateful strategies).
+    pub revisits: Option<u64>,
+    /// Average bytes the visited set spends per stored state (stateful strategies).
+    pub bytes_per_state: Option<f64>,
     #[serde(skip)]
     pub found: Outcomes,
 }
 
 impl RunReport {
-    pub fn new<M: Model>(
-        file: &str,
-        model: &M,
-        strategy: &str,
-        stats: Stats,
-        found: Outcomes,
-    ) -> Self {
+    pub fn new<M: Model>(file: &str, model: &M, strategy: &str, stats: Stats, found: Outcomes) -> Self {
         let mut errors: Vec<ErrorReport> = found
             .errors()
             .map(|f| ErrorReport {
@@ -66,11 +65,7 @@ impl RunReport {
         if model.kind() == "em-trace" {
             for (outcome, schedule) in found.deadlock_schedules() {
                 let stuck = outcome.rsplit("| stuck").next().unwrap_or("").trim();
-                let first = stuck
-                    .split(' ')
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(0);
+                let first = stuck.split(' ').next().and_then(|s| s.parse().ok()).unwrap_or(0);
                 errors.push(ErrorReport {
                     kind: "deadlock".into(),
                     message: format!("stuck: operations {stuck} never run"),
@@ -97,14 +92,16 @@ impl RunReport {
             peak_rss_bytes: stats.peak_rss_bytes,
             stopped_by: stats.stop.filter(|_| !stats.finished).map(|r| r.describe()),
             max_depth: stats.max_depth,
+            bytes_per_state: stats.bytes_per_state(),
+            revisits: stats.revisits,
             found,
         }
     }
 
     /// Exit code of cli.md: 1 found something, 3 a limit stopped the search, 0 otherwise.
     pub fn exit_code(&self) -> i32 {
-        let errors = self.errors.iter().any(|e| e.kind != "deadlock")
-            || (self.model == "em-trace" && self.deadlocks > 0);
+        let errors =
+            self.errors.iter().any(|e| e.kind != "deadlock") || (self.model == "em-trace" && self.deadlocks > 0);
         if errors {
             1
         } else if !self.finished {

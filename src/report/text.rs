@@ -11,10 +11,7 @@ fn rule(out: &mut String, title: &str) {
 
 /// Shell-quotes `s` when needed.
 pub fn quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./,*:=+".contains(c))
-    {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,*:=+".contains(c)) {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
@@ -23,11 +20,7 @@ pub fn quote(s: &str) -> String {
 
 pub fn render(r: &RunReport, sut: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "tracepor {} - model checker for event-driven programs",
-        env!("CARGO_PKG_VERSION")
-    );
+    let _ = writeln!(out, "tracepor {} - model checker for event-driven programs", env!("CARGO_PKG_VERSION"));
     rule(&mut out, "system under test");
     let _ = writeln!(out, "{} ({})", r.file, r.model);
     let _ = writeln!(out, "{sut}");
@@ -42,12 +35,7 @@ pub fn render(r: &RunReport, sut: &str) -> String {
         };
         let _ = writeln!(out, "  at:       {place}");
         let _ = writeln!(out, "  schedule: {}", e.schedule);
-        let _ = writeln!(
-            out,
-            "  replay:   tracepor replay {} --schedule {}",
-            quote(&r.file),
-            quote(&e.schedule)
-        );
+        let _ = writeln!(out, "  replay:   tracepor replay {} --schedule {}", quote(&r.file), quote(&e.schedule));
     }
     rule(&mut out, "results");
     if r.errors.is_empty() {
@@ -60,7 +48,7 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     }
     rule(&mut out, "statistics");
     let _ = writeln!(out, "elapsed time:       {:.3} s", r.time_s);
-    let _ = writeln!(out, "states:             {}", opt(r.states));
+    let _ = writeln!(out, "states:             new={} visited={}", opt(r.states), opt(r.revisits));
     let _ = writeln!(out, "executions:         {}", r.executions);
     let _ = writeln!(out, "transitions:        {}", r.transitions);
     let _ = writeln!(out, "unique transitions: {}", opt(r.unique_transitions));
@@ -68,20 +56,12 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     let _ = writeln!(out, "outcomes:           {}", r.outcomes);
     let _ = writeln!(out, "deadlocks:          {}", r.deadlocks);
     if r.time_s > 0.0 {
-        let _ = writeln!(
-            out,
-            "rate:               {:.0} transitions/s",
-            r.transitions as f64 / r.time_s
-        );
+        let _ = writeln!(out, "rate:               {:.0} transitions/s", r.transitions as f64 / r.time_s);
+    }
+    if let Some(b) = r.bytes_per_state {
+        let _ = writeln!(out, "bytes per state:    {b:.0}");
     }
     let _ = writeln!(out, "peak memory:        {}", bytes(r.peak_rss_bytes));
-    rule(
-        &mut out,
-        if r.finished {
-            "search finished"
-        } else {
-            "search stopped"
-        },
-    );
+    rule(&mut out, if r.finished { "search finished" } else { "search stopped" });
     out
 }

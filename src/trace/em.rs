@@ -171,8 +171,7 @@ struct Line<'a> {
 }
 
 fn key_value(input: &[u8]) -> IResult<&[u8], (&[u8], &[u8])> {
-    let (input, key) =
-        take_while1(|c: u8| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')(input)?;
+    let (input, key) = take_while1(|c: u8| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')(input)?;
     let (input, _) = tag(":")(input)?;
     let (input, value) = take_till(|c: u8| c == b' ' || c == b'\t')(input)?;
     Ok((input, (key, value)))
@@ -185,8 +184,7 @@ fn op_name(input: &[u8]) -> IResult<&[u8], &[u8]> {
 /// Splits a line into index, operation name and fields; on failure, the column and text at fault.
 fn split_line(line: &[u8]) -> Result<Line<'_>, (usize, &'static str)> {
     let col = |rest: &[u8]| line.len() - rest.len() + 1;
-    let (rest, index) = digit1::<_, nom::error::Error<&[u8]>>(line)
-        .map_err(|_| (1, "expected an operation index"))?;
+    let (rest, index) = digit1::<_, nom::error::Error<&[u8]>>(line).map_err(|_| (1, "expected an operation index"))?;
     let (rest, _) = space1::<_, nom::error::Error<&[u8]>>(rest)
         .map_err(|_| (col(rest), "expected a space after the operation index"))?;
     let op_col = col(rest);
@@ -202,19 +200,10 @@ fn split_line(line: &[u8]) -> Result<Line<'_>, (usize, &'static str)> {
         }
         let at = col(r);
         let (r2, (key, value)) = key_value(r).map_err(|_| (at, "expected a `key:value` field"))?;
-        fields.push(Field {
-            key,
-            value,
-            col: at + key.len() + 1,
-        });
+        fields.push(Field { key, value, col: at + key.len() + 1 });
         rest = r2;
     }
-    Ok(Line {
-        index,
-        op,
-        op_col,
-        fields,
-    })
+    Ok(Line { index, op, op_col, fields })
 }
 
 /// Everything the parser needs while reading one trace.
@@ -235,35 +224,22 @@ struct Parser<'p> {
 
 impl<'p> Parser<'p> {
     fn err(&self, col: usize, text: &[u8], msg: impl Into<String>) -> InputError {
-        InputError::at(
-            self.file,
-            self.line_no,
-            col,
-            &String::from_utf8_lossy(text),
-            msg,
-        )
+        InputError::at(self.file, self.line_no, col, &String::from_utf8_lossy(text), msg)
     }
 
     fn field<'a, 'l>(&self, line: &'l Line<'a>, key: &str) -> Result<&'l Field<'a>, InputError> {
-        line.fields
-            .iter()
-            .find(|f| f.key == key.as_bytes())
-            .ok_or_else(|| {
-                self.err(
-                    self.text.len() + 1,
-                    line.op,
-                    format!(
-                        "missing field `{key}` for {}",
-                        String::from_utf8_lossy(line.op)
-                    ),
-                )
-            })
+        line.fields.iter().find(|f| f.key == key.as_bytes()).ok_or_else(|| {
+            self.err(
+                self.text.len() + 1,
+                line.op,
+                format!("missing field `{key}` for {}", String::from_utf8_lossy(line.op)),
+            )
+        })
     }
 
     fn number(&self, line: &Line, key: &str) -> Result<u64, InputError> {
         let f = self.field(line, key)?;
-        parse_number(f.value)
-            .ok_or_else(|| self.err(f.col, f.value, format!("bad number in field `{key}`")))
+        parse_number(f.value).ok_or_else(|| self.err(f.col, f.value, format!("bad number in field `{key}`")))
     }
 
     fn thread(&self, line: &Line, key: &str) -> Result<u32, InputError> {
@@ -282,11 +258,7 @@ impl<'p> Parser<'p> {
     }
 
     fn location(&mut self, base: Sym, field: Sym, is_static: bool) -> u32 {
-        let loc = Location {
-            base,
-            field,
-            is_static,
-        };
+        let loc = Location { base, field, is_static };
         if let Some(&id) = self.locations.get(&loc) {
             return id;
         }
@@ -337,10 +309,7 @@ impl<'p> Parser<'p> {
                     return Err(self.err(
                         col,
                         text,
-                        format!(
-                            "CALL inside the handler of message {}",
-                            self.message_raw[other as usize]
-                        ),
+                        format!("CALL inside the handler of message {}", self.message_raw[other as usize]),
                     ));
                 }
                 self.message_state[msg as usize].1 = true;
@@ -365,38 +334,13 @@ impl<'p> Parser<'p> {
             b"START" => return Ok(None),
             b"THREADINIT" => ("tid", OpKind::ThreadInit),
             b"THREADEXIT" => ("tid", OpKind::ThreadExit),
-            b"FORK" => (
-                "par-tid",
-                OpKind::Fork {
-                    child: self.thread(line, "child-tid")?,
-                },
-            ),
+            b"FORK" => ("par-tid", OpKind::Fork { child: self.thread(line, "child-tid")? }),
             b"NOP" => ("tid", OpKind::Nop),
             b"WAIT" => ("tid", OpKind::Wait),
-            b"NOTIFY" => (
-                "tid",
-                OpKind::Notify {
-                    target: self.thread(line, "notifiedTid")?,
-                },
-            ),
-            b"LOCK" => (
-                "tid",
-                OpKind::Lock {
-                    lock: self.name(line, "lock-obj")?,
-                },
-            ),
-            b"UNLOCK" => (
-                "tid",
-                OpKind::Unlock {
-                    lock: self.name(line, "lock-obj")?,
-                },
-            ),
-            b"ATTACH-Q" => (
-                "tid",
-                OpKind::AttachQ {
-                    queue: self.name(line, "queue")?,
-                },
-            ),
+            b"NOTIFY" => ("tid", OpKind::Notify { target: self.thread(line, "notifiedTid")? }),
+            b"LOCK" => ("tid", OpKind::Lock { lock: self.name(line, "lock-obj")? }),
+            b"UNLOCK" => ("tid", OpKind::Unlock { lock: self.name(line, "lock-obj")? }),
+            b"ATTACH-Q" => ("tid", OpKind::AttachQ { queue: self.name(line, "queue")? }),
             b"LOOP" => ("tid", OpKind::Loop),
             b"POST" | b"NATIVE-POST" | b"UI-POST" | b"DELAY-POST" => {
                 let kind = match op_text {
@@ -407,115 +351,53 @@ impl<'p> Parser<'p> {
                 };
                 let msg = self.number(line, "msg")?;
                 let msg = self.message(msg);
-                (
-                    "src",
-                    OpKind::Post {
-                        kind,
-                        msg,
-                        dest: self.thread(line, "dest")?,
-                    },
-                )
+                ("src", OpKind::Post { kind, msg, dest: self.thread(line, "dest")? })
             }
             b"CALL" | b"RET" => {
                 let raw = self.number(line, "msg")?;
                 let msg = self.message(raw);
-                (
-                    "tid",
-                    if op_text == b"CALL" {
-                        OpKind::Call { msg }
-                    } else {
-                        OpKind::Ret { msg }
-                    },
-                )
+                ("tid", if op_text == b"CALL" { OpKind::Call { msg } } else { OpKind::Ret { msg } })
             }
             b"READ" | b"WRITE" => {
                 let base = self.name(line, "obj")?;
                 self.field(line, "class")?;
                 let field = self.name(line, "field")?;
                 let loc = self.location(base, field, false);
-                (
-                    "tid",
-                    if op_text == b"READ" {
-                        OpKind::Read { loc }
-                    } else {
-                        OpKind::Write { loc }
-                    },
-                )
+                ("tid", if op_text == b"READ" { OpKind::Read { loc } } else { OpKind::Write { loc } })
             }
             b"READ-STATIC" | b"WRITE-STATIC" => {
                 let base = self.name(line, "class")?;
                 let field = self.name(line, "field")?;
                 let loc = self.location(base, field, true);
-                (
-                    "tid",
-                    if op_text == b"READ-STATIC" {
-                        OpKind::Read { loc }
-                    } else {
-                        OpKind::Write { loc }
-                    },
-                )
+                ("tid", if op_text == b"READ-STATIC" { OpKind::Read { loc } } else { OpKind::Write { loc } })
             }
             b"ENABLE-LIFECYCLE" | b"TRIGGER-LIFECYCLE" => {
                 self.field(line, "component")?;
                 let key = self.joined_key(line, &["id", "state"])?;
                 let env = EnvKind::Lifecycle;
-                (
-                    "tid",
-                    if op_text[0] == b'E' {
-                        OpKind::Enable { env, key }
-                    } else {
-                        OpKind::Trigger { env, key }
-                    },
-                )
+                ("tid", if op_text[0] == b'E' { OpKind::Enable { env, key } } else { OpKind::Trigger { env, key } })
             }
             b"ENABLE-EVENT" | b"TRIGGER-EVENT" => {
                 let key = self.joined_key(line, &["view", "event"])?;
                 let env = EnvKind::Event;
-                (
-                    "tid",
-                    if op_text[0] == b'E' {
-                        OpKind::Enable { env, key }
-                    } else {
-                        OpKind::Trigger { env, key }
-                    },
-                )
+                ("tid", if op_text[0] == b'E' { OpKind::Enable { env, key } } else { OpKind::Trigger { env, key } })
             }
             b"ENABLE-WINDOW-FOCUS" | b"TRIGGER-WINDOW-FOCUS" => {
                 let key = self.joined_key(line, &["windowHash"])?;
                 let env = EnvKind::WindowFocus;
-                (
-                    "tid",
-                    if op_text[0] == b'E' {
-                        OpKind::Enable { env, key }
-                    } else {
-                        OpKind::Trigger { env, key }
-                    },
-                )
+                ("tid", if op_text[0] == b'E' { OpKind::Enable { env, key } } else { OpKind::Trigger { env, key } })
             }
-            b"TRIGGER-SERVICE" => (
-                "tid",
-                OpKind::Trigger {
-                    env: EnvKind::Service,
-                    key: self.joined_key(line, &["component"])?,
-                },
-            ),
-            b"TRIGGER-BROADCAST" => (
-                "tid",
-                OpKind::Trigger {
-                    env: EnvKind::Broadcast,
-                    key: self.joined_key(line, &["action"])?,
-                },
-            ),
+            b"TRIGGER-SERVICE" => {
+                ("tid", OpKind::Trigger { env: EnvKind::Service, key: self.joined_key(line, &["component"])? })
+            }
+            b"TRIGGER-BROADCAST" => {
+                ("tid", OpKind::Trigger { env: EnvKind::Broadcast, key: self.joined_key(line, &["action"])? })
+            }
             _ => return Err(self.err(line.op_col, op_text, "unknown operation")),
         };
         let tid = self.thread(line, tid_key)?;
         self.handler_structure(line, tid, kind)?;
-        Ok(Some(Op {
-            index,
-            line: self.line_no as u32,
-            tid,
-            kind,
-        }))
+        Ok(Some(Op { index, line: self.line_no as u32, tid, kind }))
     }
 
     /// Interns the values of `keys`, joined, as one matching key.
@@ -543,10 +425,7 @@ fn parse_number(text: &[u8]) -> Option<u64> {
 
 /// Lines of a file with their 1-based numbers, `\r` and surrounding blanks trimmed.
 fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    bytes
-        .split(|&b| b == b'\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l).trim_ascii_end()))
+    bytes.split(|&b| b == b'\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l).trim_ascii_end()))
 }
 
 /// Parses a trace.txt. Lines that do not start with a digit are ignored (em-trace.md).
@@ -621,28 +500,21 @@ pub fn parse_dependence(file: &Path, bytes: &[u8], trace: &mut EmTrace) -> Resul
             let col = line.len() - rest.len() + 1;
             let (r, _) = space0::<_, nom::error::Error<&[u8]>>(rest).unwrap_or((rest, &[][..]));
             let col = col + (rest.len() - r.len());
-            let (r, (k, v)) =
-                key_value(r).map_err(|_| err(col, r, "expected `src:<index> dest:<index>`"))?;
+            let (r, (k, v)) = key_value(r).map_err(|_| err(col, r, "expected `src:<index> dest:<index>`"))?;
             if k != key.as_bytes() {
                 return Err(err(col, k, &format!("expected field `{key}`")));
             }
             let vcol = col + k.len() + 1;
-            let n = parse_number(v)
-                .filter(|&n| n <= u32::MAX as u64)
-                .ok_or_else(|| err(vcol, v, "bad operation index"))?;
+            let n =
+                parse_number(v).filter(|&n| n <= u32::MAX as u64).ok_or_else(|| err(vcol, v, "bad operation index"))?;
             ends[i] = trace
                 .position(n as u32)
-                .ok_or_else(|| err(vcol, v, "no operation with this index in the trace"))?
-                as u32;
+                .ok_or_else(|| err(vcol, v, "no operation with this index in the trace"))? as u32;
             rest = r;
         }
         if !rest.trim_ascii().is_empty() {
-            let col = line.len() - rest.len() + 1;
-            return Err(err(
-                col,
-                rest.trim_ascii(),
-                "unexpected text after the edge",
-            ));
+            let col = line.len() - rest.trim_ascii_start().len() + 1;
+            return Err(err(col, rest.trim_ascii(), "unexpected text after the edge"));
         }
         trace.dependence.push((ends[0], ends[1]));
     }

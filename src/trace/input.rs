@@ -48,10 +48,7 @@ pub fn read(path: &Path) -> Result<Bytes, InputError> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputKind {
     /// An EM trace, with the dependence file beside it when there is one.
-    EmTrace {
-        trace: PathBuf,
-        dependence: Option<PathBuf>,
-    },
+    EmTrace { trace: PathBuf, dependence: Option<PathBuf> },
     /// An event model.
     Events(PathBuf),
 }
@@ -79,19 +76,12 @@ pub fn detect(path: &Path) -> Result<InputKind, InputError> {
     }
     let bytes = read(path)?;
     let first = first_meaningful_line(&bytes);
-    let mut words = first
-        .split(|b| b.is_ascii_whitespace())
-        .filter(|w| !w.is_empty());
+    let mut words = first.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
     match (words.next(), words.next()) {
         (Some(b"model"), Some(b"events")) => Ok(InputKind::Events(path.to_path_buf())),
-        (Some(w), _) if w.first().is_some_and(u8::is_ascii_digit) => {
-            Ok(em_with_dependence(path.to_path_buf()))
-        }
+        (Some(w), _) if w.first().is_some_and(u8::is_ascii_digit) => Ok(em_with_dependence(path.to_path_buf())),
         _ if is_config(&bytes) => config_target(path, &bytes),
-        (None, _) => Err(InputError::file(
-            path,
-            "empty input: expected an EM trace, a config.cfg or an event model",
-        )),
+        (None, _) => Err(InputError::file(path, "empty input: expected an EM trace, a config.cfg or an event model")),
         _ => {
             let text = String::from_utf8_lossy(first);
             Err(InputError::at(
@@ -107,27 +97,16 @@ pub fn detect(path: &Path) -> Result<InputKind, InputError> {
 
 fn line_of(bytes: &[u8], sub: &[u8]) -> usize {
     let offset = sub.as_ptr() as usize - bytes.as_ptr() as usize;
-    1 + bytes[..offset.min(bytes.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
+    1 + bytes[..offset.min(bytes.len())].iter().filter(|&&b| b == b'\n').count()
 }
 
 fn em_with_dependence(trace: PathBuf) -> InputKind {
-    let dep = trace
-        .parent()
-        .map(|d| d.join("dependence.txt"))
-        .filter(|d| d.is_file());
-    InputKind::EmTrace {
-        trace,
-        dependence: dep,
-    }
+    let dep = trace.parent().map(|d| d.join("dependence.txt")).filter(|d| d.is_file());
+    InputKind::EmTrace { trace, dependence: dep }
 }
 
 fn is_config(bytes: &[u8]) -> bool {
-    bytes
-        .split(|&b| b == b'\n')
-        .any(|l| l.trim_ascii().starts_with(b"trace:"))
+    bytes.split(|&b| b == b'\n').any(|l| l.trim_ascii().starts_with(b"trace:"))
 }
 
 /// An EM-Explorer config names its trace and dependence files by absolute paths, often on

@@ -28,31 +28,13 @@ pub struct InputError {
 }
 
 impl InputError {
-    pub fn at(
-        file: &Path,
-        line: usize,
-        col: usize,
-        text: &str,
-        message: impl Into<String>,
-    ) -> Self {
-        InputError {
-            file: file.to_path_buf(),
-            line,
-            col,
-            text: shorten(text),
-            message: message.into(),
-        }
+    pub fn at(file: &Path, line: usize, col: usize, text: &str, message: impl Into<String>) -> Self {
+        InputError { file: file.to_path_buf(), line, col, text: shorten(text), message: message.into() }
     }
 
     /// A problem with the file as a whole.
     pub fn file(file: &Path, message: impl Into<String>) -> Self {
-        InputError {
-            file: file.to_path_buf(),
-            line: 0,
-            col: 0,
-            text: String::new(),
-            message: message.into(),
-        }
+        InputError { file: file.to_path_buf(), line: 0, col: 0, text: String::new(), message: message.into() }
     }
 }
 
@@ -78,15 +60,7 @@ impl fmt::Display for InputError {
         if self.line == 0 {
             write!(f, "{}: {}", self.file.display(), self.message)
         } else {
-            write!(
-                f,
-                "{}:{}:{}: {}: `{}`",
-                self.file.display(),
-                self.line,
-                self.col,
-                self.message,
-                self.text
-            )
+            write!(f, "{}:{}:{}: {}: `{}`", self.file.display(), self.line, self.col, self.message, self.text)
         }
     }
 }

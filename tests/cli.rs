@@ -1,0 +1,281 @@
+//! The binary, as scripts call it (cli.md): exit codes, JSON fields, outcome files, schedules
+//! that replay, limits that stop a search with partial figures, bad input on one line.
+
+mod common;
+
+use std::process::{Command, Output};
+
+fn tracepor(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracepor")).args(args).current_dir(common::root()).output().unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+#[test]
+fn check_json_has_the_contract_fields() {
+    let o = tracepor(&["check", "fixtures/em/two-posters", "--strategy", "full", "--json"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    for key in [
+        "file",
+        "model",
+        "strategy",
+        "finished",
+        "executions",
+        "transitions",
+        "states",
+        "unique_transitions",
+        "outcomes",
+        "deadlocks",
+        "errors",
+        "time_s",
+        "peak_rss_bytes",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["model"], "em-trace");
+    assert_eq!(v["outcomes"], 2);
+    assert_eq!(v["finished"], true);
+    assert!(v["states"].as_u64().unwrap() > 0);
+    // A stateless search keeps no state count: null, not zero.
+    let v = json(&tracepor(&["check", "fixtures/em/two-posters", "--strategy", "full-stateless", "--json"]));
+    assert!(v["states"].is_null() && v["unique_transitions"].is_null());
+}
+
+#[test]
+fn outcomes_file_is_byte_for_byte_canonical() {
+    let dir = std::env::temp_dir().join(format!("tracepor-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("o.txt");
+    let o =
+        tracepor(&["check", "fixtures/em/abba-deadlock", "--strategy", "full", "--outcomes", out.to_str().unwrap()]);
+    assert_eq!(code(&o), 1, "a deadlock is found");
+    let expected = std::fs::read_to_string(common::root().join("fixtures/em/abba-deadlock/expected.outcomes")).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), expected);
+    // compare writes one file per strategy.
+    let o = tracepor(&[
+        "compare",
+        "fixtures/em/abba-deadlock",
+        "--strategies",
+        "full,full-stateless",
+        "--outcomes",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1);
+    for s in ["full", "full-stateless"] {
+        assert_eq!(std::fs::read_to_string(dir.join(format!("o.txt.{s}"))).unwrap(), expected);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_reported_deadlock_replays_with_the_printed_command() {
+    let o = tracepor(&["check", "fixtures/em/abba-deadlock", "--strategy", "full"]);
+    assert_eq!(code(&o), 1);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("deadlock"), "{text}");
+    let line = text.lines().find(|l| l.contains("tracepor replay")).expect("a replay command");
+    let schedule = line.split("--schedule ").nth(1).unwrap().trim().trim_matches('\'');
+    let r = tracepor(&["replay", "fixtures/em/abba-deadlock", "--schedule", schedule]);
+    assert_eq!(code(&r), 1);
+    let shown = String::from_utf8_lossy(&r.stdout);
+    assert!(shown.contains("stuck (deadlock)"), "{shown}");
+    assert!(shown.contains("stuck 5 6 7 10 11 12"), "{shown}");
+}
+
+#[test]
+fn a_limit_stops_the_search_with_partial_figures_and_exit_3() {
+    let trace = "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1";
+    let o = tracepor(&["check", trace, "--strategy", "full", "--max-states", "50", "--json"]);
+    assert_eq!(code(&o), 3);
+    let v = json(&o);
+    assert_eq!(v["finished"], false);
+    assert!(v["states"].as_u64().unwrap() >= 50 && v["transitions"].as_u64().unwrap() > 0);
+    let o = tracepor(&["check", trace, "--strategy", "full-stateless", "--time-limit", "0.2", "--json"]);
+    assert_eq!(code(&o), 3);
+    assert_eq!(json(&o)["finished"], false);
+    let text = String::from_utf8_lossy(&tracepor(&["check", trace, "--strategy", "full", "--max-states", "50"]).stdout)
+        .to_string();
+    assert!(text.contains("INCOMPLETE"), "{text}");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_located_message() {
+    let dir = std::env::temp_dir().join(format!("tracepor-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("trace.txt");
+    std::fs::write(&bad, "1 START\n2 THREADINIT tid:1\n3 FROB tid:1\n").unwrap();
+    let o = tracepor(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("trace.txt:3:3:") && err.contains("FROB"), "{err}");
+    // A dependence edge naming a missing operation, found beside the trace.
+    std::fs::write(&bad, "1 START\n2 THREADINIT tid:1\n").unwrap();
+    std::fs::write(dir.join("dependence.txt"), "src:2 dest:7\n").unwrap();
+    let o = tracepor(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("dependence.txt:1:12:"));
+    let o = tracepor(&["check", dir.join("missing.txt").to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.txt: cannot read"));
+    let o = tracepor(&["check", "fixtures/em/two-posters", "--strategy", "nonsense"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown strategy"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn config_cfg_and_folders_are_accepted() {
+    let cfg = "traces/em-explorer/benchmark-traces/multithreading-with-single-queue/trace2/config.cfg";
+    let a = json(&tracepor(&["check", cfg, "--strategy", "full", "--json"]));
+    let b = json(&tracepor(&[
+        "check",
+        "traces/em-explorer/benchmark-traces/multithreading-with-single-queue/trace2/trace.txt",
+        "--strategy",
+        "full",
+        "--json",
+    ]));
+    assert_eq!(a["outcomes"], b["outcomes"]);
+    assert_eq!(a["transitions"], b["transitions"]);
+}
+
+#[test]
+fn stats_and_compare_print_tables() {
+    let o = tracepor(&["stats", "traces/em-explorer/tacas-2016/remind-me", "--json"]);
+    assert_eq!(code(&o), 0);
+    let v = json(&o);
+    assert_eq!(v["operations"], 444);
+    assert_eq!(v["dependence edges"], 12);
+    let o = tracepor(&["compare", "fixtures/em/two-posters", "--strategies", "full,full-stateless"]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("outcome sets agree with the exhaustive search"), "{text}");
+}
+
+#[test]
+fn dot_writes_the_state_graph_and_refuses_large_ones() {
+    let dir = std::env::temp_dir().join(format!("tracepor-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dot = dir.join("g.dot");
+    let o = tracepor(&["check", "fixtures/em/abba-deadlock", "--strategy", "full", "--dot", dot.to_str().unwrap()]);
+    assert_eq!(code(&o), 1);
+    let g = std::fs::read_to_string(&dot).unwrap();
+    assert!(g.starts_with("digraph"));
+    assert!(g.contains("stuck"), "the deadlock state is highlighted");
+    assert!(g.contains("LOCK 0xa"), "edges are labelled by operation");
+    let big = dir.join("big.dot");
+    let o = tracepor(&[
+        "check",
+        "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1",
+        "--strategy",
+        "full",
+        "--dot",
+        big.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0);
+    assert!(!big.exists());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not writing"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn shards_split_a_corpus_without_overlap() {
+    let mut seen = Vec::new();
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        let o = tracepor(&["compare", "fixtures/em", "--strategies", "full", "--shard", &shard, "--json"]);
+        if o.stdout.is_empty() {
+            continue;
+        }
+        let v = json(&o);
+        let runs: Vec<serde_json::Value> = match v.get("inputs") {
+            Some(inputs) => {
+                inputs.as_array().unwrap().iter().flat_map(|i| i["runs"].as_array().unwrap().clone()).collect()
+            }
+            None => v["runs"].as_array().cloned().unwrap_or_default(),
+        };
+        seen.extend(runs.iter().map(|r| r["file"].as_str().unwrap().to_string()));
+    }
+    seen.sort();
+    let before = seen.len();
+    seen.dedup();
+    assert_eq!(before, seen.len(), "an input ran in two shards");
+    assert_eq!(seen.len(), common::trace_dirs(&common::root().join("fixtures/em")).len());
+    assert_eq!(code(&tracepor(&["compare", "fixtures/em", "--shard", "3/3"])), 2);
+}
+
+#[test]
+fn memory_limit_and_progress_flags() {
+    let trace = "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1";
+    let o = tracepor(&["check", trace, "--strategy", "full", "--max-memory", "1", "--json"]);
+    assert_eq!(code(&o), 3);
+    assert_eq!(json(&o)["stopped_by"], "memory limit reached");
+    // Not a terminal: no progress output unless asked for.
+    let o = tracepor(&["check", "fixtures/em/two-posters", "--strategy", "full", "--quiet"]);
+    assert!(o.stderr.is_empty() && o.stdout.is_empty());
+}
+
+#[test]
+fn ctrl_c_ends_the_search_cleanly_with_partial_figures() {
+    let child = Command::new(env!("CARGO_BIN_EXE_tracepor"))
+        .args([
+            "check",
+            "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1",
+            "--strategy",
+            "full-stateless",
+            "--json",
+            "--time-limit",
+            "60",
+        ])
+        .current_dir(common::root())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 3);
+    let v = json(&o);
+    assert_eq!(v["finished"], false);
+    assert_eq!(v["stopped_by"], "interrupted");
+    assert!(v["transitions"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn event_models_from_the_command_line() {
+    let f = "fixtures/events/premature-termination.events";
+    let o = tracepor(&["check", f, "--json"]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert_eq!(v["model"], "events");
+    assert_eq!(v["strategy"], "stateful-dpor");
+    assert_eq!(v["errors"][0]["kind"], "assert");
+    // The ablation the fixture is about misses the assertion.
+    let o = tracepor(&["check", f, "--no-full-cycle", "--json"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(json(&o)["errors"].as_array().unwrap().len(), 0);
+    // The printed schedule replays to the error.
+    let schedule = v["errors"][0]["schedule"].as_str().unwrap().to_string();
+    let r = tracepor(&["replay", f, "--schedule", &schedule]);
+    assert_eq!(code(&r), 1);
+    assert!(String::from_utf8_lossy(&r.stdout).contains("checked while armed"));
+    // Stateless strategies need a bound on event models.
+    let o = tracepor(&["check", f, "--strategy", "full-stateless"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--bound"));
+    let o = tracepor(&["compare", f, "--bound", "2", "--json"]);
+    assert_eq!(json(&o)["agree"], true);
+    // Conflicts are reported on a real app pair.
+    let o =
+        tracepor(&["check", "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events", "--conflicts", "--json"]);
+    assert_eq!(code(&o), 1);
+    assert!(json(&o)["errors"].as_array().unwrap().iter().any(|e| e["kind"] == "conflict"));
+}
