@@ -27,10 +27,7 @@ fn model(dir: &Path) -> EmModel {
 
 fn run(m: &EmModel, name: &str, limit: Duration) -> (Stats, Outcomes) {
     let mut s = explore::for_em_trace(name).expect("strategy registered");
-    let limits = Limits {
-        time: Some(limit),
-        ..Limits::default()
-    };
+    let limits = Limits { time: Some(limit), ..Limits::default() };
     explore::run(m, s.as_mut(), limits, Arc::new(AtomicBool::new(false)))
 }
 
@@ -47,12 +44,7 @@ fn benchmark_traces() -> Vec<String> {
             let p = e.path();
             if p.is_dir() {
                 if p.join("trace.txt").is_file() {
-                    out.push(
-                        p.strip_prefix(&root)
-                            .unwrap_or(&p)
-                            .to_string_lossy()
-                            .into_owned(),
-                    );
+                    out.push(p.strip_prefix(&root).unwrap_or(&p).to_string_lossy().into_owned());
                 } else {
                     stack.push(p);
                 }
@@ -81,11 +73,7 @@ const KNOWN_DIFFERENCES: &[(&str, &str, u64, u64)] = &[];
 #[test]
 fn benchmark_traces_keep_full_outcome_sets_and_reference_counts() {
     let traces = benchmark_traces();
-    assert_eq!(
-        traces.len(),
-        28,
-        "the 28 hand-written traces are expected under ../shared"
-    );
+    assert_eq!(traces.len(), 28, "the 28 hand-written traces are expected under ../shared");
     let mut problems = Vec::new();
     for t in &traces {
         let m = model(&shared().join("traces/em-explorer").join(t));
@@ -101,17 +89,10 @@ fn benchmark_traces_keep_full_outcome_sets_and_reference_counts() {
                 problems.push(format!("{t} {name}: outcome set differs from full's"));
             }
             let ours = (st.executions, st.transitions);
-            let known = KNOWN_DIFFERENCES
-                .iter()
-                .find(|k| k.0 == t && k.1 == name)
-                .map(|k| (k.2, k.3));
+            let known = KNOWN_DIFFERENCES.iter().find(|k| k.0 == t && k.1 == name).map(|k| (k.2, k.3));
             match (reference(t, name), known) {
-                (_, Some(k)) if ours != k => {
-                    problems.push(format!("{t} {name}: {ours:?}, documented {k:?}"))
-                }
-                (Some(r), None) if ours != r => {
-                    problems.push(format!("{t} {name}: {ours:?}, EM-Explorer {r:?}"))
-                }
+                (_, Some(k)) if ours != k => problems.push(format!("{t} {name}: {ours:?}, documented {k:?}")),
+                (Some(r), None) if ours != r => problems.push(format!("{t} {name}: {ours:?}, EM-Explorer {r:?}")),
                 _ => {}
             }
         }
@@ -129,11 +110,7 @@ fn tacas_traces_em_dpor_counts() {
         let m = model(&shared().join("traces/em-explorer").join(&t));
         let (st, _) = run(&m, "em-dpor", Duration::from_secs(60));
         assert!(st.finished, "{t}: em-dpor did not finish");
-        assert_eq!(
-            Some((st.executions, st.transitions)),
-            reference(&t, "em-dpor"),
-            "{t}"
-        );
+        assert_eq!(Some((st.executions, st.transitions)), reference(&t, "em-dpor"), "{t}");
     }
 }
 
@@ -167,11 +144,7 @@ fn fixtures_keep_full_outcome_sets() {
         for name in ["dpor", "em-dpor"] {
             let (st, found) = run(&m, name, Duration::from_secs(60));
             assert!(st.finished, "{} {name}: did not finish", dir.display());
-            assert!(
-                found.same_as(&full),
-                "{} {name}: outcome set differs from full's",
-                dir.display()
-            );
+            assert!(found.same_as(&full), "{} {name}: outcome set differs from full's", dir.display());
         }
     }
 }

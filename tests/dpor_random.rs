@@ -53,11 +53,7 @@ impl Gen {
                     let l = self.rng.gen_range(0..self.locks);
                     out.push(Act::Lock(l));
                     let a = self.rng.gen_range(0..self.locations);
-                    out.push(if self.rng.gen_bool(0.5) {
-                        Act::Write(a)
-                    } else {
-                        Act::Read(a)
-                    });
+                    out.push(if self.rng.gen_bool(0.5) { Act::Write(a) } else { Act::Read(a) });
                     // Occasionally a second lock inside the first: lock-order deadlocks.
                     if self.locks > 1 && self.rng.gen_bool(0.3) {
                         let l2 = (l + 1) % self.locks;
@@ -99,11 +95,7 @@ struct Sim {
 /// Generates a valid trace (trace.txt and dependence.txt texts) from `seed`, or None when the
 /// random run deadlocked.
 fn generate(seed: u64) -> Option<(String, String)> {
-    let mut g = Gen {
-        rng: SmallRng::seed_from_u64(seed),
-        locations: 0,
-        locks: 0,
-    };
+    let mut g = Gen { rng: SmallRng::seed_from_u64(seed), locations: 0, locks: 0 };
     g.locations = g.rng.gen_range(1..4);
     g.locks = g.rng.gen_range(0..3);
     let n_loopers = g.rng.gen_range(1..3u32);
@@ -172,13 +164,7 @@ fn generate(seed: u64) -> Option<(String, String)> {
     let targets: Vec<u32> = sims
         .iter()
         .flat_map(|s| s.own.iter())
-        .filter_map(|a| {
-            if let Act::Notify(t) = a {
-                Some(*t)
-            } else {
-                None
-            }
-        })
+        .filter_map(|a| if let Act::Notify(t) = a { Some(*t) } else { None })
         .collect();
     for t in targets {
         if let Some(s) = sims.iter_mut().find(|s| s.tid == t) {
@@ -196,11 +182,7 @@ fn generate(seed: u64) -> Option<(String, String)> {
     emit(&mut text, &mut idx, "THREADINIT tid:1".into());
     emit(&mut text, &mut idx, "ATTACH-Q tid:1 queue:1".into());
     for s in &sims[1..] {
-        emit(
-            &mut text,
-            &mut idx,
-            format!("FORK par-tid:1 child-tid:{}", s.tid),
-        );
+        emit(&mut text, &mut idx, format!("FORK par-tid:1 child-tid:{}", s.tid));
     }
     emit(&mut text, &mut idx, "LOOP tid:1 queue:1".into());
     let mut next_msg = 1u32;
@@ -250,11 +232,7 @@ fn generate(seed: u64) -> Option<(String, String)> {
             sims[i].started = true;
             emit(&mut text, &mut idx, format!("THREADINIT tid:{tid}"));
             if sims[i].looper {
-                emit(
-                    &mut text,
-                    &mut idx,
-                    format!("ATTACH-Q tid:{tid} queue:{tid}"),
-                );
+                emit(&mut text, &mut idx, format!("ATTACH-Q tid:{tid} queue:{tid}"));
                 attached.push(tid);
                 emit(&mut text, &mut idx, format!("LOOP tid:{tid} queue:{tid}"));
             }
@@ -284,51 +262,27 @@ fn generate(seed: u64) -> Option<(String, String)> {
             sims[i].own.remove(0)
         };
         match act {
-            Act::Read(a) => emit(
-                &mut text,
-                &mut idx,
-                format!("READ tid:{tid} obj:0x{a:x} class:C; field:{a}"),
-            ),
-            Act::Write(a) => emit(
-                &mut text,
-                &mut idx,
-                format!("WRITE tid:{tid} obj:0x{a:x} class:C; field:{a}"),
-            ),
+            Act::Read(a) => emit(&mut text, &mut idx, format!("READ tid:{tid} obj:0x{a:x} class:C; field:{a}")),
+            Act::Write(a) => emit(&mut text, &mut idx, format!("WRITE tid:{tid} obj:0x{a:x} class:C; field:{a}")),
             Act::Lock(l) => {
                 holder[l as usize] = Some(tid);
-                emit(
-                    &mut text,
-                    &mut idx,
-                    format!("LOCK tid:{tid} lock-obj:0x{:x}", 100 + l),
-                );
+                emit(&mut text, &mut idx, format!("LOCK tid:{tid} lock-obj:0x{:x}", 100 + l));
             }
             Act::Unlock(l) => {
                 holder[l as usize] = None;
-                emit(
-                    &mut text,
-                    &mut idx,
-                    format!("UNLOCK tid:{tid} lock-obj:0x{:x}", 100 + l),
-                );
+                emit(&mut text, &mut idx, format!("UNLOCK tid:{tid} lock-obj:0x{:x}", 100 + l));
             }
             Act::Post(d, h) => {
                 let m = next_msg;
                 next_msg += 1;
                 let kind = if sims[i].env { "NATIVE-POST" } else { "POST" };
-                emit(
-                    &mut text,
-                    &mut idx,
-                    format!("{kind} src:{tid} msg:{m} dest:{d}"),
-                );
+                emit(&mut text, &mut idx, format!("{kind} src:{tid} msg:{m} dest:{d}"));
                 if let Some(s) = sims.iter_mut().find(|s| s.tid == d) {
                     s.queue.push_back((m, h));
                 }
             }
             Act::Notify(t) => {
-                emit(
-                    &mut text,
-                    &mut idx,
-                    format!("NOTIFY tid:{tid} notifiedTid:{t}"),
-                );
+                emit(&mut text, &mut idx, format!("NOTIFY tid:{tid} notifiedTid:{t}"));
                 if let Some(s) = sims.iter_mut().find(|s| s.tid == t) {
                     s.notifies += 1;
                 }
@@ -344,9 +298,7 @@ fn generate(seed: u64) -> Option<(String, String)> {
         }
     }
     // Every thread must have finished its work: otherwise the random run deadlocked.
-    let unfinished = sims
-        .iter()
-        .any(|s| (!s.looper && !s.exited) || s.running.is_some() || !s.queue.is_empty());
+    let unfinished = sims.iter().any(|s| (!s.looper && !s.exited) || s.running.is_some() || !s.queue.is_empty());
     if unfinished {
         return None;
     }
@@ -361,20 +313,15 @@ fn emit(text: &mut String, idx: &mut u32, line: String) {
 
 /// Parses a generated trace with the project's parser.
 fn parse(seed: u64, text: &str, dependence: &str) -> EmModel {
-    let fail =
-        |e: tracepor::trace::InputError| -> ! { panic!("seed {seed}: {e}\n{text}\n{dependence}") };
+    let fail = |e: tracepor::trace::InputError| -> ! { panic!("seed {seed}: {e}\n{text}\n{dependence}") };
     let mut t = parse_trace(Path::new("gen.txt"), text.as_bytes()).unwrap_or_else(|e| fail(e));
-    parse_dependence(Path::new("dependence.txt"), dependence.as_bytes(), &mut t)
-        .unwrap_or_else(|e| fail(e));
+    parse_dependence(Path::new("dependence.txt"), dependence.as_bytes(), &mut t).unwrap_or_else(|e| fail(e));
     EmModel::new(t).unwrap_or_else(|e| fail(e))
 }
 
 fn run(model: &EmModel, name: &str, limit: Option<Duration>) -> (bool, Outcomes, u64) {
     let mut s = explore::for_em_trace(name).expect("strategy registered");
-    let limits = Limits {
-        time: limit,
-        ..Limits::default()
-    };
+    let limits = Limits { time: limit, ..Limits::default() };
     let (stats, found) = explore::run(model, s.as_mut(), limits, Arc::new(AtomicBool::new(false)));
     (stats.finished, found, stats.executions)
 }
@@ -391,8 +338,7 @@ fn generated_traces_are_valid_recordings() {
             continue;
         };
         let m = parse(seed, &text, &dependence);
-        m.replay_recorded()
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        m.replay_recorded().unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
         ok += 1;
     }
     assert!(ok > 150, "too few generated traces replay ({ok} of 200)");
@@ -400,10 +346,7 @@ fn generated_traces_are_valid_recordings() {
 
 #[test]
 fn dpor_and_em_dpor_reach_every_outcome_of_full_stateless() {
-    let seeds: u64 = std::env::var("TRACEPOR_SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(300);
+    let seeds: u64 = std::env::var("TRACEPOR_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
     let mut checked: usize = 0;
     let mut failures = Vec::new();
     let mut unfinished = Vec::new();
@@ -425,14 +368,8 @@ fn dpor_and_em_dpor_reach_every_outcome_of_full_stateless() {
         checked += 1;
         for name in ["dpor", "em-dpor"] {
             let (finished, found, _) = run(&m, name, Some(Duration::from_secs(3)));
-            let spurious: Vec<&str> = found
-                .lines()
-                .filter(|l| !full.lines().any(|x| x == *l))
-                .collect();
-            assert!(
-                spurious.is_empty(),
-                "seed {seed}: {name} reached outcomes full did not: {spurious:?}\n{text}"
-            );
+            let spurious: Vec<&str> = found.lines().filter(|l| !full.lines().any(|x| x == *l)).collect();
+            assert!(spurious.is_empty(), "seed {seed}: {name} reached outcomes full did not: {spurious:?}\n{text}");
             if !finished {
                 // EM-DPOR (like EM-Explorer itself) can explore more than the exhaustive search
                 // has interleavings to spare on some small traces; what it found so far is checked
@@ -441,27 +378,14 @@ fn dpor_and_em_dpor_reach_every_outcome_of_full_stateless() {
                 continue;
             }
             if !found.same_as(&full) {
-                let lost: Vec<String> = outcome_lines(&full)
-                    .into_iter()
-                    .filter(|l| !found.lines().any(|x| x == l))
-                    .collect();
+                let lost: Vec<String> =
+                    outcome_lines(&full).into_iter().filter(|l| !found.lines().any(|x| x == l)).collect();
                 failures.push(format!("seed {seed} {name}: lost {lost:?}\n{text}"));
             }
         }
     }
-    assert!(
-        checked as u64 >= seeds / 2,
-        "only {checked} seeds could be checked"
-    );
-    assert!(
-        failures.is_empty(),
-        "{} unsound runs:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(
-        unfinished.len() * 20 <= checked,
-        "too many runs did not finish: {unfinished:?} of {checked} seeds"
-    );
+    assert!(checked as u64 >= seeds / 2, "only {checked} seeds could be checked");
+    assert!(failures.is_empty(), "{} unsound runs:\n{}", failures.len(), failures.join("\n"));
+    assert!(unfinished.len() * 20 <= checked, "too many runs did not finish: {unfinished:?} of {checked} seeds");
     eprintln!("{checked} seeds checked; unfinished within 3 s: {unfinished:?}");
 }

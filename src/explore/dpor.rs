@@ -53,11 +53,10 @@ impl ThreadSet {
         self.0.iter().all(|&w| w == 0)
     }
     pub fn iter(&self) -> impl Iterator<Item = Choice> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64u32)
-                .filter(move |b| w >> b & 1 == 1)
-                .map(move |b| i as u32 * 64 + b)
-        })
+        self.0
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &w)| (0..64u32).filter(move |b| w >> b & 1 == 1).map(move |b| i as u32 * 64 + b))
     }
     /// Smallest member of `self` that is in `a` and not in `b`.
     pub fn first_in_not_in(&self, a: &ThreadSet, b: &ThreadSet) -> Option<Choice> {
@@ -234,10 +233,7 @@ impl<'m> Engine<'m> {
 
     /// Whether path position `i` happens before `target`.
     pub fn hb_target(&self, i: usize, target: &Target) -> bool {
-        target
-            .preds
-            .iter()
-            .any(|&p| p >= i && self.hb.happens_before(i, p))
+        target.preds.iter().any(|&p| p >= i && self.hb.happens_before(i, p))
     }
 
     /// The target of thread `p`'s next operation `op`: what it would have seen so far.
@@ -258,12 +254,7 @@ impl<'m> Engine<'m> {
             }
         };
         preds.extend(pred);
-        Target {
-            thread: p,
-            op,
-            at: None,
-            preds,
-        }
+        Target { thread: p, op, at: None, preds }
     }
 
     /// The target of the executed transition at path position `j`.
@@ -271,12 +262,7 @@ impl<'m> Engine<'m> {
         let op = self.hb.op(j);
         let mut preds = SmallVec::new();
         preds.push(j);
-        Target {
-            thread: self.model.op_thread[op as usize],
-            op,
-            at: Some(j),
-            preds,
-        }
+        Target { thread: self.model.op_thread[op as usize], op, at: Some(j), preds }
     }
 
     /// The task thread `t` can run at `s`: the handler it runs or the one at its queue's front
@@ -300,9 +286,7 @@ impl<'m> Engine<'m> {
     pub(crate) fn push_step(&mut self, c: Choice, post_edges: bool) {
         let model = self.model;
         let frame = self.frames.last().expect("a current state");
-        let op = frame
-            .next_op(c)
-            .expect("an enabled thread has a next operation");
+        let op = frame.next_op(c).expect("an enabled thread has a next operation");
         // Popped frames are reused: cloning into them keeps their allocations.
         let mut next = self.pool.pop().unwrap_or_else(|| Frame {
             state: frame.state.clone(),
@@ -474,28 +458,17 @@ impl<'m> Engine<'m> {
         let other = |e: &Engine, i: u32| e.model.op_thread[e.hb.op(i as usize) as usize] != p;
         let unordered = |e: &Engine, i: u32| other(e, i) && !e.hb_target(i as usize, &target);
         let race = match self.op_kind(op) {
-            OpKind::Read { loc } => self.accesses[loc as usize]
-                .iter()
-                .rev()
-                .filter(|a| a.1)
-                .map(|a| a.0)
-                .find(|&i| unordered(self, i)),
-            OpKind::Write { loc } => self.accesses[loc as usize]
-                .iter()
-                .rev()
-                .map(|a| a.0)
-                .find(|&i| unordered(self, i)),
-            OpKind::Lock { .. } => self.lock_ops[self.model.lock_of(op) as usize]
-                .iter()
-                .rev()
-                .copied()
-                .find(|&i| unordered(self, i)),
+            OpKind::Read { loc } => {
+                self.accesses[loc as usize].iter().rev().filter(|a| a.1).map(|a| a.0).find(|&i| unordered(self, i))
+            }
+            OpKind::Write { loc } => {
+                self.accesses[loc as usize].iter().rev().map(|a| a.0).find(|&i| unordered(self, i))
+            }
+            OpKind::Lock { .. } => {
+                self.lock_ops[self.model.lock_of(op) as usize].iter().rev().copied().find(|&i| unordered(self, i))
+            }
             OpKind::Post { .. } => match self.post_dest(op) {
-                Some(d) => self.posts_to[d as usize]
-                    .iter()
-                    .rev()
-                    .copied()
-                    .find(|&i| unordered(self, i)),
+                Some(d) => self.posts_to[d as usize].iter().rev().copied().find(|&i| unordered(self, i)),
                 None => None,
             },
             _ => None,
@@ -523,10 +496,7 @@ impl<'m> Engine<'m> {
         let f = self.frames.last_mut().expect("a state");
         if self.recorded {
             // The recorded order: the enabled thread whose next operation comes first.
-            let c = f
-                .enabled
-                .iter()
-                .min_by_key(|&t| f.next_op(t).unwrap_or(u32::MAX))?;
+            let c = f.enabled.iter().min_by_key(|&t| f.next_op(t).unwrap_or(u32::MAX))?;
             f.backtrack.insert(c);
             return Some(c);
         }

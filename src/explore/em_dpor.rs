@@ -42,10 +42,7 @@ impl<'m> Engine<'m> {
     pub(crate) fn em_races(&mut self, p: Choice, op: u32) {
         let mut target = self.next_target(p, op);
         let races: SmallVec<[usize; 4]> = match self.op_kind_of(op) {
-            OpKind::Read { loc } => self
-                .last_unordered_write(loc, &target)
-                .into_iter()
-                .collect(),
+            OpKind::Read { loc } => self.last_unordered_write(loc, &target).into_iter().collect(),
             OpKind::Write { loc } => {
                 let w = self.last_unordered_write(loc, &target);
                 let mut out: SmallVec<[usize; 4]> = SmallVec::new();
@@ -138,12 +135,7 @@ impl<'m> Engine<'m> {
 
     /// The last write to `loc` on the path that does not happen before `target`.
     fn last_unordered_write(&self, loc: u32, target: &Target) -> Option<usize> {
-        self.accesses_of(loc)
-            .iter()
-            .rev()
-            .filter(|a| a.1)
-            .map(|a| a.0 as usize)
-            .find(|&i| !self.hb_target(i, target))
+        self.accesses_of(loc).iter().rev().filter(|a| a.1).map(|a| a.0 as usize).find(|&i| !self.hb_target(i, target))
     }
 
     /// FindTarget: schedules the reversal of path position `i` and `target`.
@@ -156,10 +148,7 @@ impl<'m> Engine<'m> {
         // Diverging posts: two handlers of one looper are reordered by reordering their posts.
         loop {
             let op_a = self.hb.op(a);
-            if self.model.op_thread[op_a as usize] != b.thread
-                || !self.in_handler(op_a)
-                || !self.in_handler(b.op)
-            {
+            if self.model.op_thread[op_a as usize] != b.thread || !self.in_handler(op_a) || !self.in_handler(b.op) {
                 break;
             }
             let (Some(pa), Some(pb)) = (self.post_position(op_a), self.post_position(b.op)) else {
@@ -226,13 +215,8 @@ impl<'m> Engine<'m> {
             }
             // If the handler now executable started before k and happens before it, k's
             // handler is behind it for a reason the queue order does not decide.
-            let call = self.model.handlers[exec as usize]
-                .as_ref()
-                .and_then(|h| h.ops.first().copied());
-            if call
-                .and_then(|c| self.hb.position(c))
-                .is_some_and(|c| c <= k && self.hb.happens_before(c, k))
-            {
+            let call = self.model.handlers[exec as usize].as_ref().and_then(|h| h.ops.first().copied());
+            if call.and_then(|c| self.hb.position(c)).is_some_and(|c| c <= k && self.hb.happens_before(c, k)) {
                 continue;
             }
             out.push((t, m));
@@ -253,12 +237,7 @@ impl<'m> Engine<'m> {
         };
         // Per looper: the queued handlers to move before its executable one.
         let mut swap: Vec<(Choice, SmallVec<[u32; 2]>)> = Vec::new();
-        let m0 = pending
-            .iter()
-            .filter(|p| p.0 == first)
-            .map(|p| p.1)
-            .min()
-            .unwrap_or(exec0);
+        let m0 = pending.iter().filter(|p| p.0 == first).map(|p| p.1).min().unwrap_or(exec0);
         swap.push((first, SmallVec::from_slice(&[m0])));
         let mut work = vec![exec0];
         let mut seen = vec![exec0];
@@ -293,11 +272,7 @@ impl<'m> Engine<'m> {
             let Some(ex) = exec_at(self, t) else {
                 continue;
             };
-            let post = |e: &Engine, m: u32| {
-                e.model.handlers[m as usize]
-                    .as_ref()
-                    .and_then(|h| e.hb.position(h.post))
-            };
+            let post = |e: &Engine, m: u32| e.model.handlers[m as usize].as_ref().and_then(|h| e.hb.position(h.post));
             // The latest-posted of the blocked handlers.
             let Some(pb) = msgs.iter().filter_map(|&m| post(self, m)).max() else {
                 continue;

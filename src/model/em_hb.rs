@@ -125,13 +125,9 @@ impl<'m> EmHb<'m> {
             }
             OpKind::Lock { .. } => {
                 let unlocks = &self.unlocks[m.lock_of(op) as usize];
-                let other =
-                    |&&u: &&u32| m.op_thread[self.ops[u as usize] as usize] as usize != thread;
-                let last = if self.same_thread_unlock_edges {
-                    unlocks.last()
-                } else {
-                    unlocks.iter().rev().find(other)
-                };
+                let other = |&&u: &&u32| m.op_thread[self.ops[u as usize] as usize] as usize != thread;
+                let last =
+                    if self.same_thread_unlock_edges { unlocks.last() } else { unlocks.iter().rev().find(other) };
                 if let Some(&u) = last {
                     preds.push(u);
                 }
