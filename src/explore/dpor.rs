@@ -73,10 +73,14 @@ pub(crate) struct Frame {
     /// Per thread: the operation it would execute next (NEVER when none), enabled or not.
     pub next: Vec<u32>,
     pub enabled: ThreadSet,
+    pub sets: Sets,
+}
+
+/// What the search decided at a state: what follows from the state itself is in [`Frame`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sets {
     pub backtrack: ThreadSet,
     pub done: ThreadSet,
-    /// The thread taken from this state (when the path goes on).
-    pub chosen: Choice,
     /// EM-DPOR: posts scheduled here to be reversed, as (later post, earlier post) operations.
     pub reordered: SmallVec<[(u32, u32); 1]>,
     /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
@@ -85,6 +89,12 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
+    fn new(state: EmState, model: &EmModel) -> Self {
+        let mut f = Frame { state, next: Vec::new(), enabled: ThreadSet::default(), sets: Sets::default() };
+        f.observe(model);
+        f
+    }
+
     /// The operation thread `t` would execute next in this state.
     pub fn next_op(&self, t: Choice) -> Option<u32> {
         self.next.get(t as usize).copied().filter(|&op| op != NEVER)
@@ -147,7 +157,7 @@ pub(crate) struct Engine<'m> {
     /// EM-DPOR: a failure pass is running (a further failure adds every enabled thread).
     pub in_eager: bool,
     /// EM-DPOR: sets of the states popped while the path is walked again.
-    pub kept: Vec<super::em_dpor::SavedSets>,
+    pub kept: Vec<(usize, Sets)>,
     /// Frames popped from the path, kept for their allocations.
     pool: Vec<Frame>,
 }
@@ -288,16 +298,7 @@ impl<'m> Engine<'m> {
         let frame = self.frames.last().expect("a current state");
         let op = frame.next_op(c).expect("an enabled thread has a next operation");
         // Popped frames are reused: cloning into them keeps their allocations.
-        let mut next = self.pool.pop().unwrap_or_else(|| Frame {
-            state: frame.state.clone(),
-            next: Vec::new(),
-            enabled: ThreadSet::default(),
-            backtrack: ThreadSet::default(),
-            done: ThreadSet::default(),
-            chosen: 0,
-            reordered: SmallVec::new(),
-            dpor_run: false,
-        });
+        let mut next = self.pool.pop().unwrap_or_else(|| Frame::new(frame.state.clone(), model));
         next.state.copy_from(&frame.state);
         let _ = model.step(&mut next.state, c);
         let pos = self.hb.len() as u32;
@@ -354,11 +355,7 @@ impl<'m> Engine<'m> {
         self.last_of_thread[c as usize] = pos;
         self.path.push(c);
         next.observe(model);
-        next.backtrack = ThreadSet::default();
-        next.done = ThreadSet::default();
-        next.chosen = 0;
-        next.reordered.clear();
-        next.dpor_run = false;
+        next.sets = Sets::default();
         self.frames.push(next);
     }
 
@@ -383,7 +380,7 @@ impl<'m> Engine<'m> {
         self.hb.pop();
         self.path.pop();
         if let Some(f) = self.frames.pop() {
-            self.reorderings -= f.reordered.len();
+            self.reorderings -= f.sets.reordered.len();
             self.pool.push(f);
         }
     }
@@ -392,11 +389,11 @@ impl<'m> Engine<'m> {
     /// new is scheduled), as Flanagan and Godefroid suggest.
     pub fn add_one(&mut self, at: usize, candidates: &ThreadSet) {
         let f = &mut self.frames[at];
-        if candidates.intersects(&f.backtrack) {
+        if candidates.intersects(&f.sets.backtrack) {
             return;
         }
         if let Some(t) = candidates.iter().next() {
-            f.backtrack.insert(t);
+            f.sets.backtrack.insert(t);
         }
     }
 
@@ -404,7 +401,7 @@ impl<'m> Engine<'m> {
     pub fn add_all_enabled(&mut self, at: usize) {
         let f = &mut self.frames[at];
         for t in f.enabled.iter().collect::<SmallVec<[Choice; 16]>>() {
-            f.backtrack.insert(t);
+            f.sets.backtrack.insert(t);
         }
     }
 
@@ -497,15 +494,15 @@ impl<'m> Engine<'m> {
         if self.recorded {
             // The recorded order: the enabled thread whose next operation comes first.
             let c = f.enabled.iter().min_by_key(|&t| f.next_op(t).unwrap_or(u32::MAX))?;
-            f.backtrack.insert(c);
+            f.sets.backtrack.insert(c);
             return Some(c);
         }
-        if let Some(c) = f.backtrack.first_in_not_in(&f.enabled, &f.done) {
+        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done) {
             return Some(c);
         }
-        if f.done.is_empty() {
+        if f.sets.done.is_empty() {
             let c = f.enabled.iter().next()?;
-            f.backtrack.insert(c);
+            f.sets.backtrack.insert(c);
             return Some(c);
         }
         None
@@ -514,18 +511,7 @@ impl<'m> Engine<'m> {
     /// The exploration loop.
     pub fn run(&mut self, search: &mut Search<'_, EmModel>) {
         let model = self.model;
-        let mut first = Frame {
-            state: model.initial(),
-            next: Vec::new(),
-            enabled: ThreadSet::default(),
-            backtrack: ThreadSet::default(),
-            done: ThreadSet::default(),
-            chosen: 0,
-            reordered: SmallVec::new(),
-            dpor_run: false,
-        };
-        first.observe(model);
-        self.frames.push(first);
+        self.frames.push(Frame::new(model.initial(), model));
         loop {
             if search.stopped() {
                 return;
@@ -547,8 +533,7 @@ impl<'m> Engine<'m> {
             match self.choose() {
                 Some(c) => {
                     let f = self.frames.last_mut().expect("a state");
-                    f.done.insert(c);
-                    f.chosen = c;
+                    f.sets.done.insert(c);
                     self.push_step(c, false);
                     search.transition(self.path.len());
                 }
@@ -566,7 +551,7 @@ impl<'m> Engine<'m> {
     fn backtrack_to_pending(&mut self) -> bool {
         loop {
             let f = self.frames.last().expect("a state");
-            if f.backtrack.first_in_not_in(&f.enabled, &f.done).is_some() {
+            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done).is_some() {
                 return true;
             }
             if self.frames.len() == 1 {

@@ -118,7 +118,7 @@ impl<'m> Engine<'m> {
     pub(crate) fn reordered_post_edge(&mut self, op: u32, extra: &mut SmallVec<[usize; 8]>) {
         let mut nearest: Option<usize> = None;
         for f in &self.frames {
-            for &(src, dest) in &f.reordered {
+            for &(src, dest) in &f.sets.reordered {
                 if dest == op {
                     if let Some(p) = self.hb.position(src) {
                         nearest = Some(nearest.map_or(p, |n: usize| n.max(p)));
@@ -129,7 +129,7 @@ impl<'m> Engine<'m> {
         if let Some(p) = nearest {
             extra.push(p);
             let t = self.model.op_thread[op as usize];
-            self.frames[p].backtrack.insert(t);
+            self.frames[p].sets.backtrack.insert(t);
         }
     }
 
@@ -168,7 +168,7 @@ impl<'m> Engine<'m> {
         }
         let mut fresh = ThreadSet::default();
         for t in cands.iter() {
-            if !f.done.contains(t) {
+            if !f.sets.done.contains(t) {
                 fresh.insert(t);
             }
         }
@@ -177,8 +177,8 @@ impl<'m> Engine<'m> {
             let op_a = self.hb.op(a);
             if self.post_dest_of(op_a).is_some() && self.post_dest_of(b.op).is_some() {
                 let pair = (b.op, op_a);
-                if !self.frames[a].reordered.contains(&pair) {
-                    self.frames[a].reordered.push(pair);
+                if !self.frames[a].sets.reordered.contains(&pair) {
+                    self.frames[a].sets.reordered.push(pair);
                     self.reorderings += 1;
                 }
             }
@@ -320,13 +320,13 @@ impl<'m> Engine<'m> {
                 }
             }
             if depth < dpor_until {
-                self.frames[depth].dpor_run = true;
+                self.frames[depth].sets.dpor_run = true;
             }
             self.rewalk_step(depth, c, true);
         }
         self.unwind();
         for (depth, &c) in choices.iter().enumerate() {
-            let keep = self.frames[depth].dpor_run;
+            let keep = self.frames[depth].sets.dpor_run;
             self.rewalk_step(depth, c, keep);
         }
         self.kept.clear();
@@ -335,15 +335,12 @@ impl<'m> Engine<'m> {
     /// Pops the path to the initial state, keeping the sets of every state in `self.kept`.
     fn unwind(&mut self) {
         while self.frames.len() > 1 {
-            let f = self.frames.last().expect("a state");
-            self.kept.push(SavedSets {
-                depth: self.frames.len() - 1,
-                backtrack: f.backtrack.clone(),
-                done: f.done.clone(),
-                chosen: f.chosen,
-                reordered: f.reordered.clone(),
-                dpor_run: f.dpor_run,
-            });
+            let depth = self.frames.len() - 1;
+            let f = self.frames.last_mut().expect("a state");
+            let sets = std::mem::take(&mut f.sets);
+            // pop_step no longer sees these pairs; rewalk_step counts them again.
+            self.reorderings -= sets.reordered.len();
+            self.kept.push((depth, sets));
             self.pop_step();
         }
     }
@@ -351,28 +348,12 @@ impl<'m> Engine<'m> {
     /// Re-takes `c` at `depth` and gives the new state back the sets it had.
     fn rewalk_step(&mut self, depth: usize, c: Choice, post_edges: bool) {
         self.push_step(c, post_edges);
-        let d = depth + 1;
-        if let Some(k) = self.kept.iter().rposition(|s| s.depth == d) {
-            let s = self.kept.swap_remove(k);
-            let f = self.frames.last_mut().expect("a state");
-            f.backtrack = s.backtrack;
-            f.done = s.done;
-            f.chosen = s.chosen;
-            self.reorderings += s.reordered.len();
-            f.reordered = s.reordered;
-            f.dpor_run = s.dpor_run;
+        if let Some(k) = self.kept.iter().rposition(|s| s.0 == depth + 1) {
+            let (_, sets) = self.kept.swap_remove(k);
+            self.reorderings += sets.reordered.len();
+            self.frames.last_mut().expect("a state").sets = sets;
         }
     }
-}
-
-/// The sets of a state, kept while the path is walked again.
-pub(crate) struct SavedSets {
-    pub depth: usize,
-    pub backtrack: ThreadSet,
-    pub done: ThreadSet,
-    pub chosen: Choice,
-    pub reordered: SmallVec<[(u32, u32); 1]>,
-    pub dpor_run: bool,
 }
 
 /// The `em-dpor` strategy.
