@@ -33,7 +33,8 @@ pub(crate) enum Mode {
     EmDpor,
 }
 
-/// A set of threads (dense choice ids), as a bit set.
+/// A set of threads (dense choice ids), as a bit set kept inline up to 128 threads, so that the
+/// per-state sets cost no allocation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ThreadSet(SmallVec<[u64; 2]>);
 
@@ -147,8 +148,6 @@ pub(crate) struct Engine<'m> {
     /// Until the first backtrack the path follows the recorded order.
     pub recorded: bool,
     pub path: Vec<Choice>,
-    /// Races whose reversal found no thread to add (EM-DPOR's backtrack failures).
-    pub failures: u64,
     /// Number of (later post, earlier post) pairs recorded in the frames of the path.
     pub reorderings: usize,
     /// EM-DPOR: backtrack failures of the current execution, as (deepest backtrack state,
@@ -180,7 +179,6 @@ impl<'m> Engine<'m> {
             prev_of_thread: Vec::new(),
             recorded: true,
             path: Vec::new(),
-            failures: 0,
             reorderings: 0,
             failure: None,
             in_eager: false,
@@ -197,8 +195,8 @@ impl<'m> Engine<'m> {
         self.model.trace.ops[op as usize].kind
     }
 
-    /// Dense destination thread of a post.
-    fn post_dest(&self, op: u32) -> Option<u32> {
+    /// Dense destination thread of a post (None for other operations).
+    pub fn post_dest(&self, op: u32) -> Option<u32> {
         match self.op_kind(op) {
             OpKind::Post { dest, .. } => self.model.thread_of_raw(dest),
             _ => None,
@@ -213,11 +211,6 @@ impl<'m> Engine<'m> {
     /// Path positions of the LOCKs of the lock `op` takes.
     pub fn locks_of(&self, op: u32) -> &[u32] {
         &self.lock_ops[self.model.lock_of(op) as usize]
-    }
-
-    /// Dense destination thread of a post (None for other operations).
-    pub fn post_dest_of(&self, op: u32) -> Option<u32> {
-        self.post_dest(op)
     }
 
     /// Whether `op` runs inside a handler (its task is a message).

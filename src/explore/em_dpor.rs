@@ -89,7 +89,6 @@ impl<'m> Engine<'m> {
             }
             let r = self.find_target(i, &target, true);
             if let Reversal::Failed(at) = r {
-                self.failures += 1;
                 if self.in_eager {
                     self.add_all_enabled(at);
                 } else {
@@ -175,7 +174,7 @@ impl<'m> Engine<'m> {
         if !fresh.is_empty() {
             self.add_one(a, &fresh);
             let op_a = self.hb.op(a);
-            if self.post_dest_of(op_a).is_some() && self.post_dest_of(b.op).is_some() {
+            if self.post_dest(op_a).is_some() && self.post_dest(b.op).is_some() {
                 let pair = (b.op, op_a);
                 if !self.frames[a].sets.reordered.contains(&pair) {
                     self.frames[a].sets.reordered.push(pair);
