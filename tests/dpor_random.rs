@@ -92,6 +92,23 @@ struct Sim {
     env: bool,
 }
 
+impl Sim {
+    /// A thread about to start (the main looper, thread 1, has started).
+    fn new(tid: u32, own: Vec<Act>, looper: bool, env: bool) -> Self {
+        Sim {
+            tid,
+            own,
+            looper,
+            queue: Default::default(),
+            running: None,
+            started: tid == 1,
+            exited: false,
+            notifies: 0,
+            env,
+        }
+    }
+}
+
 /// Generates a valid trace (trace.txt and dependence.txt texts) from `seed`, or None when the
 /// random run deadlocked.
 fn generate(seed: u64) -> Option<(String, String)> {
@@ -106,17 +123,7 @@ fn generate(seed: u64) -> Option<(String, String)> {
     let loopers: Vec<u32> = (1..=n_loopers).collect();
     let mut sims: Vec<Sim> = Vec::new();
     for &t in &loopers {
-        sims.push(Sim {
-            tid: t,
-            own: Vec::new(),
-            looper: true,
-            queue: Default::default(),
-            running: None,
-            started: t == 1,
-            exited: false,
-            notifies: 0,
-            env: false,
-        });
+        sims.push(Sim::new(t, Vec::new(), true, false));
     }
     let plain: Vec<u32> = (n_loopers + 1..=n_loopers + n_plain).collect();
     for &t in &plain {
@@ -127,17 +134,7 @@ fn generate(seed: u64) -> Option<(String, String)> {
             let other = plain[(plain.iter().position(|&p| p == t).unwrap_or(0) + 1) % plain.len()];
             own.insert(g.rng.gen_range(0..=own.len()), Act::Notify(other));
         }
-        sims.push(Sim {
-            tid: t,
-            own,
-            looper: false,
-            queue: Default::default(),
-            running: None,
-            started: false,
-            exited: false,
-            notifies: 0,
-            env: false,
-        });
+        sims.push(Sim::new(t, own, false, false));
     }
     // Environment threads: a NOP held back by a dependence.txt edge, then a native post, as
     // DroidRacer models binder and delayed posts.
@@ -147,17 +144,7 @@ fn generate(seed: u64) -> Option<(String, String)> {
         let len = g.rng.gen_range(1..2);
         let h = g.body(len, &loopers, 1);
         let own = vec![Act::Nop(after), Act::Post(1, h)];
-        sims.push(Sim {
-            tid: t,
-            own,
-            looper: false,
-            queue: Default::default(),
-            running: None,
-            started: false,
-            exited: false,
-            notifies: 0,
-            env: true,
-        });
+        sims.push(Sim::new(t, own, false, true));
     }
     let mut dependence = String::new();
     // Waits: a plain thread that some thread notifies waits once, at a random point.
