@@ -1,0 +1,75 @@
+//! Event-model speed: transitions and states per second of `full` and `stateful-dpor` on
+//! generated models of growing size (events, variables), up to the 78 events of the largest
+//! app pairs of Trimananda et al. Each run has a time budget (TRACEPOR_BENCH_SECONDS,
+//! default 10). Run: `cargo bench --bench events`.
+
+use std::fmt::Write;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tracepor::explore::{self, Limits, Strategies};
+use tracepor::model::events::{self, EventModel, EventOptions};
+
+/// `events` handlers over `vars` variables with values in 0..3, grouped in apps of eight:
+/// event i reads variable i, updates variable i+1 from it, and every fourth one also toggles
+/// the next event, so that the state space is cyclic and events interfere in chains.
+fn generated(events: usize, vars: usize) -> String {
+    let mut m = String::from("model events\n");
+    for v in 0..vars {
+        let _ = writeln!(m, "var v{v} = 0");
+    }
+    for e in 0..events {
+        if e % 8 == 0 {
+            let _ = writeln!(m, "app A{} {{", e / 8);
+        }
+        let (a, b) = (e % vars, (e + 1) % vars);
+        let _ = writeln!(m, "  on e{e} {{");
+        let _ = writeln!(m, "    if v{a} < 2 {{ v{b} = (v{b} + v{a} + 1) % 3 }} else {{ v{a} = 0 }}");
+        if e % 4 == 3 {
+            let _ = writeln!(
+                m,
+                "    if v{b} == 0 {{ disable e{} }} else {{ enable e{} }}",
+                (e + 1) % events,
+                (e + 1) % events
+            );
+        }
+        let _ = writeln!(m, "  }}");
+        if e % 8 == 7 || e + 1 == events {
+            let _ = writeln!(m, "}}");
+        }
+    }
+    m
+}
+
+fn main() {
+    let seconds: f64 = std::env::var("TRACEPOR_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10.0);
+    println!(
+        "{:<8} {:<6} {:<15} {:>10} {:>12} {:>9} {:>14} {:>12} {:>9}",
+        "events", "vars", "strategy", "states", "transitions", "time s", "transitions/s", "states/s", "finished"
+    );
+    for (events, vars) in [(8, 4), (16, 6), (32, 8), (78, 8), (78, 10)] {
+        let text = generated(events, vars);
+        let model: EventModel = events::load(Path::new("generated.events"), text.as_bytes(), EventOptions::default())
+            .expect("generated model");
+        for name in ["full", "stateful-dpor"] {
+            let mut s = <EventModel as Strategies>::strategy(name).unwrap();
+            let limits = Limits { time: Some(Duration::from_secs_f64(seconds)), ..Limits::default() };
+            let (stats, _) = explore::run(&model, s.as_mut(), limits, Arc::new(AtomicBool::new(false)));
+            let t = stats.time_s.max(1e-9);
+            println!(
+                "{:<8} {:<6} {:<15} {:>10} {:>12} {:>9.3} {:>14.0} {:>12.0} {:>9}",
+                events,
+                vars,
+                name,
+                stats.states.unwrap_or(0),
+                stats.transitions,
+                stats.time_s,
+                stats.transitions as f64 / t,
+                stats.states.unwrap_or(0) as f64 / t,
+                stats.finished
+            );
+        }
+    }
+}
