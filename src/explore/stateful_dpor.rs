@@ -146,16 +146,27 @@ struct AccTable {
     /// multiplies, so it is affine in its first word); None when that does not hold.
     affine: Vec<Option<(u64, u64)>>,
     /// (edge's list, carried list) -> (conflict, carried list minus the conflicting accesses).
-    meets: FxHashMap<(AccId, AccId), (bool, AccId)>,
+    /// Indexed [edge's list][carried list] for lists below `DENSE` (0: not yet computed, else
+    /// rest << 1 | conflict, plus one); the rest in `far`.
+    meets: Vec<Vec<u32>>,
+    far: FxHashMap<(AccId, AccId), u32>,
 }
 
 /// Fx's rotation in `finish` on 64-bit targets; checked at each intern (see `affine`).
 const FX_ROTATE: u32 = 26;
 
+/// Lists with ids below this have their meets in a table (at most 4 MiB), not a hash map.
+const DENSE: AccId = 1024;
+
 impl AccTable {
     fn new() -> Self {
-        let mut t =
-            AccTable { sets: Vec::new(), ids: FxHashMap::default(), affine: Vec::new(), meets: FxHashMap::default() };
+        let mut t = AccTable {
+            sets: Vec::new(),
+            ids: FxHashMap::default(),
+            affine: Vec::new(),
+            meets: Vec::new(),
+            far: FxHashMap::default(),
+        };
         t.intern(Accesses::new());
         t
     }
@@ -172,6 +183,33 @@ impl AccTable {
         self.ids.insert(a.clone(), id);
         self.sets.push(a);
         id
+    }
+
+    /// The memoized meet of lists `mine` (an edge's) and `theirs` (carried), if computed.
+    #[inline]
+    fn meet_memo(&self, mine: AccId, theirs: AccId) -> Option<(bool, AccId)> {
+        let v = if mine < DENSE && theirs < DENSE {
+            self.meets.get(mine as usize).and_then(|r| r.get(theirs as usize)).copied().unwrap_or(0)
+        } else {
+            self.far.get(&(mine, theirs)).copied().unwrap_or(0)
+        };
+        (v != 0).then(|| ((v - 1) & 1 == 1, (v - 1) >> 1))
+    }
+
+    fn set_meet_memo(&mut self, mine: AccId, theirs: AccId, conflict: bool, rest: AccId) {
+        let v = (rest << 1 | conflict as u32) + 1;
+        if mine < DENSE && theirs < DENSE {
+            if self.meets.len() <= mine as usize {
+                self.meets.resize(mine as usize + 1, Vec::new());
+            }
+            let row = &mut self.meets[mine as usize];
+            if row.len() <= theirs as usize {
+                row.resize(theirs as usize + 1, 0);
+            }
+            row[theirs as usize] = v;
+        } else {
+            self.far.insert((mine, theirs), v);
+        }
     }
 
     fn key(&self, e: Choice, a: AccId) -> SumKey {
@@ -280,7 +318,8 @@ impl<M: Model> Strategy<M> for StatefulDpor {
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
         run.explore(s0, search);
         while let Some(n) = run.dirty.pop() {
-            if search.stopped() {
+            // Most entries are stale (explored since): poll, as no transition may come for long.
+            if search.poll() {
                 break;
             }
             if run.pending(n).is_some() {
@@ -424,8 +463,8 @@ impl<'a, M: Model> Run<'a, M> {
             let edge = &self.edges[tb as usize];
             (edge.src, edge.event, edge.acc)
         };
-        let (conflict, rest) = match self.acc.meets.get(&(tb_acc, a)) {
-            Some(&r) => r,
+        let (conflict, rest) = match self.acc.meet_memo(tb_acc, a) {
+            Some(r) => r,
             None => {
                 let (mine, theirs) = (&self.acc.sets[tb_acc as usize], &self.acc.sets[a as usize]);
                 let clash = |x: &Access| mine.iter().any(|y| y.object == x.object && (x.write || y.write));
@@ -436,7 +475,7 @@ impl<'a, M: Model> Run<'a, M> {
                     theirs.iter().copied().filter(|x| !clash(x)).collect()
                 };
                 let rest = self.acc.intern(rest);
-                self.acc.meets.insert((tb_acc, a), (conflict, rest));
+                self.acc.set_meet_memo(tb_acc, a, conflict, rest);
                 (conflict, rest)
             }
         };
@@ -698,7 +737,8 @@ impl<'a, M: Model> Run<'a, M> {
             frames.push(root);
         }
         while let Some(&s) = frames.last() {
-            if search.stopped() {
+            // Polled, not just read: long runs of frames can pop without a transition.
+            if search.poll() {
                 return;
             }
             let Some(b) = self.pending(s) else {
