@@ -158,6 +158,19 @@ impl<'m, M: Model> Search<'m, M> {
         }
     }
 
+    /// For long work between transitions (a strategy's inner loops): counts one unit of work
+    /// and, every few thousand, runs the same limit check as [`Search::transition`]. Returns
+    /// whether the search must end now.
+    #[inline]
+    pub fn poll(&mut self) -> bool {
+        self.tick += 1;
+        if self.tick >= 4096 {
+            self.tick = 0;
+            self.check_limits();
+        }
+        self.stop.is_some()
+    }
+
     /// Counts a newly stored state (stateful strategies).
     #[inline]
     pub fn new_state(&mut self) {

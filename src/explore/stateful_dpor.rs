@@ -28,7 +28,10 @@
 //! conflicting transition as single-access DPOR does (4.4). `no_summaries` runs Algorithms 3 and
 //! 5 literally (exponential in the worst case; for cross-checking on small models).
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::HashSet;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::explore::graph::Target;
 use crate::explore::{Search, Strategy};
@@ -89,6 +92,135 @@ impl Bits {
     }
 }
 
+/// Id of an interned access list (see [`AccTable`]); the empty list is [`EMPTY`].
+type AccId = u32;
+const EMPTY: AccId = 0;
+
+/// A summary entry (event, access list id) with its hash precomputed. The hash is the one
+/// `FxHashSet<(Choice, Accesses)>` gave the pair, so the summaries iterate in the same order as
+/// when they held the lists themselves, and the backtrack points are set in the same order.
+#[derive(Clone, Copy)]
+struct SumKey {
+    hash: u64,
+    e: Choice,
+    a: AccId,
+}
+
+impl PartialEq for SumKey {
+    fn eq(&self, o: &Self) -> bool {
+        self.e == o.e && self.a == o.a
+    }
+}
+impl Eq for SumKey {}
+
+impl Hash for SumKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// Passes a precomputed hash through.
+#[derive(Default)]
+struct PreHashed(u64);
+
+impl Hasher for PreHashed {
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only SumKey is hashed with PreHashed")
+    }
+    fn write_u64(&mut self, h: u64) {
+        self.0 = h;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Summary = HashSet<SumKey, BuildHasherDefault<PreHashed>>;
+
+/// Interned access lists, so that the backwards search moves ids around instead of cloning and
+/// hashing lists, and Algorithm 5's lines 9-16 are computed once per pair of lists.
+struct AccTable {
+    sets: Vec<Accesses>,
+    ids: FxHashMap<Accesses, AccId>,
+    /// Per list, (m, p) with Fx's pre-finish hash of (e, list) = e * m + p (Fx adds then
+    /// multiplies, so it is affine in its first word); None when that does not hold.
+    affine: Vec<Option<(u64, u64)>>,
+    /// (edge's list, carried list) -> (conflict, carried list minus the conflicting accesses).
+    /// Indexed [edge's list][carried list] for lists below `DENSE` (0: not yet computed, else
+    /// rest << 1 | conflict, plus one); the rest in `far`.
+    meets: Vec<Vec<u32>>,
+    far: FxHashMap<(AccId, AccId), u32>,
+}
+
+/// Fx's rotation in `finish` on 64-bit targets; checked at each intern (see `affine`).
+const FX_ROTATE: u32 = 26;
+
+/// Lists with ids below this have their meets in a table (at most 4 MiB), not a hash map.
+const DENSE: AccId = 1024;
+
+impl AccTable {
+    fn new() -> Self {
+        let mut t = AccTable {
+            sets: Vec::new(),
+            ids: FxHashMap::default(),
+            affine: Vec::new(),
+            meets: Vec::new(),
+            far: FxHashMap::default(),
+        };
+        t.intern(Accesses::new());
+        t
+    }
+
+    fn intern(&mut self, a: Accesses) -> AccId {
+        if let Some(&id) = self.ids.get(&a) {
+            return id;
+        }
+        let id = self.sets.len() as AccId;
+        let pre = |e: u32| FxBuildHasher.hash_one((e, &a)).rotate_right(FX_ROTATE);
+        let (p, m) = (pre(0), pre(1).wrapping_sub(pre(0)));
+        let ok = [2u32, 77, 0xdead_beef].iter().all(|&e| pre(e) == (e as u64).wrapping_mul(m).wrapping_add(p));
+        self.affine.push(ok.then_some((m, p)));
+        self.ids.insert(a.clone(), id);
+        self.sets.push(a);
+        id
+    }
+
+    /// The memoized meet of lists `mine` (an edge's) and `theirs` (carried), if computed.
+    #[inline]
+    fn meet_memo(&self, mine: AccId, theirs: AccId) -> Option<(bool, AccId)> {
+        let v = if mine < DENSE && theirs < DENSE {
+            self.meets.get(mine as usize).and_then(|r| r.get(theirs as usize)).copied().unwrap_or(0)
+        } else {
+            self.far.get(&(mine, theirs)).copied().unwrap_or(0)
+        };
+        (v != 0).then(|| ((v - 1) & 1 == 1, (v - 1) >> 1))
+    }
+
+    fn set_meet_memo(&mut self, mine: AccId, theirs: AccId, conflict: bool, rest: AccId) {
+        let v = (rest << 1 | conflict as u32) + 1;
+        if mine < DENSE && theirs < DENSE {
+            if self.meets.len() <= mine as usize {
+                self.meets.resize(mine as usize + 1, Vec::new());
+            }
+            let row = &mut self.meets[mine as usize];
+            if row.len() <= theirs as usize {
+                row.resize(theirs as usize + 1, 0);
+            }
+            row[theirs as usize] = v;
+        } else {
+            self.far.insert((mine, theirs), v);
+        }
+    }
+
+    fn key(&self, e: Choice, a: AccId) -> SumKey {
+        let hash = match self.affine[a as usize] {
+            Some((m, p)) => (e as u64).wrapping_mul(m).wrapping_add(p).rotate_left(FX_ROTATE),
+            None => FxBuildHasher.hash_one((e, &self.sets[a as usize])),
+        };
+        SumKey { hash, e, a }
+    }
+}
+
 /// A visited state: the paper's per-state sets, plus its place in the graph.
 struct Node<S> {
     state: S,
@@ -105,7 +237,7 @@ struct Node<S> {
     in_edges: Vec<u32>,
     out_edges: Vec<u32>,
     /// Appendix D summary: (event to backtrack for, accesses still looking for a conflict).
-    summary: FxHashSet<(Choice, Accesses)>,
+    summary: Summary,
 }
 
 /// A transition of R. Erroneous transitions lead nowhere but are kept: their accesses must still
@@ -114,7 +246,7 @@ struct Edge {
     src: u32,
     dst: Option<u32>,
     event: Choice,
-    acc: Accesses,
+    acc: AccId,
 }
 
 /// The search's working data (one run).
@@ -125,6 +257,9 @@ struct Run<'a, M: Model> {
     index: FxHashMap<Vec<u32>, u32>,
     edges: Vec<Edge>,
     edge_of: FxHashMap<(u32, Choice), u32>,
+    acc: AccTable,
+    /// The backwards search's work list (edge, event, accesses), kept to reuse its buffer.
+    work: Vec<(u32, Choice, AccId)>,
     /// The current execution S (edges), reset when an execution ends.
     exec: Vec<u32>,
     /// States whose backtrack set grew: candidates for Explore-all.
@@ -135,6 +270,15 @@ struct Run<'a, M: Model> {
     scratch_en: Vec<Choice>,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
     refires: usize,
+    /// Global position of the current execution's first edge: positions below it belong to
+    /// earlier executions, so the two tables below never need clearing.
+    exec_base: u64,
+    /// Per event, the global position of the last edge of S that fired it (Algorithm 4 and the
+    /// re-fire choice in O(events) instead of a walk over S per revisit).
+    fired_at: Vec<u64>,
+    /// Per event, the global position of the last state of S (position p: after p edges) in
+    /// which it is enabled.
+    enabled_at: Vec<u64>,
 }
 
 impl<M: Model> Strategy<M> for StatefulDpor {
@@ -157,18 +301,25 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             index: FxHashMap::default(),
             edges: Vec::new(),
             edge_of: FxHashMap::default(),
+            acc: AccTable::new(),
+            work: Vec::new(),
             exec: Vec::new(),
             dirty: Vec::new(),
             stack_edges: Vec::new(),
             scratch_enc: Vec::new(),
             scratch_en: Vec::new(),
             refires: 0,
+            // Position 0 is "never": real positions start at 1.
+            exec_base: 1,
+            fired_at: vec![0; model.choices() as usize],
+            enabled_at: vec![0; model.choices() as usize],
         };
         let (s0, _) = run.intern(model.initial(), None, search);
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
         run.explore(s0, search);
         while let Some(n) = run.dirty.pop() {
-            if search.stopped() {
+            // Most entries are stale (explored since): poll, as no transition may come for long.
+            if search.poll() {
                 break;
             }
             if run.pending(n).is_some() {
@@ -206,7 +357,7 @@ impl<'a, M: Model> Run<'a, M> {
             parent,
             in_edges: Vec::new(),
             out_edges: Vec::new(),
-            summary: FxHashSet::default(),
+            summary: Summary::default(),
         });
         search.new_state();
         (n, true)
@@ -248,8 +399,17 @@ impl<'a, M: Model> Run<'a, M> {
             }
         }
         self.nodes[current as usize].in_history = true;
+        // One past every position the ended execution used (its states go up to len).
+        self.exec_base += self.exec.len() as u64 + 1;
         self.exec.clear();
         self.refires = 0;
+    }
+
+    /// Records that the state at position `pos` of S (global) is `n`.
+    fn note_state_at(&mut self, n: u32, pos: u64) {
+        for &x in &self.nodes[n as usize].enabled {
+            self.enabled_at[x as usize] = pos;
+        }
     }
 
     /// Appends edge `t` to the current execution S.
@@ -257,11 +417,15 @@ impl<'a, M: Model> Run<'a, M> {
         let (src, dst) = (self.edges[t as usize].src, self.edges[t as usize].dst);
         if self.exec.is_empty() {
             self.nodes[src as usize].s_pos.get_or_insert(0);
+            self.note_state_at(src, self.exec_base);
         }
+        let ev = self.edges[t as usize].event;
+        self.fired_at[ev as usize] = self.exec_base + self.exec.len() as u64;
         self.exec.push(t);
         if let Some(d) = dst {
             let len = self.exec.len();
             self.nodes[d as usize].s_pos.get_or_insert(len);
+            self.note_state_at(d, self.exec_base + len as u64);
         }
     }
 
@@ -283,32 +447,37 @@ impl<'a, M: Model> Run<'a, M> {
         if self.opts.no_full_cycle {
             return true;
         }
-        let k = self.model.choices();
-        let mut fired = Bits::with(k);
-        let mut enabled = Bits::with(k);
-        for &c in self.exec[first.min(self.exec.len())..].iter().chain(std::iter::once(&t)) {
-            let e = &self.edges[c as usize];
-            fired.add(e.event);
-            if let Some(d) = e.dst {
-                for &x in &self.nodes[d as usize].enabled {
-                    enabled.add(x);
-                }
-            }
-        }
-        enabled.0.iter().zip(&fired.0).all(|(en, fi)| en & !fi == 0)
+        // The cycle is edges first.. of S plus t, through the states at positions first..=len
+        // (the last being dst again). An event enabled in one of them was enabled there after
+        // position first; it must have fired on an edge at or after first, or be t's.
+        let from = self.exec_base + first.min(self.exec.len()) as u64;
+        let t_event = self.edges[t as usize].event;
+        (0..self.enabled_at.len())
+            .all(|x| self.enabled_at[x] < from || self.fired_at[x] >= from || x as Choice == t_event)
     }
 
     /// Lines 9-16 of Algorithm 5 for predecessor `tb`: sets the backtrack point if `tb` conflicts
     /// with the accesses `a` carried for event `e`, and returns what goes on past `tb`.
-    fn meet(&mut self, tb: u32, e: Choice, a: &Accesses) -> (Choice, Accesses) {
-        let edge = &self.edges[tb as usize];
-        let (src, tb_event) = (edge.src, edge.event);
-        let clash = |x: &Access| edge.acc.iter().any(|y| y.object == x.object && (x.write || y.write));
-        let conflict = a.iter().any(clash);
-        let rest: Accesses = if conflict && self.opts.no_per_location {
-            Accesses::new()
-        } else {
-            a.iter().copied().filter(|x| !clash(x)).collect()
+    fn meet(&mut self, tb: u32, e: Choice, a: AccId) -> (Choice, AccId) {
+        let (src, tb_event, tb_acc) = {
+            let edge = &self.edges[tb as usize];
+            (edge.src, edge.event, edge.acc)
+        };
+        let (conflict, rest) = match self.acc.meet_memo(tb_acc, a) {
+            Some(r) => r,
+            None => {
+                let (mine, theirs) = (&self.acc.sets[tb_acc as usize], &self.acc.sets[a as usize]);
+                let clash = |x: &Access| mine.iter().any(|y| y.object == x.object && (x.write || y.write));
+                let conflict = theirs.iter().any(clash);
+                let rest: Accesses = if conflict && self.opts.no_per_location {
+                    Accesses::new()
+                } else {
+                    theirs.iter().copied().filter(|x| !clash(x)).collect()
+                };
+                let rest = self.acc.intern(rest);
+                self.acc.set_meet_memo(tb_acc, a, conflict, rest);
+                (conflict, rest)
+            }
         };
         if !conflict {
             return (e, rest);
@@ -326,61 +495,71 @@ impl<'a, M: Model> Run<'a, M> {
     }
 
     /// Algorithm 5, UpdateBacktrackSet(t).
-    fn update_backtrack_set(&mut self, t: u32) {
+    fn update_backtrack_set(&mut self, t: u32, search: &mut Search<'_, M>) {
         let (src, e, a) = {
             let edge = &self.edges[t as usize];
-            (edge.src, edge.event, edge.acc.clone())
+            (edge.src, edge.event, edge.acc)
         };
         if self.opts.no_graph_backtrack {
             self.stack_walk(None, e, a);
         } else if self.opts.no_summaries {
-            self.literal_dfs(t, e, a);
+            self.literal_dfs(t, e, a, search);
         } else {
-            let mut work = Vec::new();
+            let mut work = std::mem::take(&mut self.work);
             self.arrive(src, e, a, &mut work);
-            self.drain(work);
+            self.drain(work, search);
         }
     }
 
     /// Summary search: the pair (e, a) has reached state `n` going backwards.
-    fn arrive(&mut self, n: u32, e: Choice, a: Accesses, work: &mut Vec<(u32, Choice, Accesses)>) {
-        if a.is_empty() {
+    fn arrive(&mut self, n: u32, e: Choice, a: AccId, work: &mut Vec<(u32, Choice, AccId)>) {
+        if a == EMPTY {
             return;
         }
+        let key = self.acc.key(e, a);
         let node = &mut self.nodes[n as usize];
-        if node.summary.contains(&(e, a.clone())) {
+        if !node.summary.insert(key) {
             return;
         }
         for &p in &node.in_edges {
-            work.push((p, e, a.clone()));
+            work.push((p, e, a));
         }
-        node.summary.insert((e, a));
     }
 
-    fn drain(&mut self, mut work: Vec<(u32, Choice, Accesses)>) {
+    /// Runs the backwards search to its end (or until a limit stops the whole search), then keeps
+    /// the work list's buffer for the next one.
+    fn drain(&mut self, mut work: Vec<(u32, Choice, AccId)>, search: &mut Search<'_, M>) {
         while let Some((tb, e, a)) = work.pop() {
-            let (e2, a2) = self.meet(tb, e, &a);
+            if search.poll() {
+                work.clear();
+                break;
+            }
+            let (e2, a2) = self.meet(tb, e, a);
             let src = self.edges[tb as usize].src;
             self.arrive(src, e2, a2, &mut work);
         }
+        self.work = work;
     }
 
     /// Literal UpdateBacktrackSetDFS from `t`: every path of predecessors that does not repeat a
     /// transition (the paper's T_exp), iteratively.
-    fn literal_dfs(&mut self, t: u32, e: Choice, a: Accesses) {
+    fn literal_dfs(&mut self, t: u32, e: Choice, a: AccId, search: &mut Search<'_, M>) {
         struct Frame {
             curr: u32,
             e: Choice,
-            a: Accesses,
+            a: AccId,
             next: usize,
         }
         let mut on_path: FxHashSet<u32> = FxHashSet::default();
         on_path.insert(t);
         let mut stack = vec![Frame { curr: t, e, a, next: 0 }];
         while let Some(top) = stack.last_mut() {
+            if search.poll() {
+                return;
+            }
             let src = self.edges[top.curr as usize].src;
             let preds = &self.nodes[src as usize].in_edges;
-            if top.next >= preds.len() || top.a.is_empty() {
+            if top.next >= preds.len() || top.a == EMPTY {
                 let f = stack.pop().expect("non-empty");
                 if stack.is_empty() {
                     break;
@@ -393,8 +572,8 @@ impl<'a, M: Model> Run<'a, M> {
             if on_path.contains(&tb) {
                 continue;
             }
-            let (e, a) = (top.e, top.a.clone());
-            let (e2, a2) = self.meet(tb, e, &a);
+            let (e, a) = (top.e, top.a);
+            let (e2, a2) = self.meet(tb, e, a);
             on_path.insert(tb);
             stack.push(Frame { curr: tb, e: e2, a: a2, next: 0 });
         }
@@ -402,19 +581,19 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// `no_graph_backtrack`: walk back along the current stack only (first `first`, when given,
     /// then the stack edges from the top down).
-    fn stack_walk(&mut self, first: Option<u32>, mut e: Choice, mut a: Accesses) {
+    fn stack_walk(&mut self, first: Option<u32>, mut e: Choice, mut a: AccId) {
         let stack: Vec<u32> = first.into_iter().chain(self.stack_edges.iter().rev().copied()).collect();
         for tb in stack {
-            if a.is_empty() {
+            if a == EMPTY {
                 return;
             }
-            (e, a) = self.meet(tb, e, &a);
+            (e, a) = self.meet(tb, e, a);
         }
     }
 
     /// Algorithm 3: after edge `t` reached a known state, set the backtrack points that the
     /// transitions reachable from it would have set had they been explored again.
-    fn update_from_graph(&mut self, t: u32) {
+    fn update_from_graph(&mut self, t: u32, search: &mut Search<'_, M>) {
         if self.opts.no_match_update {
             return;
         }
@@ -423,9 +602,9 @@ impl<'a, M: Model> Run<'a, M> {
         };
         if !self.opts.no_graph_backtrack && !self.opts.no_summaries {
             // Appendix D: the summary of dst stands for everything reachable from it.
-            let work: Vec<(u32, Choice, Accesses)> =
-                self.nodes[dst as usize].summary.iter().map(|(e, a)| (t, *e, a.clone())).collect();
-            self.drain(work);
+            let mut work = std::mem::take(&mut self.work);
+            work.extend(self.nodes[dst as usize].summary.iter().map(|k| (t, k.e, k.a)));
+            self.drain(work, search);
             return;
         }
         // Forward reachability over R from dst.
@@ -434,6 +613,9 @@ impl<'a, M: Model> Run<'a, M> {
         let mut reach = Vec::new();
         seen.insert(dst);
         while let Some(n) = todo.pop() {
+            if search.poll() {
+                return;
+            }
             for &r in &self.nodes[n as usize].out_edges {
                 reach.push(r);
                 if let Some(d) = self.edges[r as usize].dst {
@@ -444,12 +626,15 @@ impl<'a, M: Model> Run<'a, M> {
             }
         }
         for r in reach {
-            let (e, a) = (self.edges[r as usize].event, self.edges[r as usize].acc.clone());
+            if search.poll() {
+                return;
+            }
+            let (e, a) = (self.edges[r as usize].event, self.edges[r as usize].acc);
             if self.opts.no_graph_backtrack {
                 // Yang et al.: the reachable transition against the current stack, through t.
                 self.stack_walk(Some(t), e, a);
             } else {
-                self.literal_dfs(r, e, a);
+                self.literal_dfs(r, e, a, search);
             }
         }
     }
@@ -493,6 +678,7 @@ impl<'a, M: Model> Run<'a, M> {
             return t;
         }
         acc.sort();
+        let acc = self.acc.intern(acc);
         let t = self.edges.len() as u32;
         self.edges.push(Edge { src, dst, event: c, acc });
         self.edge_of.insert((src, c), t);
@@ -529,7 +715,8 @@ impl<'a, M: Model> Run<'a, M> {
         // state the execution keeps returning to gets its turn and a full cycle can close.
         let mut best = (i64::MAX, node.enabled[0]);
         for &e in &node.enabled {
-            let last = self.exec.iter().rposition(|&t| self.edges[t as usize].event == e).map_or(-1, |i| i as i64);
+            let at = self.fired_at[e as usize];
+            let last = if at >= self.exec_base { (at - self.exec_base) as i64 } else { -1 };
             if last < best.0 {
                 best = (last, e);
             }
@@ -542,6 +729,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// Algorithm 2, Explore(root), with an explicit stack of frames.
     fn explore(&mut self, root: u32, search: &mut Search<'_, M>) {
         let mut path = self.schedule_to(root);
+        self.exec_base += self.exec.len() as u64 + 1;
         self.exec.clear();
         self.stack_edges.clear();
         let mut frames: Vec<u32> = Vec::new();
@@ -549,7 +737,8 @@ impl<'a, M: Model> Run<'a, M> {
             frames.push(root);
         }
         while let Some(&s) = frames.last() {
-            if search.stopped() {
+            // Polled, not just read: long runs of frames can pop without a transition.
+            if search.poll() {
                 return;
             }
             let Some(b) = self.pending(s) else {
@@ -580,7 +769,7 @@ impl<'a, M: Model> Run<'a, M> {
                 search.error(err, &path);
                 path.pop();
                 let t = self.edge(s, b, None, acc);
-                self.update_backtrack_set(t);
+                self.update_backtrack_set(t, search);
                 // Nothing runs after an error, so the conflicts its continuation would reveal
                 // never show up: explore everything enabled here instead (as for a blocked step).
                 for i in 0..self.nodes[s as usize].enabled.len() {
@@ -605,11 +794,11 @@ impl<'a, M: Model> Run<'a, M> {
                     self.add_backtrack(s, e);
                 }
             }
-            self.update_backtrack_set(t);
+            self.update_backtrack_set(t, search);
             let in_history = self.nodes[dst as usize].in_history;
             let revisit = !fresh && !in_history && self.nodes[dst as usize].s_pos.is_some();
             if in_history || (revisit && self.is_full_cycle(t)) {
-                self.update_from_graph(t);
+                self.update_from_graph(t, search);
                 if in_history {
                     search.state_match();
                 } else {
@@ -630,14 +819,14 @@ impl<'a, M: Model> Run<'a, M> {
                         self.add_backtrack(src, e);
                     }
                 }
-                self.update_from_graph(t);
+                self.update_from_graph(t, search);
                 search.end_execution();
                 self.end_execution(s);
                 path.pop();
                 continue;
             }
             if revisit {
-                self.update_from_graph(t);
+                self.update_from_graph(t, search);
             }
             self.push_exec(t);
             if self.enter(dst, &path, search) {
