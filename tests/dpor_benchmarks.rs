@@ -1,7 +1,7 @@
-//! `dpor` and `em-dpor` on the shipped EM-Explorer traces (../shared/traces/em-explorer):
+//! `dpor` and `em-dpor` on the shipped EM-Explorer traces (traces/em-explorer):
 //! soundness (the outcome set equals the exhaustive `full` one on every hand-written benchmark
 //! trace, and on every fixture under fixtures/em) and the counts EM-Explorer reports
-//! (shared/reference/em-explorer-counts.tsv), asserted where tracepor matches them; the
+//! (traces/reference/em-explorer-counts.tsv, a copy of shared/reference), asserted where tracepor matches them; the
 //! differences are listed, and explained in docs/em-dpor.md.
 
 use std::path::{Path, PathBuf};
@@ -13,8 +13,10 @@ use tracepor::explore::{self, Limits, Outcomes, Stats};
 use tracepor::model::em::EmModel;
 use tracepor::model::{load, LoadOptions, Loaded};
 
+/// The project's copies of the shared traces and reference counts (traces/), so that the
+/// suite runs from a clone alone.
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("traces")
 }
 
 fn model(dir: &Path) -> EmModel {
@@ -57,7 +59,7 @@ fn benchmark_traces() -> Vec<String> {
 
 /// (traces, transitions) EM-Explorer reports for `trace` under `strategy`, when it finished.
 fn reference(trace: &str, strategy: &str) -> Option<(u64, u64)> {
-    let tsv = std::fs::read_to_string(shared().join("reference/em-explorer-counts.tsv")).ok()?;
+    let tsv = std::fs::read_to_string(shared().join("reference/em-explorer-counts.tsv")).expect("reference counts");
     tsv.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
         let f: Vec<&str> = l.split('\t').collect();
         (f.len() >= 5 && f[0] == trace && f[1] == strategy && f[2] == "done")
@@ -73,7 +75,7 @@ const KNOWN_DIFFERENCES: &[(&str, &str, u64, u64)] = &[];
 #[test]
 fn benchmark_traces_keep_full_outcome_sets_and_reference_counts() {
     let traces = benchmark_traces();
-    assert_eq!(traces.len(), 28, "the 28 hand-written traces are expected under ../shared");
+    assert_eq!(traces.len(), 28, "the 28 hand-written traces are expected under traces/em-explorer");
     let mut problems = Vec::new();
     for t in &traces {
         let m = model(&shared().join("traces/em-explorer").join(t));
