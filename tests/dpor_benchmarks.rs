@@ -13,10 +13,10 @@ use tracepor::explore::{self, Limits, Outcomes, Stats};
 use tracepor::model::em::EmModel;
 use tracepor::model::{load, LoadOptions, Loaded};
 
-/// The project's copies of the shared traces and reference counts (traces/), so that the
-/// suite runs from a clone alone.
+/// The project root: its copies of the shared traces and of the reference counts live under
+/// traces/, so that the suite runs from a clone alone.
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("traces")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn model(dir: &Path) -> EmModel {
@@ -59,7 +59,8 @@ fn benchmark_traces() -> Vec<String> {
 
 /// (traces, transitions) EM-Explorer reports for `trace` under `strategy`, when it finished.
 fn reference(trace: &str, strategy: &str) -> Option<(u64, u64)> {
-    let tsv = std::fs::read_to_string(shared().join("reference/em-explorer-counts.tsv")).expect("reference counts");
+    let tsv =
+        std::fs::read_to_string(shared().join("traces/reference/em-explorer-counts.tsv")).expect("reference counts");
     tsv.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
         let f: Vec<&str> = l.split('\t').collect();
         (f.len() >= 5 && f[0] == trace && f[1] == strategy && f[2] == "done")
