@@ -128,11 +128,6 @@ impl<'m, M: Model> Search<'m, M> {
         }
     }
 
-    /// Ends this search and every worker sharing its cancellation flag.
-    pub fn cancel_all(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-
     /// Whether the search must end now (a limit was reached, Ctrl-C, or the first error when
     /// `--stop-at-first-error`).
     #[inline]
@@ -299,9 +294,8 @@ pub fn run<M: Model>(
     limits: Limits,
     cancel: Arc<AtomicBool>,
 ) -> (Stats, Outcomes) {
-    let mut search = Search::new(model, limits).with_cancel(cancel);
-    strategy.run(&mut search);
-    search.finish()
+    let (stats, found, _) = run_search(Search::new(model, limits).with_cancel(cancel), strategy);
+    (stats, found)
 }
 
 /// A model type together with the strategies that apply to it, by name.

@@ -50,8 +50,6 @@ pub struct Stats {
     pub revisits: Option<u64>,
     /// Distinct (state, choice) pairs executed (stateful strategies only).
     pub unique_transitions: Option<u64>,
-    /// Transitions replayed to rebuild a prefix (stateless strategies that replay).
-    pub replayed: Option<u64>,
     pub max_depth: usize,
     pub time_s: f64,
     pub peak_rss_bytes: Option<u64>,
@@ -74,7 +72,6 @@ impl Stats {
         add(&mut self.states, other.states);
         add(&mut self.unique_transitions, other.unique_transitions);
         add(&mut self.revisits, other.revisits);
-        add(&mut self.replayed, other.replayed);
         add(&mut self.stored_state_bytes, other.stored_state_bytes);
         self.max_depth = self.max_depth.max(other.max_depth);
     }

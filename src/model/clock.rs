@@ -11,6 +11,12 @@ impl VectorClock {
         VectorClock(SmallVec::from_elem(0, tasks))
     }
 
+    /// Zero, `tasks` wide, keeping the allocation (clocks of popped events are reused).
+    pub fn reset(&mut self, tasks: usize) {
+        self.0.clear();
+        self.0.resize(tasks, 0);
+    }
+
     #[inline]
     pub fn get(&self, task: usize) -> u32 {
         self.0.get(task).copied().unwrap_or(0)

@@ -626,11 +626,6 @@ impl Model for EmModel {
 }
 
 impl EmModel {
-    /// The recorded order as a schedule: the thread of every operation, in file order.
-    pub fn recorded_schedule(&self) -> Vec<Choice> {
-        self.op_thread.clone()
-    }
-
     /// Replays the recorded order, checking that each step executes exactly the recorded
     /// operation. Returns the first operation that is not enabled where it was recorded.
     pub fn replay_recorded(&self) -> Result<EmState, String> {

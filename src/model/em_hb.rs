@@ -21,6 +21,8 @@ pub struct EmHb<'m> {
     /// Per path position: the operation and its clock.
     ops: Vec<u32>,
     clocks: Vec<VectorClock>,
+    /// Clocks of popped events, kept so that a push allocates nothing once warmed up.
+    spare: Vec<VectorClock>,
     /// Per operation: its path position, NEVER when not on the path.
     pos_of_op: Vec<u32>,
     /// Per lock: path positions of its UNLOCKs, in order.
@@ -41,6 +43,7 @@ impl<'m> EmHb<'m> {
             model,
             ops: Vec::new(),
             clocks: Vec::new(),
+            spare: Vec::new(),
             pos_of_op: vec![NEVER; model.trace.ops.len()],
             unlocks: vec![SmallVec::new(); model.locks as usize],
             notifies: vec![SmallVec::new(); nt],
@@ -141,7 +144,8 @@ impl<'m> EmHb<'m> {
         }
         preds.extend(extra.into_iter().map(|p| p as u32));
 
-        let mut clock = VectorClock::new(m.tasks());
+        let mut clock = self.spare.pop().unwrap_or_default();
+        clock.reset(m.tasks());
         for &p in &preds {
             clock.join(&self.clocks[p as usize]);
         }
@@ -167,7 +171,9 @@ impl<'m> EmHb<'m> {
     /// Removes the last event of the path.
     pub fn pop(&mut self) {
         let Some(op) = self.ops.pop() else { return };
-        self.clocks.pop();
+        if let Some(c) = self.clocks.pop() {
+            self.spare.push(c);
+        }
         let m = self.model;
         let o = m.trace.ops[op as usize];
         let thread = m.op_thread[op as usize] as usize;
