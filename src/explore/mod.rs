@@ -10,6 +10,7 @@
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
+//! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
 //! | [`stats`] | counters and limits | |
@@ -18,6 +19,7 @@
 
 mod dfs;
 pub mod dpor;
+pub mod dpor_events;
 pub mod em_dpor;
 pub mod full;
 pub mod full_stateless;
@@ -315,6 +317,7 @@ impl Strategies for crate::model::events::EventModel {
             "full" => Some(Box::new(full::Full)),
             // cli.md: stateless strategies need `--bound k` on event models (the caller checks).
             "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
+            "dpor" => Some(Box::new(dpor_events::DporEvents)),
             "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
             _ => None,
         }

@@ -420,3 +420,62 @@ impl Model for EventModel {
         text
     }
 }
+
+/// Static footprints, for strategies that need dependence fixed before a transition runs
+/// (`dpor` on event models, [`crate::explore::dpor_events`]). Kept apart from the emulator above.
+impl EventModel {
+    /// Every object event `e`'s transition can touch on any branch, one entry per object (a
+    /// write subsumes a read): the dispatch read of its own enable flag, a read of every
+    /// variable in any expression of its handlers (both operands of `&&`/`||`, both arms of
+    /// every `if`), a write of every variable assigned and of the flag of every event it
+    /// enables or disables. An over-approximation of [`Model::accesses`] from any state.
+    ///
+    /// Ghosts need no objects: `--conflicts` reads and writes x's last writer only with a write
+    /// of x, and `--bound k` reads and writes e's fire counter only when e fires.
+    pub fn footprint(&self, e: Choice) -> Accesses {
+        fn expr(x: &Expr, out: &mut Record<'_>) {
+            match x {
+                Expr::Const(_) => {}
+                Expr::Var(v) => out.touch(*v, false),
+                Expr::Unary(_, a) => expr(a, out),
+                Expr::Binary(_, a, b) => {
+                    expr(a, out);
+                    expr(b, out);
+                }
+            }
+        }
+        fn block(m: &EventModel, body: &[Stmt], out: &mut Record<'_>) {
+            for st in body {
+                match st {
+                    Stmt::Assign { var, value, .. } => {
+                        expr(value, out);
+                        out.touch(*var, true);
+                    }
+                    Stmt::If { cond, then, otherwise, .. } => {
+                        expr(cond, out);
+                        block(m, then, out);
+                        block(m, otherwise, out);
+                    }
+                    Stmt::Enable { event, .. } | Stmt::Disable { event, .. } => out.touch(m.flag_object(*event), true),
+                    Stmt::Assert { cond, .. } => expr(cond, out),
+                }
+            }
+        }
+        let mut acc = Accesses::new();
+        let mut out = Record(&mut acc);
+        out.touch(self.flag_object(e), false);
+        for &h in &self.handlers_of[e as usize] {
+            block(self, &self.ast.handlers[h].body, &mut out);
+        }
+        acc
+    }
+
+    /// Whether event `e` can never fire again from `s`: under `--bound k` it has fired k times
+    /// (only `e` itself moves its counter). Without a bound, never.
+    pub fn exhausted(&self, s: &EventState, e: Choice) -> bool {
+        match self.opts.bound {
+            Some(k) => s.slots[self.fired_base() + e as usize] >= k as i64,
+            None => false,
+        }
+    }
+}

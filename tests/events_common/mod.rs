@@ -2,6 +2,8 @@
 //! search to compare strategies against, and running a strategy to its findings.
 #![allow(dead_code)]
 
+pub mod gen;
+
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 

@@ -1,0 +1,261 @@
+//! `dpor` on event models under `--bound k`: Flanagan and Godefroid's dynamic partial-order
+//! reduction (POPL 2005, "Dynamic partial-order reduction for model checking software", the
+//! vector-clock version of their Fig. 4), stateless, so the state space must be acyclic, which
+//! the bound makes it.
+//!
+//! **Processes and transitions.** Each event is a process whose next transition is always the
+//! same one, "fire e"; it is enabled when e's flag is set and its counter is below k, and is gone
+//! for good (a terminated process) once the counter reaches k.
+//!
+//! **Static footprints, not the dynamic accesses.** Two transitions are dependent iff their
+//! [`EventModel::footprint`]s conflict: every variable e's handlers read or write on *any*
+//! branch, the flags of the events it enables or disables, and the dispatch read of its own
+//! flag (so whoever can enable or disable e depends on e, and so do two events that both set a
+//! flag). FG's argument needs a process's next transition, and its dependence with others, to
+//! stay the same until the process runs; with the accesses of the executed path it does not:
+//! a write by one event can switch another's branch so that it starts disabling a third,
+//! which lost nothing-enabled states in an earlier attempt (tests/events_dpor_bounded.rs keeps
+//! that model). With footprints fixed per event, dependence is a static relation between
+//! events, happens-before is a vector clock per path position, and the race check of a process
+//! needs only the latest transition of each event it depends on. `--conflicts` needs nothing
+//! more: the conflict check of `x = v` reads x and its last writer, both written only by
+//! assignments to x, so two events writing one attribute are dependent (write/write) and both
+//! orders are explored.
+//!
+//! **Errors.** In the model a failing transition ends its execution. That would break the
+//! argument twice: an error "disables" every other event (so it depends on all of them), and
+//! the races of the transitions that would have come after it are never seen. So the search
+//! walks the model with errors made harmless: a transition that fails leaves the state as it
+//! was, its event stops (a terminated process), and the execution goes on. An error affects
+//! nothing another event reads, so FG's theorem applies to this system with the same static
+//! dependence, and every nothing-enabled state of it is reached. What the model can reach maps
+//! onto it exactly: its nothing-enabled states are those reached with no error on the way
+//! (reported as such), and an error of e reached after other errors is also reached without
+//! them (the failed transitions changed nothing), which is the schedule reported: the path
+//! with the earlier failed transitions left out. Runs that end after an error are not counted
+//! again as executions (the error counted them).
+
+use super::{Search, Strategy};
+use crate::model::events::{EventModel, EventState};
+use crate::model::{conflicting, Choice, Model};
+
+/// The transition taken from a state of the current path.
+struct Taken {
+    event: Choice,
+    /// Entry q: 1 + the path position of q's latest transition that happens before this one.
+    clock: Vec<u32>,
+    /// It failed: the state after it is the state before it, and `event` stopped.
+    errored: bool,
+    /// `last[event]` before this transition, restored when it is undone.
+    prev_last: u32,
+}
+
+/// One state of the current path (FG's `pre(S, i)` for the transition taken from it).
+struct Frame {
+    state: EventState,
+    /// Enabled events, ascending (those stopped by an error left out).
+    enabled: Vec<Choice>,
+    backtrack: Vec<bool>,
+    done: Vec<bool>,
+    taken: Option<Taken>,
+}
+
+#[derive(Default)]
+pub struct DporEvents;
+
+impl Strategy<EventModel> for DporEvents {
+    fn name(&self) -> &'static str {
+        "dpor"
+    }
+
+    fn run(&mut self, search: &mut Search<'_, EventModel>) {
+        let model = search.model;
+        assert!(model.options().bound.is_some(), "dpor on an event model needs --bound k (a stateless search)");
+        let n = model.choices() as usize;
+        let mut walk = Walk {
+            n,
+            dependent: dependence(model),
+            last: vec![0; n],
+            stopped: vec![false; n],
+            errors_on_path: 0,
+            frames: Vec::new(),
+            path: Vec::new(),
+            zero: vec![0; n],
+        };
+        walk.run(search);
+    }
+}
+
+/// For each event, the other events it is dependent with (footprints conflict).
+fn dependence(model: &EventModel) -> Vec<Vec<Choice>> {
+    let n = model.choices();
+    let footprints: Vec<_> = (0..n).map(|e| model.footprint(e)).collect();
+    (0..n)
+        .map(|p| (0..n).filter(|&q| q != p && conflicting(&footprints[p as usize], &footprints[q as usize])).collect())
+        .collect()
+}
+
+struct Walk {
+    n: usize,
+    dependent: Vec<Vec<Choice>>,
+    /// Per event: 1 + the path position of its latest transition, 0 if none.
+    last: Vec<u32>,
+    /// Events whose transition failed on the current path.
+    stopped: Vec<bool>,
+    errors_on_path: usize,
+    frames: Vec<Frame>,
+    /// The transitions taken, failed ones included.
+    path: Vec<Choice>,
+    zero: Vec<u32>,
+}
+
+impl Walk {
+    fn frame(&self, model: &EventModel, state: EventState) -> Frame {
+        let mut enabled = Vec::new();
+        model.enabled(&state, &mut enabled);
+        enabled.retain(|&e| !self.stopped[e as usize]);
+        let mut backtrack = vec![false; self.n];
+        if let Some(&first) = enabled.first() {
+            backtrack[first as usize] = true;
+        }
+        Frame { state, enabled, backtrack, done: vec![false; self.n], taken: None }
+    }
+
+    /// Clock of the latest transition of `p` on the path: what happens before p's next one.
+    fn clock_of(&self, p: Choice) -> &[u32] {
+        match self.last[p as usize] {
+            0 => &self.zero,
+            l => &self.frames[l as usize - 1].taken.as_ref().expect("taken").clock,
+        }
+    }
+
+    fn run(&mut self, search: &mut Search<'_, EventModel>) {
+        let model = search.model;
+        let first = self.frame(model, model.initial());
+        if first.enabled.is_empty() {
+            search.terminal(&first.state, &self.path);
+            return;
+        }
+        self.frames.push(first);
+        while let Some(k) = self.frames.len().checked_sub(1) {
+            if search.stopped() {
+                break;
+            }
+            if let Some(t) = self.frames[k].taken.take() {
+                self.last[t.event as usize] = t.prev_last;
+                if t.errored {
+                    self.stopped[t.event as usize] = false;
+                    self.errors_on_path -= 1;
+                }
+                self.path.pop();
+            }
+            let f = &mut self.frames[k];
+            let Some(c) = f.enabled.iter().copied().find(|&q| f.backtrack[q as usize] && !f.done[q as usize]) else {
+                self.frames.pop();
+                continue;
+            };
+            f.done[c as usize] = true;
+            let clock = self.new_clock(c, k);
+            let mut state = self.frames[k].state.clone();
+            self.path.push(c);
+            search.transition(self.path.len());
+            let errored = match model.step(&mut state, c) {
+                Ok(()) => false,
+                Err(e) => {
+                    search.error(e, &self.schedule());
+                    // The failed transition changes nothing; its event stops.
+                    state = self.frames[k].state.clone();
+                    true
+                }
+            };
+            let prev_last = self.last[c as usize];
+            self.last[c as usize] = k as u32 + 1;
+            if errored {
+                self.stopped[c as usize] = true;
+                self.errors_on_path += 1;
+            }
+            self.frames[k].taken = Some(Taken { event: c, clock, errored, prev_last });
+            let next = self.frame(model, state);
+            self.add_races(model, &next.state);
+            if next.enabled.is_empty() {
+                if self.errors_on_path == 0 {
+                    search.terminal(&next.state, &self.path);
+                }
+                continue;
+            }
+            self.frames.push(next);
+        }
+    }
+
+    /// The path as the model runs it: failed transitions before the last one left out.
+    fn schedule(&self) -> Vec<Choice> {
+        let mut s: Vec<Choice> =
+            self.frames.iter().filter_map(|f| f.taken.as_ref()).filter(|t| !t.errored).map(|t| t.event).collect();
+        s.push(*self.path.last().expect("a transition was just taken"));
+        s
+    }
+
+    /// Vector clock of `c` taken at path position `k`: the join of the clocks of the latest
+    /// transition of `c` and of every event dependent with `c` (earlier transitions of one event
+    /// happen before its latest, so their clocks are below it).
+    fn new_clock(&self, c: Choice, k: usize) -> Vec<u32> {
+        let mut clock = self.clock_of(c).to_vec();
+        for &q in &self.dependent[c as usize] {
+            if self.last[q as usize] != 0 {
+                for (a, &b) in clock.iter_mut().zip(self.clock_of(q)) {
+                    *a = (*a).max(b);
+                }
+            }
+        }
+        clock[c as usize] = k as u32 + 1;
+        clock
+    }
+
+    /// FG's race step at the newest state `s` (after the path): for the next transition of
+    /// every process that can still fire, the latest dependent transition on the path that
+    /// does not happen before it is in a race with it; the state before that one gets a
+    /// backtrack point: an event there that leads to the racing one (itself, or one of its
+    /// happens-before predecessors after the race), else every enabled event.
+    fn add_races(&mut self, model: &EventModel, s: &EventState) {
+        for p in 0..self.n as Choice {
+            if self.stopped[p as usize] || model.exhausted(s, p) {
+                continue;
+            }
+            let before_p = self.clock_of(p);
+            // Transitions of one event are ordered, so only each event's latest can race.
+            let race = self.dependent[p as usize]
+                .iter()
+                .map(|&q| (self.last[q as usize], before_p[q as usize]))
+                .filter(|&(l, hb)| l > hb)
+                .map(|(l, _)| l)
+                .max();
+            let Some(l) = race else { continue };
+            let i = l as usize - 1;
+            let pre = &self.frames[i];
+            let leads_to_p = |q: Choice| q == p || before_p[q as usize] > i as u32 + 1;
+            let mut choice = None;
+            let mut already = false;
+            for &q in &pre.enabled {
+                if leads_to_p(q) {
+                    if pre.backtrack[q as usize] {
+                        already = true;
+                        break;
+                    }
+                    choice.get_or_insert(q);
+                }
+            }
+            if already {
+                continue;
+            }
+            let pre = &mut self.frames[i];
+            match choice {
+                Some(q) => pre.backtrack[q as usize] = true,
+                None => {
+                    for &q in &pre.enabled {
+                        pre.backtrack[q as usize] = true;
+                    }
+                }
+            }
+        }
+    }
+}
