@@ -5,8 +5,8 @@
 
 mod events_common;
 
-use events_common::*;
 use events_common::gen::gen_model;
+use events_common::*;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tracepor::explore::stateful_dpor::StatefulDpor;

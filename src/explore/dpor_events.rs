@@ -60,8 +60,12 @@ struct Frame {
     taken: Option<Taken>,
 }
 
-#[derive(Default)]
-pub struct DporEvents;
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DporEvents {
+    /// Walk on after a failed transition (with the event stopped) instead of ending the
+    /// execution there and expanding the state before it fully.
+    pub continue_after_errors: bool,
+}
 
 impl Strategy<EventModel> for DporEvents {
     fn name(&self) -> &'static str {
@@ -78,6 +82,7 @@ impl Strategy<EventModel> for DporEvents {
             last: vec![0; n],
             stopped: vec![false; n],
             errors_on_path: 0,
+            continue_after_errors: self.continue_after_errors,
             frames: Vec::new(),
             path: Vec::new(),
             zero: vec![0; n],
@@ -103,6 +108,7 @@ struct Walk {
     /// Events whose transition failed on the current path.
     stopped: Vec<bool>,
     errors_on_path: usize,
+    continue_after_errors: bool,
     frames: Vec<Frame>,
     /// The transitions taken, failed ones included.
     path: Vec<Choice>,
@@ -163,6 +169,16 @@ impl Walk {
                 Ok(()) => false,
                 Err(e) => {
                     search.error(e, &self.schedule());
+                    if !self.continue_after_errors {
+                        // The execution ends here: every other enabled event is explored from
+                        // the state before the error (see the module header).
+                        let f = &mut self.frames[k];
+                        for &q in &f.enabled {
+                            f.backtrack[q as usize] = true;
+                        }
+                        self.path.pop();
+                        continue;
+                    }
                     // The failed transition changes nothing; its event stops.
                     state = self.frames[k].state.clone();
                     true

@@ -317,7 +317,7 @@ impl Strategies for crate::model::events::EventModel {
             "full" => Some(Box::new(full::Full)),
             // cli.md: stateless strategies need `--bound k` on event models (the caller checks).
             "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
-            "dpor" => Some(Box::new(dpor_events::DporEvents)),
+            "dpor" => Some(Box::new(dpor_events::DporEvents::default())),
             "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
             _ => None,
         }
