@@ -163,3 +163,37 @@ fn fixtures_and_smartthings_pairs_agree() {
 fn named_dpor_on_event_models() {
     assert_eq!(Strategy::<EventModel>::name(&DporEvents::default()), "dpor");
 }
+
+/// The static footprint covers the accesses of every transition from every reachable state:
+/// what the dependence of `dpor` rests on.
+#[test]
+fn footprints_cover_the_accesses_of_every_reachable_transition() {
+    for seed in 0..200u64 {
+        let text = gen_model(&mut SmallRng::seed_from_u64(seed));
+        let m = model(&text, EventOptions { conflicts: seed % 2 == 1, bound: Some(2) });
+        let footprints: Vec<_> = (0..m.choices()).map(|e| m.footprint(e)).collect();
+        let mut stack = vec![m.initial()];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(s) = stack.pop() {
+            if !seen.insert(s.clone()) {
+                continue;
+            }
+            let mut enabled = Vec::new();
+            m.enabled(&s, &mut enabled);
+            for c in 0..m.choices() {
+                let mut acc = Default::default();
+                m.accesses(&s, c, &mut acc);
+                for a in &acc {
+                    let covered = footprints[c as usize].iter().any(|f| f.object == a.object && (f.write || !a.write));
+                    assert!(covered, "seed {seed}: {:?} of event {c} not in its footprint", a);
+                }
+            }
+            for c in enabled {
+                let mut t = s.clone();
+                if m.step(&mut t, c).is_ok() {
+                    stack.push(t);
+                }
+            }
+        }
+    }
+}
