@@ -1,7 +1,7 @@
 //! `dpor` on event models under `--bound k`: Flanagan and Godefroid's dynamic partial-order
-//! reduction (POPL 2005, "Dynamic partial-order reduction for model checking software", the
-//! vector-clock version of their Fig. 4), stateless, so the state space must be acyclic, which
-//! the bound makes it. What it preserves is what the event-model soundness checks compare: the
+//! reduction (POPL 2005, "Dynamic partial-order reduction for model checking software"), with
+//! happens-before tracked by vector clocks as in their paper; stateless, so the state space
+//! must be acyclic, which the bound makes it. What it preserves is what the event-model soundness checks compare: the
 //! distinct errors and nothing-enabled states, the same as `full-stateless` and `full` under
 //! the same `--bound` and `--conflicts` (tests/events_dpor_bounded.rs).
 //!
