@@ -29,6 +29,32 @@ fn fingerprint(key: &[u32]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// A table of `n` zero words. Large tables are probed at random, one probe per transition, so
+/// on Linux they ask for transparent huge pages: with 4 KiB pages nearly every probe also misses
+/// the TLB (and in a VM walks two page tables), which costs more than the probe itself.
+fn zeroed_table(n: usize) -> Vec<u64> {
+    let table = vec![0u64; n];
+    #[cfg(target_os = "linux")]
+    if n >= 1 << 18 {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        const PAGE: usize = 4096;
+        let start = table.as_ptr() as usize;
+        let aligned = start.next_multiple_of(PAGE);
+        let end = start + 8 * n;
+        if end > aligned {
+            // SAFETY: advice only (no memory is changed or freed), on whole pages of an
+            // allocation this function owns; failure just leaves small pages.
+            unsafe {
+                madvise(aligned as *mut std::ffi::c_void, (end - aligned) / PAGE * PAGE, MADV_HUGEPAGE);
+            }
+        }
+    }
+    table
+}
+
 /// Whole states, each stored once: keys end to end in one arena (no allocation per state), found
 /// through an open-addressing table of `tag << 32 | id + 1` words (0: empty), where the tag is the
 /// upper half of the key's hash and the slot comes from its lower bits. A probe compares keys only
@@ -107,7 +133,7 @@ impl StateStore {
     /// Doubles the table, re-hashing the keys from the arena (read in order, so this is cheap next
     /// to the random probes it saves).
     fn grow(&mut self) {
-        let mut table = vec![0u64; 2 * self.table.len()];
+        let mut table = zeroed_table(2 * self.table.len());
         let mask = table.len() - 1;
         for id in 0..self.len as u32 {
             let h = fingerprint(self.key(id));
@@ -149,7 +175,7 @@ impl FingerprintSet {
             return !std::mem::replace(&mut self.zero, true);
         }
         if 8 * (self.len + 1) > 5 * self.table.len() {
-            let bigger = vec![0; 2 * self.table.len()];
+            let bigger = zeroed_table(2 * self.table.len());
             let old = std::mem::replace(&mut self.table, bigger);
             for f in old.into_iter().filter(|&f| f != 0) {
                 let i = self.slot(f);
