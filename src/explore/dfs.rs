@@ -5,7 +5,11 @@
 //! States are stored whole, or as 64-bit fingerprints with `--hash-compact` (xxh3 of the
 //! state's key: with n states stored, the chance that two different states share a
 //! fingerprint, so that one is wrongly taken as visited, is about n^2 / 2^65, e.g. 3e-6 for
-//! ten million states).
+//! ten million states). Whole keys sit end to end in one arena behind an open-addressing table
+//! ([`StateStore`]); fingerprints in an open-addressing set ([`FingerprintSet`]).
+//!
+//! Models that can undo a step (event models) are walked with one state, stepped and undone in
+//! place ([`walk_in_place`]); others keep a copy of the state per depth ([`walk_cloning`]).
 //!
 //! With `--threads N` the tree is first expanded breadth-first until it has a few hundred frontier
 //! nodes per worker (so that work stealing can even out subtrees of very different sizes); rayon's workers then take frontier nodes, each a depth-first search of its
