@@ -1,7 +1,8 @@
 //! Event-model speed: transitions and states per second of `full` and `stateful-dpor` on
 //! generated models of growing size (events, variables), up to the 78 events of the largest
-//! app pairs of Trimananda et al. Each run has a time budget (TRACEPOR_BENCH_SECONDS,
-//! default 10). Run: `cargo bench --bench events`.
+//! app pairs of Trimananda et al., and at 78 events with more variables (larger states). Each
+//! run has a time budget (TRACEPOR_BENCH_SECONDS, default 10); TRACEPOR_BENCH_STRATEGIES picks
+//! the strategies (default `full,stateful-dpor`). Run: `cargo bench --bench events`.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -49,11 +50,12 @@ fn main() {
         "{:<8} {:<6} {:<15} {:>10} {:>12} {:>9} {:>14} {:>12} {:>9}",
         "events", "vars", "strategy", "states", "transitions", "time s", "transitions/s", "states/s", "finished"
     );
-    for (events, vars) in [(8, 4), (16, 6), (32, 8), (78, 8), (78, 10)] {
+    let strategies = std::env::var("TRACEPOR_BENCH_STRATEGIES").unwrap_or_else(|_| "full,stateful-dpor".into());
+    for (events, vars) in [(8, 4), (16, 6), (32, 8), (78, 8), (78, 10), (78, 16), (78, 32)] {
         let text = generated(events, vars);
         let model: EventModel = events::load(Path::new("generated.events"), text.as_bytes(), EventOptions::default())
             .expect("generated model");
-        for name in ["full", "stateful-dpor"] {
+        for name in strategies.split(',') {
             let mut s = <EventModel as Strategies>::strategy(name).unwrap();
             let limits = Limits { time: Some(Duration::from_secs_f64(seconds)), ..Limits::default() };
             let (stats, _) = explore::run(&model, s.as_mut(), limits, Arc::new(AtomicBool::new(false)));

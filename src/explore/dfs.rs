@@ -5,7 +5,11 @@
 //! States are stored whole, or as 64-bit fingerprints with `--hash-compact` (xxh3 of the
 //! state's key: with n states stored, the chance that two different states share a
 //! fingerprint, so that one is wrongly taken as visited, is about n^2 / 2^65, e.g. 3e-6 for
-//! ten million states).
+//! ten million states). Whole keys sit end to end in one arena behind an open-addressing table
+//! ([`StateStore`]); fingerprints in an open-addressing set ([`FingerprintSet`]).
+//!
+//! Models that can undo a step (event models) are walked with one state, stepped and undone in
+//! place ([`walk_in_place`]); others keep a copy of the state per depth ([`walk_cloning`]).
 //!
 //! With `--threads N` the tree is first expanded breadth-first until it has a few hundred frontier
 //! nodes per worker (so that work stealing can even out subtrees of very different sizes); rayon's workers then take frontier nodes, each a depth-first search of its
@@ -16,14 +20,10 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::graph::Target;
 use super::Search;
 use crate::model::{Choice, Model};
-
-/// Approximate bytes a hash table spends per entry beyond the key (slot and control byte).
-const ENTRY_OVERHEAD: u64 = 17;
 
 fn fingerprint(key: &[u32]) -> u64 {
     // SAFETY: any initialised u32 slice is a valid byte slice of four times its length (u8 has
@@ -33,28 +33,231 @@ fn fingerprint(key: &[u32]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// A table of `n` zero words. Large tables are probed at random, one probe per transition, so
+/// on Linux they ask for transparent huge pages: with 4 KiB pages nearly every probe also misses
+/// the TLB (and in a VM walks two page tables), which costs more than the probe itself.
+fn zeroed_table(n: usize) -> Vec<u64> {
+    let table = vec![0u64; n];
+    #[cfg(target_os = "linux")]
+    if n >= 1 << 18 {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        const PAGE: usize = 4096;
+        let start = table.as_ptr() as usize;
+        let aligned = start.next_multiple_of(PAGE);
+        let end = start + 8 * n;
+        if end > aligned {
+            // SAFETY: advice only (no memory is changed or freed), on whole pages of an
+            // allocation this function owns; failure just leaves small pages.
+            unsafe {
+                madvise(aligned as *mut std::ffi::c_void, (end - aligned) / PAGE * PAGE, MADV_HUGEPAGE);
+            }
+        }
+    }
+    table
+}
+
+/// Entries of the small direct-mapped cache of recently stored or found states that both stores
+/// check before their table. Nearly all revisits of `full` go back a few steps (on the 78-event
+/// generated model 95% of them reach one of the last 64 states stored: ancestors on the current
+/// path), so the cache, small enough to stay in L1/L2, answers them without the table's cache
+/// miss. It only holds stored states, so it never changes an answer.
+const RECENT: usize = 2048;
+
+/// Whole states, each stored once: keys end to end in one arena (no allocation per state), found
+/// through an open-addressing table of `tag << 32 | id + 1` words (0: empty), where the tag is the
+/// upper half of the key's hash and the slot comes from its lower bits. A probe compares keys only
+/// when tags agree, so a lookup costs one table line and, on a hit, one arena line.
+pub(crate) struct StateStore {
+    arena: Vec<u32>,
+    /// Length of every key while all have had the same (ids then find keys by multiplying).
+    width: Option<usize>,
+    /// Start of each key in `arena` and the end of the last, once lengths have differed.
+    starts: Vec<usize>,
+    table: Vec<u64>,
+    len: usize,
+    /// Table entries of recent states, by the hash's bits above the table's (see [`RECENT`]).
+    recent: Box<[u64]>,
+}
+
+impl StateStore {
+    pub(crate) fn new() -> Self {
+        StateStore {
+            arena: Vec::new(),
+            width: None,
+            starts: Vec::new(),
+            table: vec![0; 1024],
+            len: 0,
+            recent: vec![0; RECENT].into_boxed_slice(),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The key of state `id`.
+    pub(crate) fn key(&self, id: u32) -> &[u32] {
+        let i = id as usize;
+        match self.width {
+            Some(w) => &self.arena[i * w..(i + 1) * w],
+            None => &self.arena[self.starts[i]..self.starts[i + 1]],
+        }
+    }
+
+    /// Stores `key` (whose [`fingerprint`] is `hash`) unless stored already; returns whether it
+    /// is new and its id (ids count up from 0 in insertion order).
+    pub(crate) fn insert(&mut self, key: &[u32], hash: u64) -> (bool, u32) {
+        // Keep the load at most 5/8 so that linear probes stay short.
+        if 8 * (self.len + 1) > 5 * self.table.len() {
+            self.grow();
+        }
+        let tag = hash >> 32;
+        let r = (hash >> 32) as usize % RECENT;
+        let e = self.recent[r];
+        if e >> 32 == tag && e != 0 && self.key((e as u32) - 1) == key {
+            return (false, (e as u32) - 1);
+        }
+        let mask = self.table.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let e = self.table[i];
+            if e == 0 {
+                break;
+            }
+            if e >> 32 == tag && self.key((e as u32) - 1) == key {
+                self.recent[r] = e;
+                return (false, (e as u32) - 1);
+            }
+            i = (i + 1) & mask;
+        }
+        let id = u32::try_from(self.len).ok().filter(|&id| id < u32::MAX).expect("more than 2^32 - 1 states stored");
+        self.table[i] = tag << 32 | (id as u64 + 1);
+        self.recent[r] = self.table[i];
+        self.push_key(key);
+        (true, id)
+    }
+
+    fn push_key(&mut self, key: &[u32]) {
+        match self.width {
+            None if self.len == 0 && self.starts.is_empty() => self.width = Some(key.len()),
+            Some(w) if w != key.len() => {
+                // First key of another length: from now on keep where each key starts.
+                self.starts = (0..=self.len).map(|i| i * w).collect();
+                self.width = None;
+            }
+            _ => {}
+        }
+        self.arena.extend_from_slice(key);
+        if self.width.is_none() {
+            self.starts.push(self.arena.len());
+        }
+        self.len += 1;
+    }
+
+    /// Doubles the table, re-hashing the keys from the arena (read in order, so this is cheap next
+    /// to the random probes it saves).
+    fn grow(&mut self) {
+        let mut table = zeroed_table(2 * self.table.len());
+        let mask = table.len() - 1;
+        for id in 0..self.len as u32 {
+            let h = fingerprint(self.key(id));
+            let mut i = h as usize & mask;
+            while table[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            table[i] = (h >> 32) << 32 | (id as u64 + 1);
+        }
+        self.table = table;
+    }
+}
+
+/// A set of 64-bit fingerprints: open addressing over the fingerprints themselves (0 marks an
+/// empty slot, so fingerprint 0 is kept apart).
+pub(crate) struct FingerprintSet {
+    table: Vec<u64>,
+    len: usize,
+    zero: bool,
+    /// Recently stored or found fingerprints (see [`RECENT`]).
+    recent: Box<[u64]>,
+}
+
+impl FingerprintSet {
+    pub(crate) fn new() -> Self {
+        FingerprintSet { table: vec![0; 1024], len: 0, zero: false, recent: vec![0; RECENT].into_boxed_slice() }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.len + usize::from(self.zero)
+    }
+
+    /// Adds `fp`; true when it was not there.
+    pub(crate) fn insert(&mut self, fp: u64) -> bool {
+        if fp == 0 {
+            return !std::mem::replace(&mut self.zero, true);
+        }
+        let r = (fp >> 32) as usize % RECENT;
+        if self.recent[r] == fp {
+            return false;
+        }
+        self.recent[r] = fp;
+        if 8 * (self.len + 1) > 5 * self.table.len() {
+            let bigger = zeroed_table(2 * self.table.len());
+            let old = std::mem::replace(&mut self.table, bigger);
+            for f in old.into_iter().filter(|&f| f != 0) {
+                let i = self.slot(f);
+                self.table[i] = f;
+            }
+        }
+        let i = self.slot(fp);
+        if self.table[i] == fp {
+            return false;
+        }
+        self.table[i] = fp;
+        self.len += 1;
+        true
+    }
+
+    /// Where `fp` is, or the empty slot where it would go.
+    fn slot(&self, fp: u64) -> usize {
+        let mask = self.table.len() - 1;
+        let mut i = fp as usize & mask;
+        while self.table[i] != 0 && self.table[i] != fp {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+}
+
+/// Approximate bytes per stored state beyond its key: a table word at about 2/3 load.
+const ENTRY_OVERHEAD: u64 = 12;
+
 /// The visited set shared by parallel workers: shards, each behind its own lock.
 struct Shared {
-    whole: Vec<Mutex<FxHashSet<Box<[u32]>>>>,
-    compact: Vec<Mutex<FxHashSet<u64>>>,
+    whole: Vec<Mutex<StateStore>>,
+    compact: Vec<Mutex<FingerprintSet>>,
 }
 
 impl Shared {
     fn new(compact: bool) -> Self {
         let n = if compact { 0 } else { 64 };
         Shared {
-            whole: (0..n).map(|_| Mutex::new(FxHashSet::default())).collect(),
-            compact: (0..64 - n).map(|_| Mutex::new(FxHashSet::default())).collect(),
+            whole: (0..n).map(|_| Mutex::new(StateStore::new())).collect(),
+            compact: (0..64 - n).map(|_| Mutex::new(FingerprintSet::new())).collect(),
         }
     }
 
     /// Inserts; true when the state is new. Second value: bytes stored.
     fn insert(&self, key: &[u32]) -> (bool, u64) {
         let h = fingerprint(key);
+        // The shard takes the top bits, the table slot the bottom ones: independent.
         let shard = (h >> 58) as usize;
         if self.compact.is_empty() {
             let mut set = self.whole[shard].lock().unwrap_or_else(|e| e.into_inner());
-            (set.insert(key.into()), 4 * key.len() as u64 + 16 + ENTRY_OVERHEAD)
+            (set.insert(key, h).0, 4 * key.len() as u64 + ENTRY_OVERHEAD)
         } else {
             let mut set = self.compact[shard].lock().unwrap_or_else(|e| e.into_inner());
             (set.insert(h), 8 + ENTRY_OVERHEAD)
@@ -69,8 +272,8 @@ enum Seen<'a> {
         nodes: u32,
     },
     /// Whole states with their ids (ids name nodes of the state graph).
-    Whole(FxHashMap<Box<[u32]>, u32>),
-    Fingerprints(FxHashSet<u64>),
+    Whole(StateStore),
+    Fingerprints(FingerprintSet),
     Shared(&'a Shared),
 }
 
@@ -84,10 +287,9 @@ impl Seen<'_> {
                 *nodes = nodes.wrapping_add(1);
                 (true, nodes.wrapping_sub(1), 0)
             }
-            Seen::Whole(map) => {
-                let next = map.len() as u32;
-                let id = *map.entry(key.into()).or_insert(next);
-                (id == next, id, 4 * key.len() as u64 + 16 + 4 + ENTRY_OVERHEAD)
+            Seen::Whole(store) => {
+                let (new, id) = store.insert(key, fingerprint(key));
+                (new, id, 4 * key.len() as u64 + ENTRY_OVERHEAD)
             }
             Seen::Fingerprints(set) => (set.insert(fingerprint(key)), 0, 8 + ENTRY_OVERHEAD),
             Seen::Shared(shared) => {
@@ -128,8 +330,8 @@ pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
     }
     let mut seen = match (stateful, compact) {
         (false, _) => Seen::Nothing { nodes: 1 },
-        (true, false) => Seen::Whole(FxHashMap::default()),
-        (true, true) => Seen::Fingerprints(FxHashSet::default()),
+        (true, false) => Seen::Whole(StateStore::new()),
+        (true, true) => Seen::Fingerprints(FingerprintSet::new()),
     };
     if stateful {
         model.encode(&initial, &mut key);
@@ -138,10 +340,127 @@ pub fn depth_first<M: Model>(search: &mut Search<'_, M>, stateful: bool) {
         search.new_state();
     }
     walk(search, &mut seen, initial, 0, Vec::new());
+    if let Seen::Whole(store) = &seen {
+        debug_assert_eq!(store.len() as u64, search.stats.states.unwrap_or(0));
+    }
 }
 
 /// Depth-first from `state` (already counted), reached by `path`.
-fn walk<M: Model>(search: &mut Search<'_, M>, seen: &mut Seen<'_>, state: M::State, id: u32, mut path: Vec<Choice>) {
+fn walk<M: Model>(search: &mut Search<'_, M>, seen: &mut Seen<'_>, state: M::State, id: u32, path: Vec<Choice>) {
+    if search.model.undoable() {
+        walk_in_place(search, seen, state, id, path);
+    } else {
+        walk_cloning(search, seen, state, id, path);
+    }
+}
+
+/// A depth of [`walk_in_place`]: no state of its own, only where to resume.
+struct Mark {
+    /// Stored state id (stateful) or node number (stateless), for the state graph.
+    id: u32,
+    /// Choices below this one have been taken from this depth.
+    next: Choice,
+    /// Length of the undo log before the step that led here.
+    undo_from: usize,
+}
+
+/// [`walk_cloning`] for models that can undo a step: one state, stepped forward and undone on
+/// the way back, so the stack holds a few words per depth and no step copies or allocates.
+/// Choices are taken in the same order (ascending, from the same states), so every count and
+/// every schedule found is the same.
+fn walk_in_place<M: Model>(
+    search: &mut Search<'_, M>,
+    seen: &mut Seen<'_>,
+    mut state: M::State,
+    id: u32,
+    mut path: Vec<Choice>,
+) {
+    let model = search.model;
+    let base = path.len();
+    let mut key = Vec::new();
+    let mut log: Vec<u64> = Vec::new();
+    if model.next_enabled(&state, 0).is_none() {
+        search.terminal(&state, &path);
+        return;
+    }
+    let mut stack = vec![Mark { id, next: 0, undo_from: 0 }];
+    while let Some(top) = stack.last_mut() {
+        if search.stopped() {
+            break;
+        }
+        let Some(c) = model.next_enabled(&state, top.next) else {
+            let done = stack.pop().expect("not empty");
+            if path.len() > base {
+                path.pop();
+                model.undo(&mut state, &log[done.undo_from..]);
+                log.truncate(done.undo_from);
+            }
+            continue;
+        };
+        top.next = c + 1;
+        let from = top.id;
+        let label = search.graph.as_ref().filter(|g| !g.overflowed).map(|_| model.describe(&state, c));
+        let undo_from = log.len();
+        path.push(c);
+        search.transition(path.len());
+        if let Some(u) = search.stats.unique_transitions.as_mut() {
+            // Each stored state is expanded once, so every edge walked is a new one.
+            *u += 1;
+        }
+        // Every way out below except going deeper takes the step back.
+        let back = |state: &mut M::State, log: &mut Vec<u64>, path: &mut Vec<Choice>| {
+            model.undo(state, &log[undo_from..]);
+            log.truncate(undo_from);
+            path.pop();
+        };
+        if let Err(e) = model.step_logged(&mut state, c, &mut log) {
+            if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+                g.add_edge(from, Target::Error, label);
+            }
+            search.error(e, &path);
+            back(&mut state, &mut log, &mut path);
+            continue;
+        }
+        if seen.stateful() {
+            key.clear();
+            model.encode(&state, &mut key);
+        }
+        let (new, id, bytes) = seen.visit(&key);
+        if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+            g.add_edge(from, Target::State(id), label);
+        }
+        if !new {
+            search.state_match();
+            back(&mut state, &mut log, &mut path);
+            continue;
+        }
+        if seen.stateful() {
+            *search.stats.stored_state_bytes.get_or_insert(0) += bytes;
+            search.new_state();
+        }
+        if model.next_enabled(&state, 0).is_none() {
+            if let Some(g) = search.graph.as_mut() {
+                if model.outcome(&state).stuck {
+                    g.stuck.push(id);
+                }
+            }
+            search.terminal(&state, &path);
+            back(&mut state, &mut log, &mut path);
+            continue;
+        }
+        stack.push(Mark { id, next: 0, undo_from });
+    }
+}
+
+/// Depth-first from `state` (already counted), reached by `path`, keeping a copy of the state
+/// of every depth.
+fn walk_cloning<M: Model>(
+    search: &mut Search<'_, M>,
+    seen: &mut Seen<'_>,
+    state: M::State,
+    id: u32,
+    mut path: Vec<Choice>,
+) {
     let model = search.model;
     let base = path.len();
     let mut key = Vec::new();
@@ -280,5 +599,74 @@ fn parallel<M: Model>(search: &mut Search<'_, M>, initial: M::State, stateful: b
         .collect();
     for w in workers {
         search.absorb(w);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_tells_colliding_keys_apart() {
+        let mut s = StateStore::new();
+        // Same hash, so same tag and slot: only the key comparison can tell them apart.
+        let h = 0xdead_beef_0000_0007;
+        assert_eq!(s.insert(&[1, 2, 3], h), (true, 0));
+        assert_eq!(s.insert(&[1, 2, 4], h), (true, 1));
+        assert_eq!(s.insert(&[1, 2, 3], h), (false, 0));
+        assert_eq!(s.insert(&[1, 2, 4], h), (false, 1));
+        // Same slot, different tag.
+        assert_eq!(s.insert(&[9, 9, 9], 0x1234_5678_0000_0007), (true, 2));
+        assert_eq!(s.insert(&[9, 9, 9], 0x1234_5678_0000_0007), (false, 2));
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.key(1), &[1, 2, 4]);
+    }
+
+    #[test]
+    fn store_keeps_ids_and_keys_across_growth() {
+        let mut s = StateStore::new();
+        let key = |i: u32| [i, i.wrapping_mul(2_654_435_761), 7];
+        for i in 0..50_000u32 {
+            let k = key(i);
+            assert_eq!(s.insert(&k, fingerprint(&k)), (true, i));
+        }
+        assert!(s.table.len() >= 50_000 * 8 / 5, "grew past its first 1024 slots");
+        for i in (0..50_000u32).rev() {
+            let k = key(i);
+            assert_eq!(s.insert(&k, fingerprint(&k)), (false, i));
+            assert_eq!(s.key(i), &k);
+        }
+        assert_eq!(s.len(), 50_000);
+    }
+
+    #[test]
+    fn store_takes_keys_of_different_lengths() {
+        let mut s = StateStore::new();
+        // The empty key, then keys of 1 to 5 words; [8] and [8, 9] ... share prefixes.
+        let mut keys: Vec<Vec<u32>> = vec![Vec::new()];
+        keys.extend((1..3000u32).map(|i| (0..i % 5 + 1).map(|j| i / 2 * 8 + j).collect()));
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(s.insert(k, fingerprint(k)).1, i as u32, "key {k:?}");
+        }
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(s.insert(k, fingerprint(k)), (false, i as u32));
+            assert_eq!(s.key(i as u32), &k[..]);
+        }
+    }
+
+    #[test]
+    fn fingerprint_set_grows_and_keeps_zero_apart() {
+        let mut f = FingerprintSet::new();
+        assert!(f.insert(0));
+        assert!(!f.insert(0));
+        // Fingerprints sharing their low bits probe the same run of slots.
+        for i in 1..20_000u64 {
+            assert!(f.insert(i << 40), "{i}");
+        }
+        for i in 1..20_000u64 {
+            assert!(!f.insert(i << 40), "{i}");
+        }
+        assert!(f.insert(1));
+        assert_eq!(f.len(), 20_001);
     }
 }

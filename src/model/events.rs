@@ -9,6 +9,14 @@
 //! Access objects: variable `v` is object `v`; the enable flag of event `e` is object
 //! `vars + e`. The last-writer ghost of `v` changes only together with a write of `v`, and an
 //! event's fire counter only when that event fires, so neither needs objects of its own.
+//!
+//! The state also keeps its slots bit-packed, updated on every write: most variables have tiny
+//! domains (a static interval analysis over every assignment bounds each one; unbounded ones
+//! keep 64 bits), flags are single bits, so a key is a few words, which is what `encode` copies
+//! and `full` stores. Steps can log the slots they change so that a search can undo them in
+//! place instead of cloning the state per successor.
+
+use smallvec::SmallVec;
 
 use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::events::{BinOp, EventModelAst, Expr, Stmt, Ty, UnOp};
@@ -27,6 +35,160 @@ pub struct EventOptions {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EventState {
     slots: Vec<i64>,
+    /// The same slots bit-packed by the model's [`Field`]s (unused bits zero, so equal states
+    /// have equal words); kept in step with `slots` by every write.
+    packed: SmallVec<[u64; 4]>,
+}
+
+/// Where a slot lives in the packed words: `value - lo` in the bits `mask << shift` of `word`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Field {
+    word: u32,
+    shift: u32,
+    mask: u64,
+    lo: i64,
+}
+
+impl Field {
+    #[inline]
+    fn put(&self, packed: &mut [u64], value: i64) {
+        let bits = value.wrapping_sub(self.lo) as u64;
+        // The interval analysis bounds every value a step can store; a value outside would make
+        // two states share a key, so refuse it loudly rather than miscount.
+        assert!(bits & !self.mask == 0, "event model: value {value} outside its analysed range");
+        let w = &mut packed[self.word as usize];
+        *w = (*w & !(self.mask << self.shift)) | (bits << self.shift);
+    }
+}
+
+/// Values a variable may hold, as found by [`var_ranges`]; `i128` so that bounds of sums and
+/// products of `i64` ranges are exact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Range {
+    lo: i128,
+    hi: i128,
+}
+
+impl Range {
+    const FULL: Range = Range { lo: i64::MIN as i128, hi: i64::MAX as i128 };
+    const BOOL: Range = Range { lo: 0, hi: 1 };
+
+    fn point(v: i64) -> Range {
+        Range { lo: v as i128, hi: v as i128 }
+    }
+
+    /// Arithmetic wraps in `i64`: a result that may leave it may be anything.
+    fn fit(lo: i128, hi: i128) -> Range {
+        if lo < i64::MIN as i128 || hi > i64::MAX as i128 {
+            Range::FULL
+        } else {
+            Range { lo, hi }
+        }
+    }
+
+    fn join(self, o: Range) -> Range {
+        Range { lo: self.lo.min(o.lo), hi: self.hi.max(o.hi) }
+    }
+
+    /// Largest absolute value in the range.
+    fn magnitude(self) -> i128 {
+        self.lo.abs().max(self.hi.abs())
+    }
+}
+
+/// Range of `e` when every variable `v` lies in `vars[v]`.
+fn expr_range(e: &Expr, vars: &[Range]) -> Range {
+    match e {
+        Expr::Const(c) => Range::point(*c),
+        Expr::Var(v) => vars[*v as usize],
+        Expr::Unary(UnOp::Not, _) => Range::BOOL,
+        Expr::Unary(UnOp::Neg, a) => {
+            let a = expr_range(a, vars);
+            Range::fit(-a.hi, -a.lo)
+        }
+        Expr::Binary(op, a, b) => {
+            let (x, y) = (expr_range(a, vars), expr_range(b, vars));
+            match op {
+                BinOp::Add => Range::fit(x.lo + y.lo, x.hi + y.hi),
+                BinOp::Sub => Range::fit(x.lo - y.hi, x.hi - y.lo),
+                BinOp::Mul => {
+                    let p = [x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi];
+                    Range::fit(*p.iter().min().unwrap(), *p.iter().max().unwrap())
+                }
+                // |x / y| <= |x| for y != 0 (y == 0 is an error, no value).
+                BinOp::Div => {
+                    let m = x.magnitude();
+                    Range::fit(-m, m)
+                }
+                // The remainder takes the dividend's sign and is smaller than the divisor and no
+                // larger than the dividend in absolute value.
+                BinOp::Rem => {
+                    let m = (y.magnitude() - 1).max(0);
+                    Range { lo: if x.lo >= 0 { 0 } else { x.lo.max(-m) }, hi: if x.hi <= 0 { 0 } else { x.hi.min(m) } }
+                }
+                _ => Range::BOOL,
+            }
+        }
+    }
+}
+
+/// For every variable, a range holding every value any execution can give it: the least
+/// fixpoint of "initial value, joined with every assignment's range", ignoring conditions. A
+/// variable that keeps growing (`x = x + 1`) is widened to all of `i64` after a few rounds.
+fn var_ranges(ast: &EventModelAst) -> Vec<Range> {
+    fn assigns<'a>(body: &'a [Stmt], out: &mut Vec<(usize, &'a Expr)>) {
+        for st in body {
+            match st {
+                Stmt::Assign { var, value, .. } => out.push((*var as usize, value)),
+                Stmt::If { then, otherwise, .. } => {
+                    assigns(then, out);
+                    assigns(otherwise, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut all = Vec::new();
+    for h in &ast.handlers {
+        assigns(&h.body, &mut all);
+    }
+    let mut ranges: Vec<Range> = ast.vars.iter().map(|v| Range::point(v.init)).collect();
+    let mut grown = vec![0u32; ranges.len()];
+    loop {
+        let mut changed = false;
+        for &(v, e) in &all {
+            let joined = ranges[v].join(expr_range(e, &ranges));
+            if joined != ranges[v] {
+                grown[v] += 1;
+                ranges[v] = if grown[v] > 16 { Range::FULL } else { joined };
+                changed = true;
+            }
+        }
+        if !changed {
+            return ranges;
+        }
+    }
+}
+
+/// Packs slots of the given ranges into 64-bit words, first fit in slot order (a field never
+/// straddles two words). Returns the fields and the number of 32-bit halves of words in use.
+fn layout(ranges: &[Range]) -> (Vec<Field>, usize) {
+    let mut fields = Vec::with_capacity(ranges.len());
+    let (mut word, mut used) = (0u32, 0u32);
+    for r in ranges {
+        let span = (r.hi - r.lo) as u128;
+        let bits = (128 - span.leading_zeros()).min(64);
+        if used + bits > 64 {
+            word += 1;
+            used = 0;
+        }
+        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        // A 64-bit field stores the value itself (wrapping), so any i64 fits.
+        let lo = if bits == 64 { 0 } else { r.lo as i64 };
+        fields.push(Field { word, shift: used, mask, lo });
+        used += bits;
+    }
+    (fields, 2 * word as usize + usize::from(used > 0) + usize::from(used > 32))
 }
 
 impl EventState {
@@ -44,6 +206,92 @@ pub struct EventModel {
     handlers_of: Vec<Vec<usize>>,
     nvars: usize,
     nevents: usize,
+    /// Where each slot lives in [`EventState::packed`].
+    fields: Vec<Field>,
+    /// Length of a key in `u32`s (the packed words, without an unused upper half of the last).
+    key_len: usize,
+}
+
+/// The slots a step reads and writes: a plain copy (`accesses` runs on one) or a live state.
+trait Slots {
+    fn get(&self, i: usize) -> i64;
+    fn set(&mut self, i: usize, value: i64);
+}
+
+impl Slots for [i64] {
+    #[inline]
+    fn get(&self, i: usize) -> i64 {
+        self[i]
+    }
+    #[inline]
+    fn set(&mut self, i: usize, value: i64) {
+        self[i] = value;
+    }
+}
+
+/// Copies that callers keep in a vector (as `accesses` used to), so that they need no `[..]`.
+impl Slots for SmallVec<[i64; 64]> {
+    #[inline]
+    fn get(&self, i: usize) -> i64 {
+        self[i]
+    }
+    #[inline]
+    fn set(&mut self, i: usize, value: i64) {
+        self[i] = value;
+    }
+}
+
+impl Slots for Vec<i64> {
+    #[inline]
+    fn get(&self, i: usize) -> i64 {
+        self[i]
+    }
+    #[inline]
+    fn set(&mut self, i: usize, value: i64) {
+        self[i] = value;
+    }
+}
+
+/// Where a live step notes the old value of each slot it changes (for undo), or nowhere.
+trait UndoLog {
+    fn note(&mut self, slot: usize, old: i64);
+}
+
+impl UndoLog for () {
+    #[inline]
+    fn note(&mut self, _: usize, _: i64) {}
+}
+
+/// Pairs `(slot, old value)`, oldest first.
+impl UndoLog for Vec<u64> {
+    #[inline]
+    fn note(&mut self, slot: usize, old: i64) {
+        self.push(slot as u64);
+        self.push(old as u64);
+    }
+}
+
+/// A state being stepped: every write also updates the packed words, and logs what it replaced.
+struct Live<'a, L: UndoLog> {
+    fields: &'a [Field],
+    state: &'a mut EventState,
+    log: &'a mut L,
+}
+
+impl<L: UndoLog> Slots for Live<'_, L> {
+    #[inline]
+    fn get(&self, i: usize) -> i64 {
+        self.state.slots[i]
+    }
+    #[inline]
+    fn set(&mut self, i: usize, value: i64) {
+        let old = self.state.slots[i];
+        if old != value {
+            self.log.note(i, old);
+            self.state.slots[i] = value;
+            self.fields[i].put(&mut self.state.packed, value);
+        }
+    }
 }
 
 /// Where a step's accesses go: nowhere when only stepping, into a list for `accesses`.
@@ -91,7 +339,18 @@ impl EventModel {
             handlers_of[h.event as usize].push(i);
         }
         let nvars = ast.vars.len();
-        EventModel { ast, opts, handlers_of, nvars, nevents }
+        // Ranges of every slot, in slot order: values, flags, last writers (0 or app + 1), fire
+        // counts (an event fires only while its count is below the bound).
+        let mut ranges = var_ranges(&ast);
+        ranges.extend(std::iter::repeat_n(Range::BOOL, nevents));
+        if opts.conflicts {
+            ranges.extend(std::iter::repeat_n(Range { lo: 0, hi: ast.apps.len() as i128 }, nvars));
+        }
+        if let Some(k) = opts.bound {
+            ranges.extend(std::iter::repeat_n(Range { lo: 0, hi: k as i128 }, nevents));
+        }
+        let (fields, key_len) = layout(&ranges);
+        EventModel { ast, opts, handlers_of, nvars, nevents, fields, key_len }
     }
 
     pub fn ast(&self) -> &EventModelAst {
@@ -135,12 +394,12 @@ impl EventModel {
             }
     }
 
-    fn eval<S: Sink>(&self, e: &Expr, slots: &[i64], sink: &mut S) -> Result<i64, Fail<'static>> {
+    fn eval<T: Slots + ?Sized, S: Sink>(&self, e: &Expr, slots: &T, sink: &mut S) -> Result<i64, Fail<'static>> {
         Ok(match e {
             Expr::Const(v) => *v,
             Expr::Var(i) => {
                 sink.touch(*i, false);
-                slots[*i as usize]
+                slots.get(*i as usize)
             }
             Expr::Unary(UnOp::Not, a) => (self.eval(a, slots, sink)? == 0) as i64,
             Expr::Unary(UnOp::Neg, a) => self.eval(a, slots, sink)?.wrapping_neg(),
@@ -175,11 +434,11 @@ impl EventModel {
     }
 
     /// Runs a block; on failure returns the failing statement's line with the reason.
-    fn exec<'a, S: Sink>(
+    fn exec<'a, T: Slots + ?Sized, S: Sink>(
         &self,
         body: &'a [Stmt],
         app: u32,
-        slots: &mut [i64],
+        slots: &mut T,
         sink: &mut S,
     ) -> Result<(), (usize, Fail<'a>)> {
         for st in body {
@@ -190,13 +449,13 @@ impl EventModel {
                     let x = *var as usize;
                     if self.opts.conflicts {
                         let w = self.writer_base() + x;
-                        let last = slots[w];
-                        if last != 0 && last != app as i64 + 1 && slots[x] != v {
+                        let last = slots.get(w);
+                        if last != 0 && last != app as i64 + 1 && slots.get(x) != v {
                             return Err((*line, Fail::Conflict(x)));
                         }
-                        slots[w] = app as i64 + 1;
+                        slots.set(w, app as i64 + 1);
                     }
-                    slots[x] = v;
+                    slots.set(x, v);
                 }
                 Stmt::If { cond, then, otherwise, line } => {
                     let c = self.eval(cond, slots, sink).map_err(|f| (*line, f))?;
@@ -205,7 +464,7 @@ impl EventModel {
                 Stmt::Enable { event, .. } | Stmt::Disable { event, .. } => {
                     let on = matches!(st, Stmt::Enable { .. });
                     sink.touch(self.flag_object(*event), true);
-                    slots[self.flag_base() + *event as usize] = on as i64;
+                    slots.set(self.flag_base() + *event as usize, on as i64);
                 }
                 Stmt::Assert { cond, line, message } => {
                     if self.eval(cond, slots, sink).map_err(|f| (*line, f))? == 0 {
@@ -218,11 +477,12 @@ impl EventModel {
     }
 
     /// Fires event `c` on `slots`: all its handlers in file order.
-    fn fire<S: Sink>(&self, slots: &mut [i64], c: Choice, sink: &mut S) -> Result<(), ModelError> {
+    fn fire<T: Slots + ?Sized, S: Sink>(&self, slots: &mut T, c: Choice, sink: &mut S) -> Result<(), ModelError> {
         let ci = c as usize;
         sink.touch(self.flag_object(c), false);
         if self.opts.bound.is_some() {
-            slots[self.fired_base() + ci] += 1;
+            let f = self.fired_base() + ci;
+            slots.set(f, slots.get(f) + 1);
         }
         for &h in &self.handlers_of[ci] {
             let handler = &self.ast.handlers[h];
@@ -279,7 +539,11 @@ impl Model for EventModel {
         if self.opts.bound.is_some() {
             slots.extend(std::iter::repeat_n(0, self.nevents));
         }
-        EventState { slots }
+        let mut packed: SmallVec<[u64; 4]> = smallvec::smallvec![0; self.key_len.div_ceil(2)];
+        for (f, &v) in self.fields.iter().zip(&slots) {
+            f.put(&mut packed, v);
+        }
+        EventState { slots, packed }
     }
 
     fn enabled(&self, s: &EventState, out: &mut Vec<Choice>) {
@@ -294,14 +558,36 @@ impl Model for EventModel {
     }
 
     fn step(&self, s: &mut EventState, c: Choice) -> Result<(), ModelError> {
-        self.fire(&mut s.slots, c, &mut NoSink)
+        self.fire(&mut Live { fields: &self.fields, state: s, log: &mut () }, c, &mut NoSink)
+    }
+
+    fn undoable(&self) -> bool {
+        true
+    }
+
+    fn step_logged(&self, s: &mut EventState, c: Choice, log: &mut Vec<u64>) -> Result<(), ModelError> {
+        self.fire(&mut Live { fields: &self.fields, state: s, log }, c, &mut NoSink)
+    }
+
+    fn undo(&self, s: &mut EventState, log: &[u64]) {
+        for pair in log.chunks_exact(2).rev() {
+            let (slot, old) = (pair[0] as usize, pair[1] as i64);
+            s.slots[slot] = old;
+            self.fields[slot].put(&mut s.packed, old);
+        }
+    }
+
+    fn next_enabled(&self, s: &EventState, from: Choice) -> Option<Choice> {
+        (from as usize..self.nevents).find(|&e| self.is_enabled(&s.slots, e)).map(|e| e as Choice)
     }
 
     fn encode(&self, s: &EventState, out: &mut Vec<u32>) {
-        // Fixed layout, so equal encodings iff equal slots.
-        for &v in &s.slots {
-            out.push(v as u32);
-            out.push((v >> 32) as u32);
+        // The packed words: a fixed layout with unused bits zero, so equal keys iff equal slots.
+        for (i, &w) in s.packed.iter().enumerate() {
+            out.push(w as u32);
+            if 2 * i + 1 < self.key_len {
+                out.push((w >> 32) as u32);
+            }
         }
     }
 
@@ -476,6 +762,82 @@ impl EventModel {
         match self.opts.bound {
             Some(k) => s.slots[self.fired_base() + e as usize] >= k as i64,
             None => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(text: &str, opts: EventOptions) -> EventModel {
+        load(std::path::Path::new("t.events"), text.as_bytes(), opts).expect("valid model")
+    }
+
+    #[test]
+    fn ranges_bound_assignments_and_widen_counters() {
+        let m = model(
+            "model events\nvar a = 0\nvar b = 5\nvar c = 0\nvar d = \"x\"\nvar e = 0\n\
+             on s { a = (a + b + 1) % 3; c = c + 1; d = \"y\"; e = -a * 4 }\n",
+            EventOptions::default(),
+        );
+        let r = var_ranges(&m.ast);
+        assert_eq!(r[0], Range { lo: 0, hi: 2 });
+        assert_eq!(r[1], Range { lo: 5, hi: 5 });
+        assert_eq!(r[2], Range::FULL, "c = c + 1 grows without bound");
+        assert_eq!(r[3], Range { lo: 0, hi: 1 });
+        assert_eq!(r[4], Range { lo: -8, hi: 0 });
+    }
+
+    #[test]
+    fn layout_packs_without_straddling_words() {
+        let r = |lo, hi| Range { lo, hi };
+        let (f, halves) = layout(&[r(0, 2), r(5, 5), Range::FULL, r(0, 1), r(-8, 0)]);
+        assert_eq!(f[0], Field { word: 0, shift: 0, mask: 3, lo: 0 });
+        assert_eq!(f[1], Field { word: 0, shift: 2, mask: 0, lo: 5 });
+        assert_eq!(f[2], Field { word: 1, shift: 0, mask: u64::MAX, lo: 0 });
+        assert_eq!(f[3], Field { word: 2, shift: 0, mask: 1, lo: 0 });
+        assert_eq!(f[4], Field { word: 2, shift: 1, mask: 15, lo: -8 });
+        assert_eq!(halves, 5, "the last word uses 5 bits: one half");
+    }
+
+    #[test]
+    fn steps_keep_packed_words_in_step_and_undo_restores_them() {
+        let text = "model events\nvar x = 0\nvar y = -3\nvar big = 0\napp A {\n on a { x = (x + 1) % 4; big = big * 2 + 1 }\n \
+                    on b { y = y + x; if y > 3 { y = -3 }; disable a }\n}\napp B { on c { x = 0; enable a } }\n";
+        let m = model(text, EventOptions { conflicts: true, bound: Some(3) });
+        let fresh = |s: &EventState| {
+            let mut again = EventState { slots: s.slots.clone(), packed: smallvec::smallvec![0; s.packed.len()] };
+            for (f, &v) in m.fields.iter().zip(&s.slots) {
+                f.put(&mut again.packed, v);
+            }
+            again.packed
+        };
+        let mut s = m.initial();
+        let mut log = Vec::new();
+        let mut trail = vec![(s.clone(), 0)];
+        // A fixed pseudo-random walk; every state's words must equal a fresh packing of its slots.
+        let mut seed = 12345u64;
+        for _ in 0..200 {
+            let mut en = Vec::new();
+            m.enabled(&s, &mut en);
+            if en.is_empty() {
+                let (back, from) = trail.pop().unwrap();
+                m.undo(&mut s, &log[from..]);
+                log.truncate(from);
+                assert_eq!(s, back);
+                continue;
+            }
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let c = en[(seed >> 33) as usize % en.len()];
+            trail.push((s.clone(), log.len()));
+            let _ = m.step_logged(&mut s, c, &mut log);
+            assert_eq!(s.packed, fresh(&s));
+        }
+        while let Some((back, from)) = trail.pop() {
+            m.undo(&mut s, &log[from..]);
+            log.truncate(from);
+            assert_eq!(s, back);
         }
     }
 }

@@ -88,6 +88,26 @@ pub trait Model: Sync {
     /// One-line description of the transition `c` would take from `s` (for replay and graphs).
     fn describe(&self, s: &Self::State, c: Choice) -> String;
 
+    /// Whether [`Model::step_logged`] and [`Model::undo`] are implemented. The exhaustive search
+    /// then keeps one state, stepping and undoing in place, instead of a copy per depth.
+    fn undoable(&self) -> bool {
+        false
+    }
+    /// [`Model::step`] that also appends to `log` what [`Model::undo`] needs to restore `s`,
+    /// failed steps included (their partial changes are logged too).
+    fn step_logged(&self, s: &mut Self::State, c: Choice, log: &mut Vec<u64>) -> Result<(), ModelError> {
+        let _ = log;
+        self.step(s, c)
+    }
+    /// Restores `s` to what it was before the steps that appended `log` (the whole of it).
+    fn undo(&self, _s: &mut Self::State, _log: &[u64]) {}
+    /// The smallest enabled choice of `s` not below `from`: [`Model::enabled`] one at a time.
+    fn next_enabled(&self, s: &Self::State, from: Choice) -> Option<Choice> {
+        let mut all = Vec::new();
+        self.enabled(s, &mut all);
+        all.into_iter().find(|&c| c >= from)
+    }
+
     /// Name of an access object, for replay output.
     fn object_name(&self, object: u32) -> String {
         format!("#{object}")
