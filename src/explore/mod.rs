@@ -11,6 +11,7 @@
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
+//! | `par_dpor` | `dpor` with `--threads N`: subtrees handed to idle workers | no |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
@@ -23,6 +24,7 @@ pub mod full;
 pub mod full_stateless;
 pub mod graph;
 pub mod outcomes;
+mod par_dpor;
 pub mod stateful_dpor;
 pub mod stats;
 
