@@ -621,14 +621,47 @@ impl<'m> Engine<'m> {
     }
 
     /// Race analysis at the current state, for the next transition of every thread.
+    ///
+    /// `dpor`: a thread other than the last one to run whose next transition did not change
+    /// was analysed one state up, against the same path but its last transition; the last
+    /// unordered conflicting transition is then either that last one or the one found there,
+    /// whose backtrack rule already ran (same candidates: the last transition does not happen
+    /// before the thread's earlier ones). Only the last transition is checked for them.
     fn analyse(&mut self) {
+        let top = self.frames.len() - 1;
+        let last = (self.mode == Mode::Dpor && top > 0).then(|| self.path[top - 1]);
         for p in 0..self.threads() {
-            let Some(op) = self.frames.last().expect("a state").next_op(p) else {
+            let Some(op) = self.frames[top].next_op(p) else {
                 continue;
             };
             match self.mode {
+                Mode::Dpor if last.is_some_and(|c| c != p && self.frames[top - 1].next[p as usize] == op) => {
+                    self.dpor_race_with_last(p, op)
+                }
                 Mode::Dpor => self.dpor_races(p, op),
                 Mode::EmDpor => self.em_races(p, op),
+            }
+        }
+    }
+
+    /// DPOR's race rule for thread `p`'s next transition `op` against the last transition of
+    /// the path alone.
+    fn dpor_race_with_last(&mut self, p: Choice, op: u32) {
+        let j = self.hb.len() - 1;
+        let last = self.hb.op(j);
+        let conflict = match (self.op_kind(op), self.op_kind(last)) {
+            (OpKind::Read { loc }, OpKind::Write { loc: l }) => loc == l,
+            (OpKind::Write { loc }, OpKind::Read { loc: l } | OpKind::Write { loc: l }) => loc == l,
+            (OpKind::Lock { .. }, OpKind::Lock { .. }) => self.model.lock_of(op) == self.model.lock_of(last),
+            (OpKind::Post { .. }, OpKind::Post { .. }) => {
+                self.post_dest(op).is_some() && self.post_dest(op) == self.post_dest(last)
+            }
+            _ => false,
+        };
+        if conflict {
+            let target = self.next_target(p, op);
+            if !self.hb_target(j, &target) {
+                self.dpor_backtrack(j, &target);
             }
         }
     }
