@@ -203,6 +203,9 @@ impl<'m> Pool<'m> {
     }
 
     fn run_task(&self, task: &Task, nesting: usize) {
+        // A panic in the task must not leave its owner waiting: the guard marks it done (with
+        // no events), halts the search, and the panic surfaces when the threads are joined.
+        let guard = Unwinding(self, task);
         let mut search = self.seed.worker();
         // A search stopped meanwhile: do not replay the path for nothing.
         search.check_limits();
@@ -225,9 +228,23 @@ impl<'m> Pool<'m> {
         }
         *lock(&task.events) = Some(events);
         lock(&self.searches).push(search);
+        std::mem::forget(guard);
+        self.finished(task);
+    }
+
+    fn finished(&self, task: &Task) {
         task.status.store(DONE, Ordering::Release);
         drop(lock(&self.queue));
         self.signal.notify_all();
+    }
+}
+
+struct Unwinding<'a, 'm>(&'a Pool<'m>, &'a Task);
+
+impl Drop for Unwinding<'_, '_> {
+    fn drop(&mut self) {
+        self.0.seed.group.halt.store(true, Ordering::Relaxed);
+        self.0.finished(self.1);
     }
 }
 
@@ -236,6 +253,10 @@ struct Over<'a, 'm>(&'a Pool<'m>);
 
 impl Drop for Over<'_, '_> {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // No one will collect the running tasks: stop them.
+            self.0.seed.group.halt.store(true, Ordering::Relaxed);
+        }
         self.0.over.store(true, Ordering::Release);
         drop(lock(&self.0.queue));
         self.0.signal.notify_all();
