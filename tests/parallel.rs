@@ -1,13 +1,16 @@
 //! Parallel exploration and compact state storage change how a search runs, not what it finds
 //! or counts: for both exhaustive strategies, 1 and 2 threads, whole states and fingerprints,
-//! give the same executions, states, transitions and outcome set.
+//! give the same executions, states, transitions and outcome set; `dpor` gives the same
+//! executions, transitions, depth, outcomes and deadlocks on 1, 2 and 3 threads.
 
 mod common;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
-use tracepor::explore::{self, Limits, Search, SearchOptions};
+use tracepor::explore::{self, dpor, Limits, Search, SearchOptions, StopReason};
+use tracepor::model::em::EmModel;
 
 #[test]
 fn counts_and_outcomes_do_not_depend_on_threads_or_storage() {
@@ -69,4 +72,90 @@ fn a_state_limit_stops_parallel_workers_too() {
     assert_eq!(stats.stop, Some(explore::StopReason::MaxStates));
     // Workers notice the shared limit within their next check (every 4096 transitions).
     assert!(stats.states.unwrap() < 5000 + 2 * 300 * 4096, "{:?}", stats.states);
+}
+
+/// Runs `dpor` on `threads` workers: (stats, outcomes, subtrees handed between workers).
+fn dpor_on(
+    m: &EmModel,
+    threads: usize,
+    limits: Limits,
+    cancel: Arc<AtomicBool>,
+) -> (explore::Stats, explore::Outcomes, u64) {
+    let mut search = Search::new(m, limits).with_cancel(cancel);
+    search.options.threads = threads;
+    let donated = dpor::run_dpor(&mut search);
+    let (stats, found) = search.finish();
+    (stats, found, donated)
+}
+
+#[test]
+fn dpor_counts_do_not_depend_on_threads() {
+    let base = common::root().join("traces/em-explorer");
+    let mut donated_somewhere = false;
+    for trace in [
+        "benchmark-traces/multithreading-with-multiple-queues/trace1",
+        "benchmark-traces/multithreading-with-multiple-queues/trace2",
+        "benchmark-traces/multithreading-with-multiple-queues/trace7",
+        "benchmark-traces/multithreading-with-single-queue/trace13",
+        "benchmark-traces/only-multithreading/deadlocks/trace3",
+        "tacas-2016/remind-me",
+    ] {
+        let m = common::em(&base.join(trace));
+        let mut results = Vec::new();
+        for threads in [1, 2, 3] {
+            let (stats, found, donated) = dpor_on(&m, threads, Limits::default(), Arc::new(AtomicBool::new(false)));
+            assert!(stats.finished, "{trace} on {threads} threads");
+            if threads == 1 {
+                assert_eq!(donated, 0);
+            }
+            donated_somewhere |= donated > 0;
+            results.push((
+                (stats.executions, stats.transitions, stats.max_depth),
+                common::outcome_text(&found),
+                found.deadlocks(),
+                found.error_count(),
+            ));
+        }
+        for (n, r) in results.iter().enumerate().skip(1) {
+            assert_eq!(r, &results[0], "{trace}: {} threads against 1", n + 1);
+        }
+    }
+    // trace7 alone has 128,413 executions: idle workers get subtrees.
+    assert!(donated_somewhere, "no subtree was handed to another worker");
+}
+
+#[test]
+fn limits_stop_a_parallel_dpor() {
+    let m = common::em(&common::root().join("traces/em-explorer/tacas-2016/charachter-recognition"));
+    // A time limit: every worker stops, and the figures so far are kept.
+    let limits = Limits { time: Some(Duration::from_millis(300)), ..Limits::default() };
+    let (stats, _, _) = dpor_on(&m, 2, limits, Arc::new(AtomicBool::new(false)));
+    assert!(!stats.finished);
+    assert_eq!(stats.stop, Some(StopReason::TimeLimit));
+    assert!(stats.executions > 0 && stats.transitions > 0);
+    assert!(stats.time_s < 10.0, "{}", stats.time_s);
+    // Ctrl-C (the shared cancellation flag) from another thread.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let (stats, _, _) = dpor_on(&m, 3, Limits::default(), cancel);
+    t.join().unwrap();
+    assert!(!stats.finished);
+    assert_eq!(stats.stop, Some(StopReason::Interrupted));
+    assert!(stats.time_s < 10.0, "{}", stats.time_s);
+}
+
+#[test]
+fn stop_at_first_error_ends_a_parallel_dpor() {
+    let m = common::em(
+        &common::root().join("traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace2"),
+    );
+    let limits = Limits { stop_at_first_error: true, ..Limits::default() };
+    let (stats, found, _) = dpor_on(&m, 2, limits, Arc::new(AtomicBool::new(false)));
+    assert!(stats.finished);
+    assert!(found.deadlocks() >= 1);
+    assert_eq!(stats.stop, Some(StopReason::FirstError));
 }

@@ -16,8 +16,10 @@
 //! i of another thread that does not happen before p; at `pre(i)` add p if it can run there,
 //! else a thread of a transition after i that happens before p, else every enabled thread.
 
+use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
+use super::par_dpor::{Claim, Event, Events, Pool};
 use super::{Search, Strategy};
 use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::em_hb::EmHb;
@@ -38,6 +40,21 @@ pub(crate) enum Mode {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ThreadSet(SmallVec<[u64; 2]>);
 
+/// The set bits of one word, lowest first.
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
+}
+
 impl ThreadSet {
     pub fn contains(&self, t: Choice) -> bool {
         let (w, b) = (t as usize / 64, t % 64);
@@ -53,15 +70,28 @@ impl ThreadSet {
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
     }
+    pub fn remove(&mut self, t: Choice) {
+        let (w, b) = (t as usize / 64, t % 64);
+        if let Some(x) = self.0.get_mut(w) {
+            *x &= !(1 << b);
+        }
+    }
+    fn word(&self, i: usize) -> u64 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
     pub fn iter(&self) -> impl Iterator<Item = Choice> + '_ {
-        self.0
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &w)| (0..64u32).filter(move |b| w >> b & 1 == 1).map(move |b| i as u32 * 64 + b))
+        self.0.iter().enumerate().flat_map(|(i, &w)| Bits(w).map(move |b| i as u32 * 64 + b))
     }
     /// Smallest member of `self` that is in `a` and not in `b`.
     pub fn first_in_not_in(&self, a: &ThreadSet, b: &ThreadSet) -> Option<Choice> {
-        self.iter().find(|&t| a.contains(t) && !b.contains(t))
+        (0..self.0.len()).find_map(|i| {
+            let w = self.0[i] & a.word(i) & !b.word(i);
+            (w != 0).then(|| i as u32 * 64 + w.trailing_zeros())
+        })
+    }
+    /// Whether every member of `self` is in `other`.
+    pub fn is_subset(&self, other: &ThreadSet) -> bool {
+        self.0.iter().enumerate().all(|(i, &w)| w & !other.word(i) == 0)
     }
     pub fn intersects(&self, other: &ThreadSet) -> bool {
         self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
@@ -75,6 +105,10 @@ pub(crate) struct Frame {
     pub next: Vec<u32>,
     pub enabled: ThreadSet,
     pub sets: Sets,
+    /// `dpor`: the race analysis already ran here. Running it again when the search comes back
+    /// to this state changes nothing (it depends on the path only, and a thread it added to a
+    /// backtrack set stays there), so it runs once per state.
+    analysed: bool,
 }
 
 /// What the search decided at a state: what follows from the state itself is in [`Frame`].
@@ -87,11 +121,15 @@ pub(crate) struct Sets {
     /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
     /// by a backtrack failure's DPOR pass, see `em_dpor`).
     pub dpor_run: bool,
+    /// Parallel `dpor`: pending backtrack choices handed to another worker (still pending
+    /// here until their results are collected, see [`super::par_dpor`]).
+    pub claimed: ThreadSet,
 }
 
 impl Frame {
-    fn new(state: EmState, model: &EmModel) -> Self {
-        let mut f = Frame { state, next: Vec::new(), enabled: ThreadSet::default(), sets: Sets::default() };
+    pub(crate) fn new(state: EmState, model: &EmModel) -> Self {
+        let mut f =
+            Frame { state, next: Vec::new(), enabled: ThreadSet::default(), sets: Sets::default(), analysed: false };
         f.observe(model);
         f
     }
@@ -111,6 +149,17 @@ impl Frame {
             if op.is_some_and(|op| model.op_enabled(&self.state, op)) {
                 self.enabled.insert(t);
             }
+        }
+    }
+
+    /// Refreshes `next` and `enabled` for thread `t` alone.
+    fn observe_thread(&mut self, model: &EmModel, t: Choice) {
+        let op = model.next_op(&self.state, t);
+        self.next[t as usize] = op.unwrap_or(NEVER);
+        if op.is_some_and(|op| model.op_enabled(&self.state, op)) {
+            self.enabled.insert(t);
+        } else {
+            self.enabled.remove(t);
         }
     }
 }
@@ -159,7 +208,31 @@ pub(crate) struct Engine<'m> {
     pub kept: Vec<(usize, Sets)>,
     /// Frames popped from the path, kept for their allocations.
     pool: Vec<Frame>,
+    /// Per operation: the operations whose static edges (`waits_for`) it satisfies, i.e. whose
+    /// thread may become enabled when it runs.
+    enabled_by: Vec<SmallVec<[u32; 2]>>,
+    /// Keys of the end states already reported: a run's outcome follows from its end state's
+    /// key, and building the outcome text costs more than the rest of a short run.
+    terminals: FxHashSet<Box<[u32]>>,
+    /// Words held by `terminals` (bounded, so that memory stays flat).
+    terminal_words: usize,
+    key: Vec<u32>,
+    /// Parallel `dpor`: states below this depth belong to the search that handed this subtree
+    /// out; the search never backtracks above it, and what it would add to their backtrack
+    /// sets goes to `above`.
+    pub root: usize,
+    pub above: Events,
+    /// Choices of this search's states handed to other workers.
+    claims: Vec<Claim>,
+    /// How many tasks the thread running this search has on its stack below this one.
+    pub nesting: usize,
+    /// Parallel `dpor`: transitions to wait before looking for a choice to give away again,
+    /// after a look found none.
+    donate_after: u32,
 }
+
+/// At most this many key words are kept to recognise end states already reported (16 MB).
+const TERMINAL_WORDS: usize = 4 << 20;
 
 impl<'m> Engine<'m> {
     pub fn new(model: &'m EmModel, mode: Mode) -> Self {
@@ -167,6 +240,14 @@ impl<'m> Engine<'m> {
         let mut hb = EmHb::new(model);
         // As in EM-Explorer, a LOCK is ordered only after other threads' UNLOCKs.
         hb.same_thread_unlock_edges = false;
+        let mut enabled_by = vec![SmallVec::new(); model.trace.ops.len()];
+        for (op, waits) in model.waits_for.iter().enumerate() {
+            for &w in waits {
+                if w != NEVER {
+                    enabled_by[w as usize].push(op as u32);
+                }
+            }
+        }
         Engine {
             model,
             mode,
@@ -184,7 +265,33 @@ impl<'m> Engine<'m> {
             in_eager: false,
             kept: Vec::new(),
             pool: Vec::new(),
+            enabled_by,
+            terminals: FxHashSet::default(),
+            terminal_words: 0,
+            key: Vec::new(),
+            root: 0,
+            above: Events::default(),
+            claims: Vec::new(),
+            nesting: 0,
+            donate_after: 0,
         }
+    }
+
+    /// Counts the run ending at the current state; its outcome is built only for an end
+    /// state not seen before (same key, same outcome: `add_outcome` would change nothing).
+    fn terminal(&mut self, search: &mut Search<'_, EmModel>) {
+        let state = &self.frames.last().expect("a state").state;
+        self.key.clear();
+        self.model.encode(state, &mut self.key);
+        if self.terminals.contains(&self.key[..]) {
+            search.end_execution();
+            return;
+        }
+        if self.terminal_words + self.key.len() <= TERMINAL_WORDS {
+            self.terminal_words += self.key.len();
+            self.terminals.insert(self.key.as_slice().into());
+        }
+        search.terminal(state, &self.path);
     }
 
     pub fn threads(&self) -> u32 {
@@ -293,6 +400,8 @@ impl<'m> Engine<'m> {
         // Popped frames are reused: cloning into them keeps their allocations.
         let mut next = self.pool.pop().unwrap_or_else(|| Frame::new(frame.state.clone(), model));
         next.state.copy_from(&frame.state);
+        next.next.clone_from(&frame.next);
+        next.enabled.clone_from(&frame.enabled);
         let _ = model.step(&mut next.state, c);
         let pos = self.hb.len() as u32;
         // Conflict edges: the last write dominates every earlier access of the location, so it
@@ -347,9 +456,44 @@ impl<'m> Engine<'m> {
         self.prev_of_thread.push(self.last_of_thread[c as usize]);
         self.last_of_thread[c as usize] = pos;
         self.path.push(c);
-        next.observe(model);
+        self.observe_step(&mut next, c, op);
         next.sets = Sets::default();
+        next.analysed = false;
         self.frames.push(next);
+    }
+
+    /// Brings `next` and `enabled` of `f` (copied from the state before) up to date after `c`
+    /// ran `op`: only the threads whose next operation or its enabledness that step can
+    /// change are looked at again.
+    fn observe_step(&self, f: &mut Frame, c: Choice, op: u32) {
+        let model = self.model;
+        let kind = self.op_kind(op);
+        if matches!(kind, OpKind::Lock { .. } | OpKind::Unlock { .. }) {
+            // Any thread waiting for the lock (rare operations: look at every thread).
+            f.observe(model);
+            return;
+        }
+        f.observe_thread(model, c);
+        match kind {
+            OpKind::Post { msg, .. } => {
+                // The destination's queue may have been empty.
+                if let Some(h) = &model.handlers[msg as usize] {
+                    f.observe_thread(model, h.thread);
+                }
+            }
+            OpKind::Notify { target } => {
+                if let Some(d) = model.thread_of_raw(target) {
+                    f.observe_thread(model, d);
+                }
+            }
+            _ => {}
+        }
+        for &o in &self.enabled_by[op as usize] {
+            let t = model.op_thread[o as usize];
+            if f.next[t as usize] == o {
+                f.observe_thread(model, t);
+            }
+        }
     }
 
     /// Undoes the last step.
@@ -381,6 +525,10 @@ impl<'m> Engine<'m> {
     /// Adds one of `candidates` to backtrack(`at`), preferring one already there (then nothing
     /// new is scheduled), as Flanagan and Godefroid suggest.
     pub fn add_one(&mut self, at: usize, candidates: &ThreadSet) {
+        if at < self.root {
+            self.above.add_one(at, candidates);
+            return;
+        }
         let f = &mut self.frames[at];
         if candidates.intersects(&f.sets.backtrack) {
             return;
@@ -392,6 +540,10 @@ impl<'m> Engine<'m> {
 
     /// Adds every thread enabled at `pre(at)` (the fallback when no better choice is known).
     pub fn add_all_enabled(&mut self, at: usize) {
+        if at < self.root {
+            self.above.add_all_enabled(at);
+            return;
+        }
         let f = &mut self.frames[at];
         for t in f.enabled.iter().collect::<SmallVec<[Choice; 16]>>() {
             f.sets.backtrack.insert(t);
@@ -469,14 +621,47 @@ impl<'m> Engine<'m> {
     }
 
     /// Race analysis at the current state, for the next transition of every thread.
+    ///
+    /// `dpor`: a thread other than the last one to run whose next transition did not change
+    /// was analysed one state up, against the same path but its last transition; the last
+    /// unordered conflicting transition is then either that last one or the one found there,
+    /// whose backtrack rule already ran (same candidates: the last transition does not happen
+    /// before the thread's earlier ones). Only the last transition is checked for them.
     fn analyse(&mut self) {
+        let top = self.frames.len() - 1;
+        let last = (self.mode == Mode::Dpor && top > 0).then(|| self.path[top - 1]);
         for p in 0..self.threads() {
-            let Some(op) = self.frames.last().expect("a state").next_op(p) else {
+            let Some(op) = self.frames[top].next_op(p) else {
                 continue;
             };
             match self.mode {
+                Mode::Dpor if last.is_some_and(|c| c != p && self.frames[top - 1].next[p as usize] == op) => {
+                    self.dpor_race_with_last(p, op)
+                }
                 Mode::Dpor => self.dpor_races(p, op),
                 Mode::EmDpor => self.em_races(p, op),
+            }
+        }
+    }
+
+    /// DPOR's race rule for thread `p`'s next transition `op` against the last transition of
+    /// the path alone.
+    fn dpor_race_with_last(&mut self, p: Choice, op: u32) {
+        let j = self.hb.len() - 1;
+        let last = self.hb.op(j);
+        let conflict = match (self.op_kind(op), self.op_kind(last)) {
+            (OpKind::Read { loc }, OpKind::Write { loc: l }) => loc == l,
+            (OpKind::Write { loc }, OpKind::Read { loc: l } | OpKind::Write { loc: l }) => loc == l,
+            (OpKind::Lock { .. }, OpKind::Lock { .. }) => self.model.lock_of(op) == self.model.lock_of(last),
+            (OpKind::Post { .. }, OpKind::Post { .. }) => {
+                self.post_dest(op).is_some() && self.post_dest(op) == self.post_dest(last)
+            }
+            _ => false,
+        };
+        if conflict {
+            let target = self.next_target(p, op);
+            if !self.hb_target(j, &target) {
+                self.dpor_backtrack(j, &target);
             }
         }
     }
@@ -505,15 +690,25 @@ impl<'m> Engine<'m> {
     pub fn run(&mut self, search: &mut Search<'_, EmModel>) {
         let model = self.model;
         self.frames.push(Frame::new(model.initial(), model));
+        self.explore(search, None);
+    }
+
+    /// The exploration loop from the current path, never backtracking above `root`; with a
+    /// pool, pending choices are handed to idle workers and collected in the sequential order.
+    pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>, pool: Option<&Pool<'m>>) {
         loop {
             if search.stopped() {
                 return;
             }
             // Blocked threads count too: at a deadlock their next LOCKs still reveal races.
-            self.analyse();
             let top = self.frames.len() - 1;
+            if !self.frames[top].analysed {
+                self.analyse();
+                // EM-DPOR's analysis reads done sets, which grow: it runs at every visit.
+                self.frames[top].analysed = self.mode == Mode::Dpor;
+            }
             if self.frames[top].enabled.is_empty() {
-                search.terminal(&self.frames[top].state, &self.path);
+                self.terminal(search);
                 self.recorded = false;
                 if let Some((a, n)) = self.failure.take() {
                     self.backtrack_eager(a, n);
@@ -526,9 +721,34 @@ impl<'m> Engine<'m> {
             match self.choose() {
                 Some(c) => {
                     let f = self.frames.last_mut().expect("a state");
+                    if let Some(pool) = pool {
+                        if f.sets.claimed.contains(c) {
+                            f.sets.claimed.remove(c);
+                            let k = self.claims.iter().rposition(|k| k.depth == top && k.thread == c);
+                            let claim = self.claims.remove(k.expect("a claimed choice has its claim"));
+                            if let Some(events) = pool.collect(claim, self.nesting) {
+                                // c's subtree was explored elsewhere: what it did to the states
+                                // up to here happens now, where the sequential search does it.
+                                self.frames[top].sets.done.insert(c);
+                                for e in events.list {
+                                    match e {
+                                        Event::One(at, cands) => self.add_one(at as usize, &cands),
+                                        Event::All(at) => self.add_all_enabled(at as usize),
+                                    }
+                                }
+                                continue;
+                            }
+                        }
+                    }
+                    let f = self.frames.last_mut().expect("a state");
                     f.sets.done.insert(c);
                     self.push_step(c, false);
                     search.transition(self.path.len());
+                    if let Some(pool) = pool {
+                        if !self.recorded && pool.hungry() {
+                            self.donate(pool);
+                        }
+                    }
                 }
                 None => {
                     if !self.backtrack_to_pending() {
@@ -547,11 +767,37 @@ impl<'m> Engine<'m> {
             if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done).is_some() {
                 return true;
             }
-            if self.frames.len() == 1 {
+            if self.frames.len() == self.root + 1 {
                 return false;
             }
             self.pop_step();
         }
+    }
+
+    /// Hands the largest pending choice of the shallowest state that has one (the largest
+    /// subtree, and the one the sequential search would reach last there) to an idle worker.
+    fn donate(&mut self, pool: &Pool<'m>) {
+        if self.donate_after > 0 {
+            self.donate_after -= 1;
+            return;
+        }
+        for d in self.root..self.frames.len() - 1 {
+            let f = &self.frames[d];
+            let pending = f
+                .sets
+                .backtrack
+                .iter()
+                .filter(|&t| f.enabled.contains(t) && !f.sets.done.contains(t) && !f.sets.claimed.contains(t))
+                .last();
+            if let Some(c) = pending {
+                self.frames[d].sets.claimed.insert(c);
+                let mut path = self.path[..d].to_vec();
+                path.push(c);
+                self.claims.push(pool.give(d, path));
+                return;
+            }
+        }
+        self.donate_after = 256;
     }
 }
 
@@ -565,7 +811,18 @@ impl Strategy<EmModel> for Dpor {
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
-        let mut engine = Engine::new(search.model, Mode::Dpor);
-        engine.run(search);
+        run_dpor(search);
     }
+}
+
+/// Runs `dpor`, on `search.options.threads` workers (the same counts for any number); returns
+/// how many subtrees were handed from one worker to another.
+pub fn run_dpor(search: &mut Search<'_, EmModel>) -> u64 {
+    let threads = search.options.threads.max(1);
+    if threads > 1 {
+        return super::par_dpor::run(search, threads);
+    }
+    let mut engine = Engine::new(search.model, Mode::Dpor);
+    engine.run(search);
+    0
 }

@@ -12,6 +12,7 @@
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
+//! | `par_dpor` | `dpor` with `--threads N`: subtrees handed to idle workers | no |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
@@ -25,6 +26,7 @@ pub mod full;
 pub mod full_stateless;
 pub mod graph;
 pub mod outcomes;
+mod par_dpor;
 pub mod stateful_dpor;
 pub mod stats;
 
