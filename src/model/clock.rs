@@ -35,10 +35,9 @@ impl VectorClock {
         if other.0.len() > self.0.len() {
             self.0.resize(other.0.len(), 0);
         }
+        // Branch-free, so the loop vectorizes: the join is the hottest loop of dpor/em-dpor.
         for (a, &b) in self.0.iter_mut().zip(other.0.iter()) {
-            if b > *a {
-                *a = b;
-            }
+            *a = (*a).max(b);
         }
     }
 
