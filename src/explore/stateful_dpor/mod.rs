@@ -28,14 +28,15 @@
 //! conflicting transition as single-access DPOR does (4.4). `no_summaries` runs Algorithms 3 and
 //! 5 literally (exponential in the worst case; for cross-checking on small models).
 
-use std::collections::HashSet;
-use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
-
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::explore::graph::Target;
 use crate::explore::{Search, Strategy};
 use crate::model::{Access, Accesses, Choice, Model};
+
+mod summary;
+
+use summary::{for_each_bit, PairId, Pairs, NONE};
 
 /// The `stateful-dpor` strategy; all switches off is the paper's algorithm with summaries.
 #[derive(Clone, Debug, Default)]
@@ -64,189 +65,37 @@ fn flag_object(c: Choice) -> u32 {
     u32::MAX - c
 }
 
-/// A small set of choices.
-#[derive(Clone, Default)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn with(n: u32) -> Self {
-        Bits(vec![0; (n as usize).div_ceil(64)])
-    }
-    fn has(&self, c: Choice) -> bool {
-        self.0.get(c as usize / 64).is_some_and(|w| w >> (c % 64) & 1 == 1)
-    }
-    /// Adds `c`; true when it was not there.
-    fn add(&mut self, c: Choice) -> bool {
-        let i = c as usize / 64;
-        if i >= self.0.len() {
-            self.0.resize(i + 1, 0);
-        }
-        let had = self.has(c);
-        self.0[i] |= 1 << (c % 64);
-        !had
-    }
-    fn remove(&mut self, c: Choice) {
-        if let Some(w) = self.0.get_mut(c as usize / 64) {
-            *w &= !(1 << (c % 64));
-        }
-    }
-}
-
-/// Id of an interned access list (see [`AccTable`]); the empty list is [`EMPTY`].
-type AccId = u32;
-const EMPTY: AccId = 0;
-
-/// A summary entry (event, access list id) with its hash precomputed. The hash is the one
-/// `FxHashSet<(Choice, Accesses)>` gave the pair, so the summaries iterate in the same order as
-/// when they held the lists themselves, and the backtrack points are set in the same order.
-#[derive(Clone, Copy)]
-struct SumKey {
-    hash: u64,
-    e: Choice,
-    a: AccId,
-}
-
-impl PartialEq for SumKey {
-    fn eq(&self, o: &Self) -> bool {
-        self.e == o.e && self.a == o.a
-    }
-}
-impl Eq for SumKey {}
-
-impl Hash for SumKey {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
-    }
-}
-
-/// Passes a precomputed hash through.
-#[derive(Default)]
-struct PreHashed(u64);
-
-impl Hasher for PreHashed {
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only SumKey is hashed with PreHashed")
-    }
-    fn write_u64(&mut self, h: u64) {
-        self.0 = h;
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Summary = HashSet<SumKey, BuildHasherDefault<PreHashed>>;
-
-/// Interned access lists, so that the backwards search moves ids around instead of cloning and
-/// hashing lists, and Algorithm 5's lines 9-16 are computed once per pair of lists.
-struct AccTable {
-    sets: Vec<Accesses>,
-    ids: FxHashMap<Accesses, AccId>,
-    /// Per list, (m, p) with Fx's pre-finish hash of (e, list) = e * m + p (Fx adds then
-    /// multiplies, so it is affine in its first word); None when that does not hold.
-    affine: Vec<Option<(u64, u64)>>,
-    /// (edge's list, carried list) -> (conflict, carried list minus the conflicting accesses).
-    /// Indexed [edge's list][carried list] for lists below `DENSE` (0: not yet computed, else
-    /// rest << 1 | conflict, plus one); the rest in `far`.
-    meets: Vec<Vec<u32>>,
-    far: FxHashMap<(AccId, AccId), u32>,
-}
-
-/// Fx's rotation in `finish` on 64-bit targets; checked at each intern (see `affine`).
-const FX_ROTATE: u32 = 26;
-
-/// Lists with ids below this have their meets in a table (at most 4 MiB), not a hash map.
-const DENSE: AccId = 1024;
-
-impl AccTable {
-    fn new() -> Self {
-        let mut t = AccTable {
-            sets: Vec::new(),
-            ids: FxHashMap::default(),
-            affine: Vec::new(),
-            meets: Vec::new(),
-            far: FxHashMap::default(),
-        };
-        t.intern(Accesses::new());
-        t
-    }
-
-    fn intern(&mut self, a: Accesses) -> AccId {
-        if let Some(&id) = self.ids.get(&a) {
-            return id;
-        }
-        let id = self.sets.len() as AccId;
-        let pre = |e: u32| FxBuildHasher.hash_one((e, &a)).rotate_right(FX_ROTATE);
-        let (p, m) = (pre(0), pre(1).wrapping_sub(pre(0)));
-        let ok = [2u32, 77, 0xdead_beef].iter().all(|&e| pre(e) == (e as u64).wrapping_mul(m).wrapping_add(p));
-        self.affine.push(ok.then_some((m, p)));
-        self.ids.insert(a.clone(), id);
-        self.sets.push(a);
-        id
-    }
-
-    /// The memoized meet of lists `mine` (an edge's) and `theirs` (carried), if computed.
-    #[inline]
-    fn meet_memo(&self, mine: AccId, theirs: AccId) -> Option<(bool, AccId)> {
-        let v = if mine < DENSE && theirs < DENSE {
-            self.meets.get(mine as usize).and_then(|r| r.get(theirs as usize)).copied().unwrap_or(0)
-        } else {
-            self.far.get(&(mine, theirs)).copied().unwrap_or(0)
-        };
-        (v != 0).then(|| ((v - 1) & 1 == 1, (v - 1) >> 1))
-    }
-
-    fn set_meet_memo(&mut self, mine: AccId, theirs: AccId, conflict: bool, rest: AccId) {
-        let v = (rest << 1 | conflict as u32) + 1;
-        if mine < DENSE && theirs < DENSE {
-            if self.meets.len() <= mine as usize {
-                self.meets.resize(mine as usize + 1, Vec::new());
-            }
-            let row = &mut self.meets[mine as usize];
-            if row.len() <= theirs as usize {
-                row.resize(theirs as usize + 1, 0);
-            }
-            row[theirs as usize] = v;
-        } else {
-            self.far.insert((mine, theirs), v);
-        }
-    }
-
-    fn key(&self, e: Choice, a: AccId) -> SumKey {
-        let hash = match self.affine[a as usize] {
-            Some((m, p)) => (e as u64).wrapping_mul(m).wrapping_add(p).rotate_left(FX_ROTATE),
-            None => FxBuildHasher.hash_one((e, &self.sets[a as usize])),
-        };
-        SumKey { hash, e, a }
-    }
-}
-
-/// A visited state: the paper's per-state sets, plus its place in the graph.
+/// A visited state: the model's state and its place in the graph and on the current execution.
+/// Its per-state sets (enabled, backtrack, done, summary) are bitsets in the run's arenas, so
+/// that a new state costs no allocation beyond the model's own.
 struct Node<S> {
     state: S,
-    /// enabled(s), ascending.
-    enabled: Vec<Choice>,
-    backtrack: Bits,
-    done: Bits,
     /// In the history H (visited by a completed execution).
     in_history: bool,
-    /// First position of this state in the current execution S, if on it.
-    s_pos: Option<usize>,
-    /// How the state was first reached (for schedules).
-    parent: Option<(u32, Choice)>,
-    in_edges: Vec<u32>,
-    out_edges: Vec<u32>,
-    /// Appendix D summary: (event to backtrack for, accesses still looking for a conflict).
-    summary: Summary,
+    /// First position of this state in the current execution S ([`NONE`]: not on it).
+    s_pos: u32,
+    /// How the state was first reached, (state, event), for schedules; [`NONE`] for s0.
+    parent: (u32, Choice),
+    /// Edges into and out of this state, in creation order (linked through [`Edge`]).
+    first_in: u32,
+    last_in: u32,
+    first_out: u32,
+    last_out: u32,
+    /// Next state whose encoding has the same hash.
+    same_hash: u32,
+    /// This state's slot in the backwards search's deltas ([`NONE`]: not queued).
+    queued: u32,
 }
 
-/// A transition of R. Erroneous transitions lead nowhere but are kept: their accesses must still
-/// set backtrack points, and later paths into their source must see them.
+/// A transition of R. Erroneous transitions lead nowhere ([`NONE`]) but are kept: their accesses
+/// must still set backtrack points, and later paths into their source must see them.
 struct Edge {
     src: u32,
-    dst: Option<u32>,
-    event: Choice,
-    acc: AccId,
+    dst: u32,
+    /// (event, accesses) as a pair of [`Pairs`]: what the backwards search starts with.
+    label: PairId,
+    next_in: u32,
+    next_out: u32,
 }
 
 /// The search's working data (one run).
@@ -254,12 +103,27 @@ struct Run<'a, M: Model> {
     opts: StatefulDpor,
     model: &'a M,
     nodes: Vec<Node<M::State>>,
-    index: FxHashMap<Vec<u32>, u32>,
+    /// Hash of a state's encoding -> the last state created with it (others via `same_hash`).
+    index: FxHashMap<u64, u32>,
     edges: Vec<Edge>,
-    edge_of: FxHashMap<(u32, Choice), u32>,
-    acc: AccTable,
-    /// The backwards search's work list (edge, event, accesses), kept to reuse its buffer.
-    work: Vec<(u32, Choice, AccId)>,
+    pairs: Pairs,
+    /// Words of a bitset of choices.
+    cw: usize,
+    /// Per state, enabled(s), backtrack(s) and done(s): `cw` words each.
+    sets: Vec<u64>,
+    /// Words per summary (one bit per pair); grows, by re-laying out `summaries`, as pairs appear.
+    sw: usize,
+    /// Per state, its Appendix D summary: the pairs the backwards search has carried through it.
+    summaries: Vec<u64>,
+    /// States whose summary gained pairs not yet carried through their in-edges (a work list
+    /// of states rather than of pairs: a state's new pairs cross each edge together).
+    queue: Vec<u32>,
+    /// Those new pairs, per queued state's slot; slots are reused.
+    deltas: Vec<Vec<u64>>,
+    free_deltas: Vec<u32>,
+    /// Scratch bitsets: what is being carried, and what crosses one edge.
+    carry: Vec<u64>,
+    out: Vec<u64>,
     /// The current execution S (edges), reset when an execution ends.
     exec: Vec<u32>,
     /// States whose backtrack set grew: candidates for Explore-all.
@@ -267,7 +131,9 @@ struct Run<'a, M: Model> {
     /// Edges from the root of the current Explore to the top frame (for `no_graph_backtrack`).
     stack_edges: Vec<u32>,
     scratch_enc: Vec<u32>,
+    scratch_enc2: Vec<u32>,
     scratch_en: Vec<Choice>,
+    scratch_bits: Vec<u64>,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
     refires: usize,
     /// Global position of the current execution's first edge: positions below it belong to
@@ -294,27 +160,37 @@ impl<M: Model> Strategy<M> for StatefulDpor {
         self.no_match_update |= a.no_match_update;
         self.no_summaries |= a.no_summaries;
         let model = search.model;
+        let k = model.choices() as usize;
         let mut run = Run {
             opts: self.clone(),
             model,
             nodes: Vec::new(),
             index: FxHashMap::default(),
             edges: Vec::new(),
-            edge_of: FxHashMap::default(),
-            acc: AccTable::new(),
-            work: Vec::new(),
+            pairs: Pairs::new(self.no_per_location),
+            cw: k.div_ceil(64).max(1),
+            sets: Vec::new(),
+            sw: 1,
+            summaries: Vec::new(),
+            queue: Vec::new(),
+            deltas: Vec::new(),
+            free_deltas: Vec::new(),
+            carry: Vec::new(),
+            out: Vec::new(),
             exec: Vec::new(),
             dirty: Vec::new(),
             stack_edges: Vec::new(),
             scratch_enc: Vec::new(),
+            scratch_enc2: Vec::new(),
             scratch_en: Vec::new(),
+            scratch_bits: Vec::new(),
             refires: 0,
             // Position 0 is "never": real positions start at 1.
             exec_base: 1,
-            fired_at: vec![0; model.choices() as usize],
-            enabled_at: vec![0; model.choices() as usize],
+            fired_at: vec![0; k],
+            enabled_at: vec![0; k],
         };
-        let (s0, _) = run.intern(model.initial(), None, search);
+        let (s0, _) = run.intern(model.initial(), (NONE, 0), search);
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
         run.explore(s0, search);
         while let Some(n) = run.dirty.pop() {
@@ -330,56 +206,127 @@ impl<M: Model> Strategy<M> for StatefulDpor {
     }
 }
 
+/// Hash of a state's encoding (the index keeps hashes, not encodings: a hit is confirmed by
+/// encoding the stored state again).
+fn hash_encoding(enc: &[u32]) -> u64 {
+    // SAFETY: u32 has no padding and u8 no alignment requirement; same bytes, same length.
+    let bytes = unsafe { std::slice::from_raw_parts(enc.as_ptr().cast::<u8>(), std::mem::size_of_val(enc)) };
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Bitset words of a choice set.
+#[inline]
+fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
+    for (i, w) in words.enumerate() {
+        if w != 0 {
+            return Some(i as Choice * 64 + w.trailing_zeros());
+        }
+    }
+    None
+}
+
 impl<'a, M: Model> Run<'a, M> {
+    /// enabled(n), backtrack(n), done(n): `which` 0, 1, 2.
+    #[inline]
+    fn set(&self, n: u32, which: usize) -> &[u64] {
+        let at = (n as usize * 3 + which) * self.cw;
+        &self.sets[at..at + self.cw]
+    }
+
+    #[inline]
+    fn has(&self, n: u32, which: usize, c: Choice) -> bool {
+        self.sets[(n as usize * 3 + which) * self.cw + c as usize / 64] >> (c % 64) & 1 == 1
+    }
+
+    /// Adds `c` to set `which` of `n`; true when it was not there.
+    #[inline]
+    fn put(&mut self, n: u32, which: usize, c: Choice) -> bool {
+        let w = &mut self.sets[(n as usize * 3 + which) * self.cw + c as usize / 64];
+        let m = 1u64 << (c % 64);
+        let was = *w & m;
+        *w |= m;
+        was == 0
+    }
+
     /// The node of `state`, created if new (counted as a state).
-    fn intern(&mut self, state: M::State, parent: Option<(u32, Choice)>, search: &mut Search<'_, M>) -> (u32, bool) {
+    fn intern(&mut self, state: M::State, parent: (u32, Choice), search: &mut Search<'_, M>) -> (u32, bool) {
         self.scratch_enc.clear();
         self.model.encode(&state, &mut self.scratch_enc);
-        if let Some(&n) = self.index.get(&self.scratch_enc) {
-            return (n, false);
+        let h = hash_encoding(&self.scratch_enc);
+        let head = self.index.get(&h).copied().unwrap_or(NONE);
+        let mut cand = head;
+        while cand != NONE {
+            self.scratch_enc2.clear();
+            self.model.encode(&self.nodes[cand as usize].state, &mut self.scratch_enc2);
+            if self.scratch_enc2 == self.scratch_enc {
+                return (cand, false);
+            }
+            cand = self.nodes[cand as usize].same_hash;
         }
         let n = self.nodes.len() as u32;
-        self.index.insert(self.scratch_enc.clone(), n);
-        let mut enabled = Vec::new();
-        self.model.enabled(&state, &mut enabled);
-        let k = self.model.choices();
+        self.index.insert(h, n);
+        self.scratch_en.clear();
+        self.model.enabled(&state, &mut self.scratch_en);
+        let at = self.sets.len();
+        self.sets.resize(at + 3 * self.cw, 0);
+        for &c in &self.scratch_en {
+            self.sets[at + c as usize / 64] |= 1 << (c % 64);
+        }
+        self.summaries.resize(self.summaries.len() + self.sw, 0);
         *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
         if let Some(g) = search.graph.as_mut() {
             g.note_state(n);
         }
         self.nodes.push(Node {
             state,
-            enabled,
-            backtrack: Bits::with(k),
-            done: Bits::with(k),
             in_history: false,
-            s_pos: None,
+            s_pos: NONE,
             parent,
-            in_edges: Vec::new(),
-            out_edges: Vec::new(),
-            summary: Summary::default(),
+            first_in: NONE,
+            last_in: NONE,
+            first_out: NONE,
+            last_out: NONE,
+            same_hash: head,
+            queued: NONE,
         });
         search.new_state();
         (n, true)
     }
 
-    /// An event in backtrack(n) \ done(n), lowest first.
+    /// An event in backtrack(n) \ done(n), lowest first (only enabled events are ever added).
+    #[inline]
     fn pending(&self, n: u32) -> Option<Choice> {
-        let node = &self.nodes[n as usize];
-        node.enabled.iter().copied().find(|&e| node.backtrack.has(e) && !node.done.has(e))
+        let at = n as usize * 3 * self.cw;
+        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
+        first_bit((0..self.cw).map(|i| self.sets[en + i] & self.sets[bt + i] & !self.sets[done + i]))
     }
 
     fn add_backtrack(&mut self, n: u32, e: Choice) {
-        let node = &mut self.nodes[n as usize];
-        if node.backtrack.add(e) && !node.done.has(e) {
+        if self.put(n, 1, e) && !self.has(n, 2, e) {
             self.dirty.push(n);
+        }
+    }
+
+    /// Adds everything enabled at `n` to backtrack(n), lowest first.
+    fn add_all_enabled(&mut self, n: u32) {
+        for i in 0..self.cw {
+            let mut x = self.set(n, 0)[i];
+            while x != 0 {
+                let b = x.trailing_zeros();
+                x &= x - 1;
+                self.add_backtrack(n, i as Choice * 64 + b);
+            }
         }
     }
 
     /// The schedule from s0 to `n`, along first-discovery parents.
     fn schedule_to(&self, mut n: u32) -> Vec<Choice> {
         let mut path = Vec::new();
-        while let Some((p, c)) = self.nodes[n as usize].parent {
+        loop {
+            let (p, c) = self.nodes[n as usize].parent;
+            if p == NONE {
+                break;
+            }
             path.push(c);
             n = p;
         }
@@ -392,10 +339,12 @@ impl<'a, M: Model> Run<'a, M> {
         for i in 0..self.exec.len() {
             let e = &self.edges[self.exec[i] as usize];
             let (src, dst) = (e.src, e.dst);
-            for n in std::iter::once(src).chain(dst) {
-                let node = &mut self.nodes[n as usize];
-                node.in_history = true;
-                node.s_pos = None;
+            for n in [src, dst] {
+                if n != NONE {
+                    let node = &mut self.nodes[n as usize];
+                    node.in_history = true;
+                    node.s_pos = NONE;
+                }
             }
         }
         self.nodes[current as usize].in_history = true;
@@ -407,8 +356,14 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Records that the state at position `pos` of S (global) is `n`.
     fn note_state_at(&mut self, n: u32, pos: u64) {
-        for &x in &self.nodes[n as usize].enabled {
-            self.enabled_at[x as usize] = pos;
+        let at = n as usize * 3 * self.cw;
+        for i in 0..self.cw {
+            let mut x = self.sets[at + i];
+            while x != 0 {
+                let b = x.trailing_zeros();
+                x &= x - 1;
+                self.enabled_at[i * 64 + b as usize] = pos;
+            }
         }
     }
 
@@ -416,16 +371,20 @@ impl<'a, M: Model> Run<'a, M> {
     fn push_exec(&mut self, t: u32) {
         let (src, dst) = (self.edges[t as usize].src, self.edges[t as usize].dst);
         if self.exec.is_empty() {
-            self.nodes[src as usize].s_pos.get_or_insert(0);
+            if self.nodes[src as usize].s_pos == NONE {
+                self.nodes[src as usize].s_pos = 0;
+            }
             self.note_state_at(src, self.exec_base);
         }
-        let ev = self.edges[t as usize].event;
+        let ev = self.pairs.event(self.edges[t as usize].label);
         self.fired_at[ev as usize] = self.exec_base + self.exec.len() as u64;
         self.exec.push(t);
-        if let Some(d) = dst {
+        if dst != NONE {
             let len = self.exec.len();
-            self.nodes[d as usize].s_pos.get_or_insert(len);
-            self.note_state_at(d, self.exec_base + len as u64);
+            if self.nodes[dst as usize].s_pos == NONE {
+                self.nodes[dst as usize].s_pos = u32::try_from(len).expect("execution shorter than 2^32");
+            }
+            self.note_state_at(dst, self.exec_base + len as u64);
         }
     }
 
@@ -438,128 +397,200 @@ impl<'a, M: Model> Run<'a, M> {
     /// Algorithm 4: `t` closes a cycle of the current execution in which every event enabled
     /// along the cycle has fired.
     fn is_full_cycle(&self, t: u32) -> bool {
-        let Some(dst) = self.edges[t as usize].dst else {
+        let dst = self.edges[t as usize].dst;
+        if dst == NONE {
             return false;
-        };
-        let Some(first) = self.nodes[dst as usize].s_pos else {
+        }
+        let first = self.nodes[dst as usize].s_pos;
+        if first == NONE {
             return false;
-        };
+        }
         if self.opts.no_full_cycle {
             return true;
         }
         // The cycle is edges first.. of S plus t, through the states at positions first..=len
         // (the last being dst again). An event enabled in one of them was enabled there after
         // position first; it must have fired on an edge at or after first, or be t's.
-        let from = self.exec_base + first.min(self.exec.len()) as u64;
-        let t_event = self.edges[t as usize].event;
+        let from = self.exec_base + (first as usize).min(self.exec.len()) as u64;
+        let t_event = self.pairs.event(self.edges[t as usize].label);
         (0..self.enabled_at.len())
             .all(|x| self.enabled_at[x] < from || self.fired_at[x] >= from || x as Choice == t_event)
     }
 
-    /// Lines 9-16 of Algorithm 5 for predecessor `tb`: sets the backtrack point if `tb` conflicts
-    /// with the accesses `a` carried for event `e`, and returns what goes on past `tb`.
-    fn meet(&mut self, tb: u32, e: Choice, a: AccId) -> (Choice, AccId) {
-        let (src, tb_event, tb_acc) = {
-            let edge = &self.edges[tb as usize];
-            (edge.src, edge.event, edge.acc)
-        };
-        let (conflict, rest) = match self.acc.meet_memo(tb_acc, a) {
-            Some(r) => r,
-            None => {
-                let (mine, theirs) = (&self.acc.sets[tb_acc as usize], &self.acc.sets[a as usize]);
-                let clash = |x: &Access| mine.iter().any(|y| y.object == x.object && (x.write || y.write));
-                let conflict = theirs.iter().any(clash);
-                let rest: Accesses = if conflict && self.opts.no_per_location {
-                    Accesses::new()
-                } else {
-                    theirs.iter().copied().filter(|x| !clash(x)).collect()
-                };
-                let rest = self.acc.intern(rest);
-                self.acc.set_meet_memo(tb_acc, a, conflict, rest);
-                (conflict, rest)
-            }
-        };
-        if !conflict {
-            return (e, rest);
-        }
-        if self.nodes[src as usize].enabled.binary_search(&e).is_ok() {
+    /// Line 9-12 of Algorithm 5: `src` is where a transition conflicting with one of event `e`
+    /// was taken; `e` is explored there too (everything enabled when `e` was not).
+    fn conflict_at(&mut self, src: u32, e: Choice) {
+        if self.has(src, 0, e) {
             self.add_backtrack(src, e);
         } else {
             // The event was not enabled there: the paper adds everything enabled.
-            for i in 0..self.nodes[src as usize].enabled.len() {
-                let x = self.nodes[src as usize].enabled[i];
-                self.add_backtrack(src, x);
-            }
+            self.add_all_enabled(src);
         }
-        (tb_event, rest)
+    }
+
+    /// Lines 8-16 of Algorithm 5 for predecessor `tb` and carried pair `p`: sets the backtrack
+    /// point if they conflict, and returns what goes on past `tb`.
+    fn meet(&mut self, tb: u32, p: PairId) -> Option<PairId> {
+        let (src, label) = (self.edges[tb as usize].src, self.edges[tb as usize].label);
+        let r = self.pairs.row(label);
+        let (conflict, next) = self.pairs.meet(label, r, p);
+        if conflict {
+            self.conflict_at(src, self.pairs.event(p));
+        }
+        next
     }
 
     /// Algorithm 5, UpdateBacktrackSet(t).
     fn update_backtrack_set(&mut self, t: u32, search: &mut Search<'_, M>) {
-        let (src, e, a) = {
-            let edge = &self.edges[t as usize];
-            (edge.src, edge.event, edge.acc)
-        };
+        let (src, p) = (self.edges[t as usize].src, self.edges[t as usize].label);
         if self.opts.no_graph_backtrack {
-            self.stack_walk(None, e, a);
+            self.stack_walk(None, p);
         } else if self.opts.no_summaries {
-            self.literal_dfs(t, e, a, search);
+            self.literal_dfs(t, p, search);
         } else {
-            let mut work = std::mem::take(&mut self.work);
-            self.arrive(src, e, a, &mut work);
-            self.drain(work, search);
+            self.arrive(src, p);
+            self.drain(search);
         }
     }
 
-    /// Summary search: the pair (e, a) has reached state `n` going backwards.
-    fn arrive(&mut self, n: u32, e: Choice, a: AccId, work: &mut Vec<(u32, Choice, AccId)>) {
-        if a == EMPTY {
+    /// Makes room in every summary for all pairs interned so far.
+    fn grow_summaries(&mut self) {
+        let need = self.pairs.len().div_ceil(64);
+        if need <= self.sw {
             return;
         }
-        let key = self.acc.key(e, a);
-        let node = &mut self.nodes[n as usize];
-        if !node.summary.insert(key) {
-            return;
+        let sw = need.max(2 * self.sw);
+        let mut grown = vec![0; self.nodes.len() * sw];
+        for (n, old) in self.summaries.chunks_exact(self.sw).enumerate() {
+            grown[n * sw..n * sw + self.sw].copy_from_slice(old);
         }
-        for &p in &node.in_edges {
-            work.push((p, e, a));
-        }
+        self.summaries = grown;
+        self.sw = sw;
     }
 
-    /// Runs the backwards search to its end (or until a limit stops the whole search), then keeps
-    /// the work list's buffer for the next one.
-    fn drain(&mut self, mut work: Vec<(u32, Choice, AccId)>, search: &mut Search<'_, M>) {
-        while let Some((tb, e, a)) = work.pop() {
+    /// Adds `bits` (word `w`) to the new pairs of `n` that still have to cross its in-edges.
+    fn add_delta(&mut self, n: u32, w: usize, bits: u64) {
+        let mut slot = self.nodes[n as usize].queued;
+        if slot == NONE {
+            slot = match self.free_deltas.pop() {
+                Some(s) => s,
+                None => {
+                    self.deltas.push(Vec::new());
+                    self.deltas.len() as u32 - 1
+                }
+            };
+            self.deltas[slot as usize].clear();
+            self.nodes[n as usize].queued = slot;
+            self.queue.push(n);
+        }
+        let d = &mut self.deltas[slot as usize];
+        if d.len() <= w {
+            d.resize(w + 1, 0);
+        }
+        d[w] |= bits;
+    }
+
+    /// Summary search: pair `p` has reached state `n` going backwards.
+    fn arrive(&mut self, n: u32, p: PairId) {
+        self.grow_summaries();
+        let (w, m) = (p as usize / 64, 1u64 << (p % 64));
+        let word = &mut self.summaries[n as usize * self.sw + w];
+        if *word & m != 0 {
+            return;
+        }
+        *word |= m;
+        self.add_delta(n, w, m);
+    }
+
+    /// Carries the pairs of `set` back through edge `t` (lines 8-16 of Algorithm 5 for each), into
+    /// the summary of its source; the ones new there are queued to go on.
+    fn cross(&mut self, set: &[u64], t: u32) {
+        let (src, label) = (self.edges[t as usize].src, self.edges[t as usize].label);
+        let r = self.pairs.row(label);
+        self.pairs.classify_all(label, r, set);
+        self.grow_summaries();
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        out.resize(self.sw, 0);
+        for (w, &d) in set.iter().enumerate() {
+            if d == 0 {
+                continue;
+            }
+            let pass = self.pairs.row_ref(r).pass.get(w).copied().unwrap_or(0);
+            // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
+            out[w] |= d & pass;
+            let mut hit = d & !pass;
+            while hit != 0 {
+                let p = w as u32 * 64 + hit.trailing_zeros();
+                hit &= hit - 1;
+                let (_, next) = self.pairs.known_meet(r, p);
+                self.conflict_at(src, self.pairs.event(p));
+                if let Some(q) = next {
+                    out[q as usize / 64] |= 1 << (q % 64);
+                }
+            }
+        }
+        let base = src as usize * self.sw;
+        for (w, &o) in out.iter().enumerate() {
+            let new = o & !self.summaries[base + w];
+            if new != 0 {
+                self.summaries[base + w] |= new;
+                self.add_delta(src, w, new);
+            }
+        }
+        self.out = out;
+    }
+
+    /// Runs the backwards search to its end (or until a limit stops the whole search).
+    fn drain(&mut self, search: &mut Search<'_, M>) {
+        while let Some(n) = self.queue.pop() {
+            let slot = self.nodes[n as usize].queued;
+            self.nodes[n as usize].queued = NONE;
+            self.free_deltas.push(slot);
             if search.poll() {
-                work.clear();
+                while let Some(m) = self.queue.pop() {
+                    self.free_deltas.push(self.nodes[m as usize].queued);
+                    self.nodes[m as usize].queued = NONE;
+                }
                 break;
             }
-            let (e2, a2) = self.meet(tb, e, a);
-            let src = self.edges[tb as usize].src;
-            self.arrive(src, e2, a2, &mut work);
+            let mut carry = std::mem::take(&mut self.carry);
+            std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
+            let mut t = self.nodes[n as usize].first_in;
+            while t != NONE {
+                self.cross(&carry, t);
+                t = self.edges[t as usize].next_in;
+            }
+            self.carry = carry;
         }
-        self.work = work;
     }
 
     /// Literal UpdateBacktrackSetDFS from `t`: every path of predecessors that does not repeat a
     /// transition (the paper's T_exp), iteratively.
-    fn literal_dfs(&mut self, t: u32, e: Choice, a: AccId, search: &mut Search<'_, M>) {
+    fn literal_dfs(&mut self, t: u32, p: PairId, search: &mut Search<'_, M>) {
         struct Frame {
+            carried: Option<PairId>,
+            /// Next predecessor to try (an in-edge of the frame's transition's source).
+            next: u32,
             curr: u32,
-            e: Choice,
-            a: AccId,
-            next: usize,
         }
         let mut on_path: FxHashSet<u32> = FxHashSet::default();
         on_path.insert(t);
-        let mut stack = vec![Frame { curr: t, e, a, next: 0 }];
+        let first = self.nodes[self.edges[t as usize].src as usize].first_in;
+        let mut stack = vec![Frame { carried: Some(p), next: first, curr: t }];
         while let Some(top) = stack.last_mut() {
             if search.poll() {
                 return;
             }
-            let src = self.edges[top.curr as usize].src;
-            let preds = &self.nodes[src as usize].in_edges;
-            if top.next >= preds.len() || top.a == EMPTY {
+            let (tb, Some(carried)) = (top.next, top.carried) else {
+                let f = stack.pop().expect("non-empty");
+                if stack.is_empty() {
+                    break;
+                }
+                on_path.remove(&f.curr);
+                continue;
+            };
+            if tb == NONE {
                 let f = stack.pop().expect("non-empty");
                 if stack.is_empty() {
                     break;
@@ -567,27 +598,29 @@ impl<'a, M: Model> Run<'a, M> {
                 on_path.remove(&f.curr);
                 continue;
             }
-            let tb = preds[top.next];
-            top.next += 1;
+            top.next = self.edges[tb as usize].next_in;
             if on_path.contains(&tb) {
                 continue;
             }
-            let (e, a) = (top.e, top.a);
-            let (e2, a2) = self.meet(tb, e, a);
+            let next = self.meet(tb, carried);
             on_path.insert(tb);
-            stack.push(Frame { curr: tb, e: e2, a: a2, next: 0 });
+            let first = self.nodes[self.edges[tb as usize].src as usize].first_in;
+            stack.push(Frame { carried: next, next: first, curr: tb });
         }
     }
 
     /// `no_graph_backtrack`: walk back along the current stack only (first `first`, when given,
     /// then the stack edges from the top down).
-    fn stack_walk(&mut self, first: Option<u32>, mut e: Choice, mut a: AccId) {
-        let stack: Vec<u32> = first.into_iter().chain(self.stack_edges.iter().rev().copied()).collect();
-        for tb in stack {
-            if a == EMPTY {
+    fn stack_walk(&mut self, first: Option<u32>, p: PairId) {
+        let mut carried = Some(p);
+        if let Some(t) = first {
+            carried = self.meet(t, p);
+        }
+        for i in (0..self.stack_edges.len()).rev() {
+            let Some(c) = carried else {
                 return;
-            }
-            (e, a) = self.meet(tb, e, a);
+            };
+            carried = self.meet(self.stack_edges[i], c);
         }
     }
 
@@ -597,14 +630,18 @@ impl<'a, M: Model> Run<'a, M> {
         if self.opts.no_match_update {
             return;
         }
-        let Some(dst) = self.edges[t as usize].dst else {
+        let dst = self.edges[t as usize].dst;
+        if dst == NONE {
             return;
-        };
+        }
         if !self.opts.no_graph_backtrack && !self.opts.no_summaries {
             // Appendix D: the summary of dst stands for everything reachable from it.
-            let mut work = std::mem::take(&mut self.work);
-            work.extend(self.nodes[dst as usize].summary.iter().map(|k| (t, k.e, k.a)));
-            self.drain(work, search);
+            let mut set = std::mem::take(&mut self.scratch_bits);
+            set.clear();
+            set.extend_from_slice(&self.summaries[dst as usize * self.sw..(dst as usize + 1) * self.sw]);
+            self.cross(&set, t);
+            self.scratch_bits = set;
+            self.drain(search);
             return;
         }
         // Forward reachability over R from dst.
@@ -616,25 +653,26 @@ impl<'a, M: Model> Run<'a, M> {
             if search.poll() {
                 return;
             }
-            for &r in &self.nodes[n as usize].out_edges {
+            let mut r = self.nodes[n as usize].first_out;
+            while r != NONE {
                 reach.push(r);
-                if let Some(d) = self.edges[r as usize].dst {
-                    if seen.insert(d) {
-                        todo.push(d);
-                    }
+                let d = self.edges[r as usize].dst;
+                if d != NONE && seen.insert(d) {
+                    todo.push(d);
                 }
+                r = self.edges[r as usize].next_out;
             }
         }
         for r in reach {
             if search.poll() {
                 return;
             }
-            let (e, a) = (self.edges[r as usize].event, self.edges[r as usize].acc);
+            let p = self.edges[r as usize].label;
             if self.opts.no_graph_backtrack {
                 // Yang et al.: the reachable transition against the current stack, through t.
-                self.stack_walk(Some(t), e, a);
+                self.stack_walk(Some(t), p);
             } else {
-                self.literal_dfs(r, e, a, search);
+                self.literal_dfs(r, p, search);
             }
         }
     }
@@ -644,47 +682,55 @@ impl<'a, M: Model> Run<'a, M> {
     /// transition reads its own flag and writes the flag of every choice it enables or disables.
     fn add_flag_accesses(&self, src: u32, dst: u32, c: Choice, acc: &mut Accesses) {
         acc.push(Access { object: flag_object(c), write: false });
-        let (before, after) = (&self.nodes[src as usize].enabled, &self.nodes[dst as usize].enabled);
-        let (mut i, mut j) = (0, 0);
-        // Both lists ascend: walk them together for the symmetric difference.
-        while i < before.len() || j < after.len() {
-            let changed = match (before.get(i), after.get(j)) {
-                (Some(&x), Some(&y)) if x == y => {
-                    i += 1;
-                    j += 1;
-                    continue;
-                }
-                (Some(&x), Some(&y)) if x < y => {
-                    i += 1;
-                    x
-                }
-                (Some(&x), None) => {
-                    i += 1;
-                    x
-                }
-                (_, Some(&y)) => {
-                    j += 1;
-                    y
-                }
-                (None, None) => break,
-            };
-            acc.push(Access { object: flag_object(changed), write: true });
+        let (before, after) = (self.set(src, 0), self.set(dst, 0));
+        for i in 0..self.cw {
+            let mut changed = before[i] ^ after[i];
+            while changed != 0 {
+                let b = changed.trailing_zeros();
+                changed &= changed - 1;
+                acc.push(Access { object: flag_object(i as Choice * 64 + b), write: true });
+            }
         }
     }
 
+    /// The edge out of `src` for `c`, if taken before.
+    fn find_edge(&self, src: u32, c: Choice) -> Option<u32> {
+        let mut t = self.nodes[src as usize].first_out;
+        while t != NONE {
+            if self.pairs.event(self.edges[t as usize].label) == c {
+                return Some(t);
+            }
+            t = self.edges[t as usize].next_out;
+        }
+        None
+    }
+
     /// The edge (src, c), created if new.
-    fn edge(&mut self, src: u32, c: Choice, dst: Option<u32>, mut acc: Accesses) -> u32 {
-        if let Some(&t) = self.edge_of.get(&(src, c)) {
+    fn edge(&mut self, src: u32, c: Choice, dst: u32, mut acc: Accesses) -> u32 {
+        if let Some(t) = self.find_edge(src, c) {
             return t;
         }
         acc.sort();
-        let acc = self.acc.intern(acc);
+        let label = self.pairs.intern(c, &acc).expect("a transition reads its own flag");
         let t = self.edges.len() as u32;
-        self.edges.push(Edge { src, dst, event: c, acc });
-        self.edge_of.insert((src, c), t);
-        self.nodes[src as usize].out_edges.push(t);
-        if let Some(d) = dst {
-            self.nodes[d as usize].in_edges.push(t);
+        self.edges.push(Edge { src, dst, label, next_in: NONE, next_out: NONE });
+        let s = &mut self.nodes[src as usize];
+        if s.last_out == NONE {
+            s.first_out = t;
+        } else {
+            let last = s.last_out;
+            self.edges[last as usize].next_out = t;
+        }
+        self.nodes[src as usize].last_out = t;
+        if dst != NONE {
+            let d = &mut self.nodes[dst as usize];
+            if d.last_in == NONE {
+                d.first_in = t;
+            } else {
+                let last = d.last_in;
+                self.edges[last as usize].next_in = t;
+            }
+            self.nodes[dst as usize].last_in = t;
         }
         t
     }
@@ -695,8 +741,8 @@ impl<'a, M: Model> Run<'a, M> {
         if self.pending(n).is_some() {
             return true;
         }
-        let node = &self.nodes[n as usize];
-        if node.enabled.is_empty() {
+        if self.set(n, 0).iter().all(|&w| w == 0) {
+            let node = &self.nodes[n as usize];
             if let Some(g) = search.graph.as_mut() {
                 if self.model.outcome(&node.state).stuck {
                     g.stuck.push(n);
@@ -706,23 +752,25 @@ impl<'a, M: Model> Run<'a, M> {
             self.end_execution(n);
             return false;
         }
-        if let Some(&e) = node.enabled.iter().find(|&&e| !node.done.has(e)) {
-            self.nodes[n as usize].backtrack.add(e);
+        let (en, done) = (self.set(n, 0), self.set(n, 2));
+        if let Some(e) = first_bit(en.iter().zip(done).map(|(&a, &d)| a & !d)) {
+            self.put(n, 1, e);
             return true;
         }
         // Everything here is done, but the execution must go on past this revisit: re-fire the
         // enabled event that fired least recently on this execution, so that every event of a
         // state the execution keeps returning to gets its turn and a full cycle can close.
-        let mut best = (i64::MAX, node.enabled[0]);
-        for &e in &node.enabled {
+        let mut best: (i64, Choice) = (i64::MAX, NONE);
+        for_each_bit(self.set(n, 0), |e| {
             let at = self.fired_at[e as usize];
             let last = if at >= self.exec_base { (at - self.exec_base) as i64 } else { -1 };
-            if last < best.0 {
+            if best.1 == NONE || last < best.0 {
                 best = (last, e);
             }
-        }
+        });
         self.refires += 1;
-        self.nodes[n as usize].done.remove(best.1);
+        let e = best.1;
+        self.sets[(n as usize * 3 + 2) * self.cw + e as usize / 64] &= !(1 << (e % 64));
         true
     }
 
@@ -749,7 +797,7 @@ impl<'a, M: Model> Run<'a, M> {
                 }
                 continue;
             };
-            self.nodes[s as usize].done.add(b);
+            self.put(s, 2, b);
             let mut acc = Accesses::new();
             self.model.accesses(&self.nodes[s as usize].state, b, &mut acc);
             let label = search
@@ -768,35 +816,32 @@ impl<'a, M: Model> Run<'a, M> {
                 }
                 search.error(err, &path);
                 path.pop();
-                let t = self.edge(s, b, None, acc);
+                let t = self.edge(s, b, NONE, acc);
                 self.update_backtrack_set(t, search);
                 // Nothing runs after an error, so the conflicts its continuation would reveal
                 // never show up: explore everything enabled here instead (as for a blocked step).
-                for i in 0..self.nodes[s as usize].enabled.len() {
-                    let e = self.nodes[s as usize].enabled[i];
-                    self.add_backtrack(s, e);
-                }
+                self.add_all_enabled(s);
                 self.end_execution(s);
                 continue;
             }
-            let (dst, fresh) = self.intern(next, Some((s, b)), search);
+            let (dst, fresh) = self.intern(next, (s, b), search);
             self.add_flag_accesses(s, dst, b, &mut acc);
             if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
                 g.add_edge(s, Target::State(dst), label);
             }
-            let t = self.edge(s, b, Some(dst), acc);
+            let t = self.edge(s, b, dst, acc);
             // Line 22: events this transition disables are explored here as well.
-            self.scratch_en.clear();
-            self.scratch_en.extend(self.nodes[s as usize].enabled.iter().copied());
-            for i in 0..self.scratch_en.len() {
-                let e = self.scratch_en[i];
-                if self.nodes[dst as usize].enabled.binary_search(&e).is_err() {
+            for i in 0..self.cw {
+                let mut off = self.set(s, 0)[i] & !self.set(dst, 0)[i];
+                while off != 0 {
+                    let e = i as Choice * 64 + off.trailing_zeros();
+                    off &= off - 1;
                     self.add_backtrack(s, e);
                 }
             }
             self.update_backtrack_set(t, search);
             let in_history = self.nodes[dst as usize].in_history;
-            let revisit = !fresh && !in_history && self.nodes[dst as usize].s_pos.is_some();
+            let revisit = !fresh && !in_history && self.nodes[dst as usize].s_pos != NONE;
             if in_history || (revisit && self.is_full_cycle(t)) {
                 self.update_from_graph(t, search);
                 if in_history {
@@ -812,12 +857,9 @@ impl<'a, M: Model> Run<'a, M> {
                 // The execution keeps cycling without closing a full cycle (some event is owed by
                 // a state it left behind). End it under the classic cycle proviso instead: every
                 // state of the execution is expanded fully, which keeps the reduction sound.
-                let states: Vec<u32> = self.exec.iter().map(|&e| self.edges[e as usize].src).chain([s]).collect();
-                for src in states {
-                    for j in 0..self.nodes[src as usize].enabled.len() {
-                        let e = self.nodes[src as usize].enabled[j];
-                        self.add_backtrack(src, e);
-                    }
+                for i in 0..=self.exec.len() {
+                    let src = if i < self.exec.len() { self.edges[self.exec[i] as usize].src } else { s };
+                    self.add_all_enabled(src);
                 }
                 self.update_from_graph(t, search);
                 search.end_execution();
@@ -836,21 +878,5 @@ impl<'a, M: Model> Run<'a, M> {
                 path.pop();
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bits_add_remove() {
-        let mut b = Bits::with(70);
-        assert!(b.add(3));
-        assert!(!b.add(3));
-        assert!(b.add(69));
-        assert!(b.has(69) && b.has(3) && !b.has(4));
-        b.remove(3);
-        assert!(!b.has(3));
     }
 }
