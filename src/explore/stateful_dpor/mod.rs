@@ -94,6 +94,8 @@ struct Edge {
     dst: u32,
     /// (event, accesses) as a pair of [`Pairs`]: what the backwards search starts with.
     label: PairId,
+    /// The label's row of memoized meets.
+    row: u32,
     next_in: u32,
     next_out: u32,
 }
@@ -121,9 +123,8 @@ struct Run<'a, M: Model> {
     /// Those new pairs, per queued state's slot; slots are reused.
     deltas: Vec<Vec<u64>>,
     free_deltas: Vec<u32>,
-    /// Scratch bitsets: what is being carried, and what crosses one edge.
+    /// Scratch bitset: what is being carried.
     carry: Vec<u64>,
-    out: Vec<u64>,
     /// The current execution S (edges), reset when an execution ends.
     exec: Vec<u32>,
     /// States whose backtrack set grew: candidates for Explore-all.
@@ -176,7 +177,6 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             deltas: Vec::new(),
             free_deltas: Vec::new(),
             carry: Vec::new(),
-            out: Vec::new(),
             exec: Vec::new(),
             dirty: Vec::new(),
             stack_edges: Vec::new(),
@@ -431,9 +431,8 @@ impl<'a, M: Model> Run<'a, M> {
     /// Lines 8-16 of Algorithm 5 for predecessor `tb` and carried pair `p`: sets the backtrack
     /// point if they conflict, and returns what goes on past `tb`.
     fn meet(&mut self, tb: u32, p: PairId) -> Option<PairId> {
-        let (src, label) = (self.edges[tb as usize].src, self.edges[tb as usize].label);
-        let r = self.pairs.row(label);
-        let (conflict, next) = self.pairs.meet(label, r, p);
+        let Edge { src, label, row, .. } = self.edges[tb as usize];
+        let (conflict, next) = self.pairs.meet(label, row, p);
         if conflict {
             self.conflict_at(src, self.pairs.event(p));
         }
@@ -505,20 +504,26 @@ impl<'a, M: Model> Run<'a, M> {
     /// Carries the pairs of `set` back through edge `t` (lines 8-16 of Algorithm 5 for each), into
     /// the summary of its source; the ones new there are queued to go on.
     fn cross(&mut self, set: &[u64], t: u32) {
-        let (src, label) = (self.edges[t as usize].src, self.edges[t as usize].label);
-        let r = self.pairs.row(label);
-        self.pairs.classify_all(label, r, set);
-        self.grow_summaries();
-        let mut out = std::mem::take(&mut self.out);
-        out.clear();
-        out.resize(self.sw, 0);
+        let (src, label, r) = {
+            let e = &self.edges[t as usize];
+            (e.src, e.label, e.row)
+        };
         for (w, &d) in set.iter().enumerate() {
             if d == 0 {
                 continue;
             }
+            let row = self.pairs.row_ref(r);
+            if d & !row.known.get(w).copied().unwrap_or(0) != 0 {
+                self.pairs.classify_all(label, r, &set[..=w]);
+            }
             let pass = self.pairs.row_ref(r).pass.get(w).copied().unwrap_or(0);
             // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
-            out[w] |= d & pass;
+            let at = src as usize * self.sw + w;
+            let new = d & pass & !self.summaries[at];
+            if new != 0 {
+                self.summaries[at] |= new;
+                self.add_delta(src, w, new);
+            }
             let mut hit = d & !pass;
             while hit != 0 {
                 let p = w as u32 * 64 + hit.trailing_zeros();
@@ -526,19 +531,10 @@ impl<'a, M: Model> Run<'a, M> {
                 let (_, next) = self.pairs.known_meet(r, p);
                 self.conflict_at(src, self.pairs.event(p));
                 if let Some(q) = next {
-                    out[q as usize / 64] |= 1 << (q % 64);
+                    self.arrive(src, q);
                 }
             }
         }
-        let base = src as usize * self.sw;
-        for (w, &o) in out.iter().enumerate() {
-            let new = o & !self.summaries[base + w];
-            if new != 0 {
-                self.summaries[base + w] |= new;
-                self.add_delta(src, w, new);
-            }
-        }
-        self.out = out;
     }
 
     /// Runs the backwards search to its end (or until a limit stops the whole search).
@@ -712,8 +708,9 @@ impl<'a, M: Model> Run<'a, M> {
         }
         acc.sort();
         let label = self.pairs.intern(c, &acc).expect("a transition reads its own flag");
+        let row = self.pairs.row(label);
         let t = self.edges.len() as u32;
-        self.edges.push(Edge { src, dst, label, next_in: NONE, next_out: NONE });
+        self.edges.push(Edge { src, dst, label, row, next_in: NONE, next_out: NONE });
         let s = &mut self.nodes[src as usize];
         if s.last_out == NONE {
             s.first_out = t;

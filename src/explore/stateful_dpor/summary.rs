@@ -56,7 +56,7 @@ pub(super) fn for_each_bit(words: &[u64], mut f: impl FnMut(u32)) {
 #[derive(Default)]
 pub(super) struct Row {
     /// Pairs already met with this label.
-    known: Vec<u64>,
+    pub(super) known: Vec<u64>,
     /// Of those, the ones that do not conflict with it: they go on unchanged.
     pub(super) pass: Vec<u64>,
     /// The conflicting ones: pair -> what goes on past the edge (pair id + 1; 0 when no access
