@@ -125,6 +125,8 @@ struct Run<'a, M: Model> {
     free_deltas: Vec<u32>,
     /// Scratch bitset: what is being carried.
     carry: Vec<u64>,
+    /// Objects first written by an edge created since the last backwards search.
+    fresh_writes: Vec<u32>,
     /// The current execution S (edges), reset when an execution ends.
     exec: Vec<u32>,
     /// States whose backtrack set grew: candidates for Explore-all.
@@ -177,6 +179,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             deltas: Vec::new(),
             free_deltas: Vec::new(),
             carry: Vec::new(),
+            fresh_writes: Vec::new(),
             exec: Vec::new(),
             dirty: Vec::new(),
             stack_edges: Vec::new(),
@@ -447,7 +450,22 @@ impl<'a, M: Model> Run<'a, M> {
         } else if self.opts.no_summaries {
             self.literal_dfs(t, p, search);
         } else {
-            self.arrive(src, p);
+            if !self.fresh_writes.is_empty() {
+                // Reads of these objects were left behind while nothing wrote them (see
+                // `Pairs::trim`): carry them now, from every edge that has them.
+                let fresh = std::mem::take(&mut self.fresh_writes);
+                for r in 0..self.edges.len() {
+                    let (r_src, label) = (self.edges[r].src, self.edges[r].label);
+                    if self.pairs.reads_any(label, &fresh) {
+                        if let Some(q) = self.pairs.trim(label) {
+                            self.arrive(r_src, q);
+                        }
+                    }
+                }
+            }
+            if let Some(q) = self.pairs.trim(p) {
+                self.arrive(src, q);
+            }
             self.drain(search);
         }
     }
@@ -707,6 +725,7 @@ impl<'a, M: Model> Run<'a, M> {
             return t;
         }
         acc.sort();
+        self.pairs.note_writes(&acc, &mut self.fresh_writes);
         let label = self.pairs.intern(c, &acc).expect("a transition reads its own flag");
         let row = self.pairs.row(label);
         let t = self.edges.len() as u32;

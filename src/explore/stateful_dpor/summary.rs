@@ -11,7 +11,7 @@
 //! summary then crosses an edge a word at a time, and only conflicting pairs are looked at one
 //! by one.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::model::{Accesses, Choice};
 
@@ -75,6 +75,12 @@ pub(super) struct Pairs {
     rows: Vec<Row>,
     /// `no_per_location`: a conflict ends the search along that path (nothing goes on past it).
     whole_transition: bool,
+    /// Objects some edge of the graph writes. A read of any other object conflicts with no
+    /// edge, so the search leaves it behind (see [`Pairs::trim`]).
+    written: FxHashSet<u32>,
+    /// Per pair, [`Pairs::trim`]'s answer (pair id + 1, 0 for nothing left; [`NONE`]: not yet),
+    /// forgotten whenever an object is first written.
+    trimmed: Vec<u32>,
 }
 
 impl Pairs {
@@ -87,6 +93,8 @@ impl Pairs {
             row_of: Vec::new(),
             rows: Vec::new(),
             whole_transition,
+            written: FxHashSet::default(),
+            trimmed: Vec::new(),
         }
     }
 
@@ -132,7 +140,45 @@ impl Pairs {
         self.pairs.push((e, list));
         self.pair_ids.insert((e, list), p);
         self.row_of.push(NONE);
+        self.trimmed.push(NONE);
         p
+    }
+
+    /// Notes the writes of a new edge's accesses; appends to `fresh` the objects no edge wrote
+    /// before.
+    pub(super) fn note_writes(&mut self, acc: &Accesses, fresh: &mut Vec<u32>) {
+        for a in acc {
+            if a.write && self.written.insert(a.object) {
+                fresh.push(a.object);
+                self.trimmed.fill(NONE);
+            }
+        }
+    }
+
+    /// Whether pair `p` reads one of `objects`.
+    pub(super) fn reads_any(&self, p: PairId, objects: &[u32]) -> bool {
+        self.lists[self.pairs[p as usize].1 as usize].iter().any(|a| !a.write && objects.contains(&a.object))
+    }
+
+    /// Pair `p` without its reads of objects that no edge writes (yet): those conflict with
+    /// nothing, so carrying them would set no backtrack point, only keep the pair travelling to
+    /// s0 and fill every summary on the way. None when nothing is left. When an object is
+    /// first written, the caller starts the search again from every edge that reads it.
+    pub(super) fn trim(&mut self, p: PairId) -> Option<PairId> {
+        let known = self.trimmed[p as usize];
+        if known != NONE {
+            return known.checked_sub(1);
+        }
+        let (e, list) = self.pairs[p as usize];
+        let acc = &self.lists[list as usize];
+        let q = if acc.iter().all(|a| a.write || self.written.contains(&a.object)) {
+            Some(p)
+        } else {
+            let live: Accesses = acc.iter().copied().filter(|a| a.write || self.written.contains(&a.object)).collect();
+            self.intern(e, &live)
+        };
+        self.trimmed[p as usize] = q.map_or(0, |q| q + 1);
+        q
     }
 
     /// The row of label `l` (an edge's pair), created on first use.
