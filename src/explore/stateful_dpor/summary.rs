@@ -220,9 +220,9 @@ impl Pairs {
 
     /// Makes sure every pair of `set` has been met with label `l` (row `r`).
     pub(super) fn classify_all(&mut self, l: PairId, r: u32, set: &[u64]) {
-        for w in 0..set.len() {
+        for (w, &bits) in set.iter().enumerate() {
             let known = self.rows[r as usize].known.get(w).copied().unwrap_or(0);
-            let mut todo = set[w] & !known;
+            let mut todo = bits & !known;
             while todo != 0 {
                 let b = todo.trailing_zeros();
                 todo &= todo - 1;
