@@ -302,4 +302,22 @@ mod tests {
         let r = whole.row(edge);
         assert_eq!(whole.meet(edge, r, carried), (true, None));
     }
+
+    #[test]
+    fn reads_of_unwritten_objects_are_left_behind_until_written() {
+        let mut p = Pairs::new(false);
+        let reader = p.intern(1, &acc(&[(3, false), (4, false)])).unwrap();
+        let mut fresh = Vec::new();
+        p.note_writes(&acc(&[(4, true)]), &mut fresh);
+        assert_eq!(fresh, [4]);
+        let trimmed = p.trim(reader).unwrap();
+        assert_eq!(p.accesses(trimmed).as_slice(), acc(&[(4, false)]).as_slice());
+        assert!(p.reads_any(reader, &[3]) && !p.reads_any(reader, &[5]));
+        fresh.clear();
+        p.note_writes(&acc(&[(3, true), (4, true)]), &mut fresh);
+        assert_eq!(fresh, [3]);
+        assert_eq!(p.trim(reader), Some(reader));
+        let only_unwritten = p.intern(2, &acc(&[(9, false)])).unwrap();
+        assert_eq!(p.trim(only_unwritten), None);
+    }
 }
