@@ -15,7 +15,9 @@
 //! - **Summaries** (Appendix D): each state keeps the (event, remaining accesses) pairs the
 //!   backwards search has carried through it. A pair already in a state's summary stops the
 //!   search there, and a new edge into a known state replays that state's summary through the
-//!   new edge instead of re-walking everything reachable from it.
+//!   new edge instead of re-walking everything reachable from it. Summaries are bitsets over
+//!   dense pair ids, crossed an edge a word at a time ([`summary`]); reads of objects no edge
+//!   writes yet are left out of the pairs until one does (they conflict with nothing).
 //!
 //! Enable flags: besides the model's accesses, each transition reads its own choice's flag and
 //! writes the flag of every choice whose enabledness it changes (the paper's assumption on
@@ -217,7 +219,7 @@ fn hash_encoding(enc: &[u32]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
-/// Bitset words of a choice set.
+/// Lowest set bit of a bitset given word by word.
 #[inline]
 fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
     for (i, w) in words.enumerate() {
