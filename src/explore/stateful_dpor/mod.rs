@@ -16,7 +16,7 @@
 //!   backwards search has carried through it. A pair already in a state's summary stops the
 //!   search there, and a new edge into a known state replays that state's summary through the
 //!   new edge instead of re-walking everything reachable from it. Summaries are bitsets over
-//!   dense pair ids, crossed an edge a word at a time ([`summary`]); reads of objects no edge
+//!   dense pair ids, crossed an edge a word at a time (summary.rs); reads of objects no edge
 //!   writes yet are left out of the pairs until one does (they conflict with nothing).
 //!
 //! Enable flags: besides the model's accesses, each transition reads its own choice's flag and
