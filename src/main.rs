@@ -101,7 +101,7 @@ struct Common {
     max_states: Option<u64>,
     #[arg(long, value_name = "MB")]
     max_memory: Option<u64>,
-    /// Worker threads for strategies that explore in parallel (full, full-stateless).
+    /// Worker threads for strategies that explore in parallel (full, full-stateless, dpor on EM traces).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).

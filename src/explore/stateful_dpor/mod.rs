@@ -1,0 +1,900 @@
+//! `stateful-dpor`: the stateful DPOR of Trimananda et al. (VMCAI 2022) for cyclic state spaces.
+//!
+//! The paper's Algorithms 1-5, over any [`Model`]:
+//! - **Explore-all** (Alg. 1): after the first exploration, every state whose `backtrack` set has
+//!   grown beyond its `done` set is explored again, until none is left.
+//! - **Explore** (Alg. 2): picks events from `backtrack(s) \ done(s)`, records each transition in
+//!   the **state transition graph** R, and ends an execution at a state of the **history** H
+//!   (states of completed executions), at a **full cycle** (Alg. 4: a revisit of a state of the
+//!   current execution after every event enabled along the cycle has fired in it), at an error,
+//!   or where nothing is enabled. A revisit that is not a full cycle continues, re-firing an
+//!   already done event when needed.
+//! - **Backtracking from the graph** (Alg. 3) and **backwards DFS** (Alg. 5): backtrack points are
+//!   set along every path of R that reaches a transition, not only along the current stack, with
+//!   conflicts tracked per location (accesses that conflicted are dropped, the others go on).
+//! - **Summaries** (Appendix D): each state keeps the (event, remaining accesses) pairs the
+//!   backwards search has carried through it. A pair already in a state's summary stops the
+//!   search there, and a new edge into a known state replays that state's summary through the
+//!   new edge instead of re-walking everything reachable from it. Summaries are bitsets over
+//!   dense pair ids, crossed an edge a word at a time (summary.rs); reads of objects no edge
+//!   writes yet are left out of the pairs until one does (they conflict with nothing).
+//!
+//! Enable flags: besides the model's accesses, each transition reads its own choice's flag and
+//! writes the flag of every choice whose enabledness it changes (the paper's assumption on
+//! enabling and disabling, Section 3), so dependence through enabling holds on any model.
+//!
+//! Ablations, to show what each part is for (each misses errors on some input; see
+//! fixtures/events): `no_full_cycle` ends an execution at any revisit (Section 4.1);
+//! `no_match_update` sets no backtrack points at a state match (4.2); `no_graph_backtrack`
+//! looks back only along the current stack (4.3); `no_per_location` stops at the first
+//! conflicting transition as single-access DPOR does (4.4). `no_summaries` runs Algorithms 3 and
+//! 5 literally (exponential in the worst case; for cross-checking on small models).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::explore::graph::Target;
+use crate::explore::{Search, Strategy};
+use crate::model::{Access, Accesses, Choice, Model};
+
+mod summary;
+
+use summary::{for_each_bit, PairId, Pairs, NONE};
+
+/// The `stateful-dpor` strategy; all switches off is the paper's algorithm with summaries.
+#[derive(Clone, Debug, Default)]
+pub struct StatefulDpor {
+    /// End an execution at any state already on it (no full-cycle proviso).
+    pub no_full_cycle: bool,
+    /// Backwards search along the current stack only (no other path of the graph).
+    pub no_graph_backtrack: bool,
+    /// Treat a transition as one access: stop at its first conflicting predecessor.
+    pub no_per_location: bool,
+    /// Do not update backtrack sets from the graph when an execution reaches a known state.
+    pub no_match_update: bool,
+    /// Literal Algorithms 3 and 5 (path-set DFS, forward reachability) instead of summaries.
+    pub no_summaries: bool,
+}
+
+impl StatefulDpor {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Access object of choice `c`'s enable flag, numbered down from the top so as not to meet the
+/// model's own (dense, small) object ids.
+fn flag_object(c: Choice) -> u32 {
+    u32::MAX - c
+}
+
+/// A visited state: the model's state and its place in the graph and on the current execution.
+/// Its per-state sets (enabled, backtrack, done, summary) are bitsets in the run's arenas, so
+/// that a new state costs no allocation beyond the model's own.
+struct Node<S> {
+    state: S,
+    /// In the history H (visited by a completed execution).
+    in_history: bool,
+    /// First position of this state in the current execution S ([`NONE`]: not on it).
+    s_pos: u32,
+    /// How the state was first reached, (state, event), for schedules; [`NONE`] for s0.
+    parent: (u32, Choice),
+    /// Edges into and out of this state, in creation order (linked through [`Edge`]).
+    first_in: u32,
+    last_in: u32,
+    first_out: u32,
+    last_out: u32,
+    /// Next state whose encoding has the same hash.
+    same_hash: u32,
+    /// This state's slot in the backwards search's deltas ([`NONE`]: not queued).
+    queued: u32,
+}
+
+/// A transition of R. Erroneous transitions lead nowhere ([`NONE`]) but are kept: their accesses
+/// must still set backtrack points, and later paths into their source must see them.
+struct Edge {
+    src: u32,
+    dst: u32,
+    /// (event, accesses) as a pair of [`Pairs`]: what the backwards search starts with.
+    label: PairId,
+    /// The label's row of memoized meets.
+    row: u32,
+    next_in: u32,
+    next_out: u32,
+}
+
+/// The search's working data (one run).
+struct Run<'a, M: Model> {
+    opts: StatefulDpor,
+    model: &'a M,
+    nodes: Vec<Node<M::State>>,
+    /// Hash of a state's encoding -> the last state created with it (others via `same_hash`).
+    index: FxHashMap<u64, u32>,
+    edges: Vec<Edge>,
+    pairs: Pairs,
+    /// Words of a bitset of choices.
+    cw: usize,
+    /// Per state, enabled(s), backtrack(s) and done(s): `cw` words each.
+    sets: Vec<u64>,
+    /// Words per summary (one bit per pair); grows, by re-laying out `summaries`, as pairs appear.
+    sw: usize,
+    /// Per state, its Appendix D summary: the pairs the backwards search has carried through it.
+    summaries: Vec<u64>,
+    /// States whose summary gained pairs not yet carried through their in-edges (a work list
+    /// of states rather than of pairs: a state's new pairs cross each edge together).
+    queue: Vec<u32>,
+    /// Those new pairs, per queued state's slot; slots are reused.
+    deltas: Vec<Vec<u64>>,
+    free_deltas: Vec<u32>,
+    /// Scratch bitset: what is being carried.
+    carry: Vec<u64>,
+    /// Objects first written by an edge created since the last backwards search.
+    fresh_writes: Vec<u32>,
+    /// The current execution S (edges), reset when an execution ends.
+    exec: Vec<u32>,
+    /// States whose backtrack set grew: candidates for Explore-all.
+    dirty: Vec<u32>,
+    /// Edges from the root of the current Explore to the top frame (for `no_graph_backtrack`).
+    stack_edges: Vec<u32>,
+    scratch_enc: Vec<u32>,
+    scratch_enc2: Vec<u32>,
+    scratch_en: Vec<Choice>,
+    scratch_bits: Vec<u64>,
+    /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
+    refires: usize,
+    /// Global position of the current execution's first edge: positions below it belong to
+    /// earlier executions, so the two tables below never need clearing.
+    exec_base: u64,
+    /// Per event, the global position of the last edge of S that fired it (Algorithm 4 and the
+    /// re-fire choice in O(events) instead of a walk over S per revisit).
+    fired_at: Vec<u64>,
+    /// Per event, the global position of the last state of S (position p: after p edges) in
+    /// which it is enabled.
+    enabled_at: Vec<u64>,
+}
+
+impl<M: Model> Strategy<M> for StatefulDpor {
+    fn name(&self) -> &'static str {
+        "stateful-dpor"
+    }
+
+    fn run(&mut self, search: &mut Search<'_, M>) {
+        let a = search.options.ablation;
+        self.no_full_cycle |= a.no_full_cycle;
+        self.no_graph_backtrack |= a.no_graph_backtrack;
+        self.no_per_location |= a.no_per_location;
+        self.no_match_update |= a.no_match_update;
+        self.no_summaries |= a.no_summaries;
+        let model = search.model;
+        let k = model.choices() as usize;
+        let mut run = Run {
+            opts: self.clone(),
+            model,
+            nodes: Vec::new(),
+            index: FxHashMap::default(),
+            edges: Vec::new(),
+            pairs: Pairs::new(self.no_per_location),
+            cw: k.div_ceil(64).max(1),
+            sets: Vec::new(),
+            sw: 1,
+            summaries: Vec::new(),
+            queue: Vec::new(),
+            deltas: Vec::new(),
+            free_deltas: Vec::new(),
+            carry: Vec::new(),
+            fresh_writes: Vec::new(),
+            exec: Vec::new(),
+            dirty: Vec::new(),
+            stack_edges: Vec::new(),
+            scratch_enc: Vec::new(),
+            scratch_enc2: Vec::new(),
+            scratch_en: Vec::new(),
+            scratch_bits: Vec::new(),
+            refires: 0,
+            // Position 0 is "never": real positions start at 1.
+            exec_base: 1,
+            fired_at: vec![0; k],
+            enabled_at: vec![0; k],
+        };
+        let (s0, _) = run.intern(model.initial(), (NONE, 0), search);
+        // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
+        run.explore(s0, search);
+        while let Some(n) = run.dirty.pop() {
+            // Most entries are stale (explored since): poll, as no transition may come for long.
+            if search.poll() {
+                break;
+            }
+            if run.pending(n).is_some() {
+                run.explore(n, search);
+            }
+        }
+        search.stats.unique_transitions = Some(run.edges.len() as u64);
+    }
+}
+
+/// Hash of a state's encoding (the index keeps hashes, not encodings: a hit is confirmed by
+/// encoding the stored state again).
+fn hash_encoding(enc: &[u32]) -> u64 {
+    // SAFETY: u32 has no padding and u8 no alignment requirement; same bytes, same length.
+    let bytes = unsafe { std::slice::from_raw_parts(enc.as_ptr().cast::<u8>(), std::mem::size_of_val(enc)) };
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Lowest set bit of a bitset given word by word.
+#[inline]
+fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
+    for (i, w) in words.enumerate() {
+        if w != 0 {
+            return Some(i as Choice * 64 + w.trailing_zeros());
+        }
+    }
+    None
+}
+
+impl<'a, M: Model> Run<'a, M> {
+    /// enabled(n), backtrack(n), done(n): `which` 0, 1, 2.
+    #[inline]
+    fn set(&self, n: u32, which: usize) -> &[u64] {
+        let at = (n as usize * 3 + which) * self.cw;
+        &self.sets[at..at + self.cw]
+    }
+
+    #[inline]
+    fn has(&self, n: u32, which: usize, c: Choice) -> bool {
+        self.sets[(n as usize * 3 + which) * self.cw + c as usize / 64] >> (c % 64) & 1 == 1
+    }
+
+    /// Adds `c` to set `which` of `n`; true when it was not there.
+    #[inline]
+    fn put(&mut self, n: u32, which: usize, c: Choice) -> bool {
+        let w = &mut self.sets[(n as usize * 3 + which) * self.cw + c as usize / 64];
+        let m = 1u64 << (c % 64);
+        let was = *w & m;
+        *w |= m;
+        was == 0
+    }
+
+    /// The node of `state`, created if new (counted as a state).
+    fn intern(&mut self, state: M::State, parent: (u32, Choice), search: &mut Search<'_, M>) -> (u32, bool) {
+        self.scratch_enc.clear();
+        self.model.encode(&state, &mut self.scratch_enc);
+        let h = hash_encoding(&self.scratch_enc);
+        let head = self.index.get(&h).copied().unwrap_or(NONE);
+        let mut cand = head;
+        while cand != NONE {
+            self.scratch_enc2.clear();
+            self.model.encode(&self.nodes[cand as usize].state, &mut self.scratch_enc2);
+            if self.scratch_enc2 == self.scratch_enc {
+                return (cand, false);
+            }
+            cand = self.nodes[cand as usize].same_hash;
+        }
+        let n = self.nodes.len() as u32;
+        self.index.insert(h, n);
+        self.scratch_en.clear();
+        self.model.enabled(&state, &mut self.scratch_en);
+        let at = self.sets.len();
+        self.sets.resize(at + 3 * self.cw, 0);
+        for &c in &self.scratch_en {
+            self.sets[at + c as usize / 64] |= 1 << (c % 64);
+        }
+        self.summaries.resize(self.summaries.len() + self.sw, 0);
+        *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
+        if let Some(g) = search.graph.as_mut() {
+            g.note_state(n);
+        }
+        self.nodes.push(Node {
+            state,
+            in_history: false,
+            s_pos: NONE,
+            parent,
+            first_in: NONE,
+            last_in: NONE,
+            first_out: NONE,
+            last_out: NONE,
+            same_hash: head,
+            queued: NONE,
+        });
+        search.new_state();
+        (n, true)
+    }
+
+    /// An event in backtrack(n) \ done(n), lowest first (only enabled events are ever added).
+    #[inline]
+    fn pending(&self, n: u32) -> Option<Choice> {
+        let at = n as usize * 3 * self.cw;
+        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
+        first_bit((0..self.cw).map(|i| self.sets[en + i] & self.sets[bt + i] & !self.sets[done + i]))
+    }
+
+    fn add_backtrack(&mut self, n: u32, e: Choice) {
+        if self.put(n, 1, e) && !self.has(n, 2, e) {
+            self.dirty.push(n);
+        }
+    }
+
+    /// Adds everything enabled at `n` to backtrack(n), lowest first.
+    fn add_all_enabled(&mut self, n: u32) {
+        for i in 0..self.cw {
+            let mut x = self.set(n, 0)[i];
+            while x != 0 {
+                let b = x.trailing_zeros();
+                x &= x - 1;
+                self.add_backtrack(n, i as Choice * 64 + b);
+            }
+        }
+    }
+
+    /// The schedule from s0 to `n`, along first-discovery parents.
+    fn schedule_to(&self, mut n: u32) -> Vec<Choice> {
+        let mut path = Vec::new();
+        loop {
+            let (p, c) = self.nodes[n as usize].parent;
+            if p == NONE {
+                break;
+            }
+            path.push(c);
+            n = p;
+        }
+        path.reverse();
+        path
+    }
+
+    /// Ends the current execution: its states join the history H.
+    fn end_execution(&mut self, current: u32) {
+        for i in 0..self.exec.len() {
+            let e = &self.edges[self.exec[i] as usize];
+            let (src, dst) = (e.src, e.dst);
+            for n in [src, dst] {
+                if n != NONE {
+                    let node = &mut self.nodes[n as usize];
+                    node.in_history = true;
+                    node.s_pos = NONE;
+                }
+            }
+        }
+        self.nodes[current as usize].in_history = true;
+        // One past every position the ended execution used (its states go up to len).
+        self.exec_base += self.exec.len() as u64 + 1;
+        self.exec.clear();
+        self.refires = 0;
+    }
+
+    /// Records that the state at position `pos` of S (global) is `n`.
+    fn note_state_at(&mut self, n: u32, pos: u64) {
+        let at = n as usize * 3 * self.cw;
+        for i in 0..self.cw {
+            let mut x = self.sets[at + i];
+            while x != 0 {
+                let b = x.trailing_zeros();
+                x &= x - 1;
+                self.enabled_at[i * 64 + b as usize] = pos;
+            }
+        }
+    }
+
+    /// Appends edge `t` to the current execution S.
+    fn push_exec(&mut self, t: u32) {
+        let (src, dst) = (self.edges[t as usize].src, self.edges[t as usize].dst);
+        if self.exec.is_empty() {
+            if self.nodes[src as usize].s_pos == NONE {
+                self.nodes[src as usize].s_pos = 0;
+            }
+            self.note_state_at(src, self.exec_base);
+        }
+        let ev = self.pairs.event(self.edges[t as usize].label);
+        self.fired_at[ev as usize] = self.exec_base + self.exec.len() as u64;
+        self.exec.push(t);
+        if dst != NONE {
+            let len = self.exec.len();
+            if self.nodes[dst as usize].s_pos == NONE {
+                self.nodes[dst as usize].s_pos = u32::try_from(len).expect("execution shorter than 2^32");
+            }
+            self.note_state_at(dst, self.exec_base + len as u64);
+        }
+    }
+
+    /// Whether the current execution has re-fired events past revisits for too long to expect a
+    /// full cycle (a bound of our own: the paper's Explore assumes one is always reached).
+    fn over_budget(&self) -> bool {
+        self.refires > 4 * self.exec.len().min(self.nodes.len()) + 16
+    }
+
+    /// Algorithm 4: `t` closes a cycle of the current execution in which every event enabled
+    /// along the cycle has fired.
+    fn is_full_cycle(&self, t: u32) -> bool {
+        let dst = self.edges[t as usize].dst;
+        if dst == NONE {
+            return false;
+        }
+        let first = self.nodes[dst as usize].s_pos;
+        if first == NONE {
+            return false;
+        }
+        if self.opts.no_full_cycle {
+            return true;
+        }
+        // The cycle is edges first.. of S plus t, through the states at positions first..=len
+        // (the last being dst again). An event enabled in one of them was enabled there after
+        // position first; it must have fired on an edge at or after first, or be t's.
+        let from = self.exec_base + (first as usize).min(self.exec.len()) as u64;
+        let t_event = self.pairs.event(self.edges[t as usize].label);
+        (0..self.enabled_at.len())
+            .all(|x| self.enabled_at[x] < from || self.fired_at[x] >= from || x as Choice == t_event)
+    }
+
+    /// Line 9-12 of Algorithm 5: `src` is where a transition conflicting with one of event `e`
+    /// was taken; `e` is explored there too (everything enabled when `e` was not).
+    fn conflict_at(&mut self, src: u32, e: Choice) {
+        if self.has(src, 0, e) {
+            self.add_backtrack(src, e);
+        } else {
+            // The event was not enabled there: the paper adds everything enabled.
+            self.add_all_enabled(src);
+        }
+    }
+
+    /// Lines 8-16 of Algorithm 5 for predecessor `tb` and carried pair `p`: sets the backtrack
+    /// point if they conflict, and returns what goes on past `tb`.
+    fn meet(&mut self, tb: u32, p: PairId) -> Option<PairId> {
+        let Edge { src, label, row, .. } = self.edges[tb as usize];
+        let (conflict, next) = self.pairs.meet(label, row, p);
+        if conflict {
+            self.conflict_at(src, self.pairs.event(p));
+        }
+        next
+    }
+
+    /// Algorithm 5, UpdateBacktrackSet(t).
+    fn update_backtrack_set(&mut self, t: u32, search: &mut Search<'_, M>) {
+        let (src, p) = (self.edges[t as usize].src, self.edges[t as usize].label);
+        if self.opts.no_graph_backtrack {
+            self.stack_walk(None, p);
+        } else if self.opts.no_summaries {
+            self.literal_dfs(t, p, search);
+        } else {
+            if !self.fresh_writes.is_empty() {
+                // Reads of these objects were left behind while nothing wrote them (see
+                // `Pairs::trim`): carry them now, from every edge that has them.
+                let fresh = std::mem::take(&mut self.fresh_writes);
+                for r in 0..self.edges.len() {
+                    let (r_src, label) = (self.edges[r].src, self.edges[r].label);
+                    if self.pairs.reads_any(label, &fresh) {
+                        if let Some(q) = self.pairs.trim(label) {
+                            self.arrive(r_src, q);
+                        }
+                    }
+                }
+            }
+            if let Some(q) = self.pairs.trim(p) {
+                self.arrive(src, q);
+            }
+            self.drain(search);
+        }
+    }
+
+    /// Makes room in every summary for all pairs interned so far.
+    fn grow_summaries(&mut self) {
+        let need = self.pairs.len().div_ceil(64);
+        if need <= self.sw {
+            return;
+        }
+        let sw = need.max(2 * self.sw);
+        let mut grown = vec![0; self.nodes.len() * sw];
+        for (n, old) in self.summaries.chunks_exact(self.sw).enumerate() {
+            grown[n * sw..n * sw + self.sw].copy_from_slice(old);
+        }
+        self.summaries = grown;
+        self.sw = sw;
+    }
+
+    /// Adds `bits` (word `w`) to the new pairs of `n` that still have to cross its in-edges.
+    fn add_delta(&mut self, n: u32, w: usize, bits: u64) {
+        let mut slot = self.nodes[n as usize].queued;
+        if slot == NONE {
+            slot = match self.free_deltas.pop() {
+                Some(s) => s,
+                None => {
+                    self.deltas.push(Vec::new());
+                    self.deltas.len() as u32 - 1
+                }
+            };
+            self.deltas[slot as usize].clear();
+            self.nodes[n as usize].queued = slot;
+            self.queue.push(n);
+        }
+        let d = &mut self.deltas[slot as usize];
+        if d.len() <= w {
+            d.resize(w + 1, 0);
+        }
+        d[w] |= bits;
+    }
+
+    /// Summary search: pair `p` has reached state `n` going backwards.
+    fn arrive(&mut self, n: u32, p: PairId) {
+        self.grow_summaries();
+        let (w, m) = (p as usize / 64, 1u64 << (p % 64));
+        let word = &mut self.summaries[n as usize * self.sw + w];
+        if *word & m != 0 {
+            return;
+        }
+        *word |= m;
+        self.add_delta(n, w, m);
+    }
+
+    /// Carries the pairs of `set` back through edge `t` (lines 8-16 of Algorithm 5 for each), into
+    /// the summary of its source; the ones new there are queued to go on.
+    fn cross(&mut self, set: &[u64], t: u32) {
+        let (src, label, r) = {
+            let e = &self.edges[t as usize];
+            (e.src, e.label, e.row)
+        };
+        for (w, &d) in set.iter().enumerate() {
+            if d == 0 {
+                continue;
+            }
+            let row = self.pairs.row_ref(r);
+            if d & !row.known.get(w).copied().unwrap_or(0) != 0 {
+                self.pairs.classify_all(label, r, &set[..=w]);
+            }
+            let pass = self.pairs.row_ref(r).pass.get(w).copied().unwrap_or(0);
+            // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
+            let at = src as usize * self.sw + w;
+            let new = d & pass & !self.summaries[at];
+            if new != 0 {
+                self.summaries[at] |= new;
+                self.add_delta(src, w, new);
+            }
+            let mut hit = d & !pass;
+            while hit != 0 {
+                let p = w as u32 * 64 + hit.trailing_zeros();
+                hit &= hit - 1;
+                let (_, next) = self.pairs.known_meet(r, p);
+                self.conflict_at(src, self.pairs.event(p));
+                if let Some(q) = next {
+                    self.arrive(src, q);
+                }
+            }
+        }
+    }
+
+    /// Runs the backwards search to its end (or until a limit stops the whole search).
+    fn drain(&mut self, search: &mut Search<'_, M>) {
+        while let Some(n) = self.queue.pop() {
+            let slot = self.nodes[n as usize].queued;
+            self.nodes[n as usize].queued = NONE;
+            self.free_deltas.push(slot);
+            if search.poll() {
+                while let Some(m) = self.queue.pop() {
+                    self.free_deltas.push(self.nodes[m as usize].queued);
+                    self.nodes[m as usize].queued = NONE;
+                }
+                break;
+            }
+            let mut carry = std::mem::take(&mut self.carry);
+            std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
+            let mut t = self.nodes[n as usize].first_in;
+            while t != NONE {
+                self.cross(&carry, t);
+                t = self.edges[t as usize].next_in;
+            }
+            self.carry = carry;
+        }
+    }
+
+    /// Literal UpdateBacktrackSetDFS from `t`: every path of predecessors that does not repeat a
+    /// transition (the paper's T_exp), iteratively.
+    fn literal_dfs(&mut self, t: u32, p: PairId, search: &mut Search<'_, M>) {
+        struct Frame {
+            carried: Option<PairId>,
+            /// Next predecessor to try (an in-edge of the frame's transition's source).
+            next: u32,
+            curr: u32,
+        }
+        let mut on_path: FxHashSet<u32> = FxHashSet::default();
+        on_path.insert(t);
+        let first = self.nodes[self.edges[t as usize].src as usize].first_in;
+        let mut stack = vec![Frame { carried: Some(p), next: first, curr: t }];
+        while let Some(top) = stack.last_mut() {
+            if search.poll() {
+                return;
+            }
+            let (tb, Some(carried)) = (top.next, top.carried) else {
+                let f = stack.pop().expect("non-empty");
+                if stack.is_empty() {
+                    break;
+                }
+                on_path.remove(&f.curr);
+                continue;
+            };
+            if tb == NONE {
+                let f = stack.pop().expect("non-empty");
+                if stack.is_empty() {
+                    break;
+                }
+                on_path.remove(&f.curr);
+                continue;
+            }
+            top.next = self.edges[tb as usize].next_in;
+            if on_path.contains(&tb) {
+                continue;
+            }
+            let next = self.meet(tb, carried);
+            on_path.insert(tb);
+            let first = self.nodes[self.edges[tb as usize].src as usize].first_in;
+            stack.push(Frame { carried: next, next: first, curr: tb });
+        }
+    }
+
+    /// `no_graph_backtrack`: walk back along the current stack only (first `first`, when given,
+    /// then the stack edges from the top down).
+    fn stack_walk(&mut self, first: Option<u32>, p: PairId) {
+        let mut carried = Some(p);
+        if let Some(t) = first {
+            carried = self.meet(t, p);
+        }
+        for i in (0..self.stack_edges.len()).rev() {
+            let Some(c) = carried else {
+                return;
+            };
+            carried = self.meet(self.stack_edges[i], c);
+        }
+    }
+
+    /// Algorithm 3: after edge `t` reached a known state, set the backtrack points that the
+    /// transitions reachable from it would have set had they been explored again.
+    fn update_from_graph(&mut self, t: u32, search: &mut Search<'_, M>) {
+        if self.opts.no_match_update {
+            return;
+        }
+        let dst = self.edges[t as usize].dst;
+        if dst == NONE {
+            return;
+        }
+        if !self.opts.no_graph_backtrack && !self.opts.no_summaries {
+            // Appendix D: the summary of dst stands for everything reachable from it.
+            let mut set = std::mem::take(&mut self.scratch_bits);
+            set.clear();
+            set.extend_from_slice(&self.summaries[dst as usize * self.sw..(dst as usize + 1) * self.sw]);
+            self.cross(&set, t);
+            self.scratch_bits = set;
+            self.drain(search);
+            return;
+        }
+        // Forward reachability over R from dst.
+        let mut seen = FxHashSet::default();
+        let mut todo = vec![dst];
+        let mut reach = Vec::new();
+        seen.insert(dst);
+        while let Some(n) = todo.pop() {
+            if search.poll() {
+                return;
+            }
+            let mut r = self.nodes[n as usize].first_out;
+            while r != NONE {
+                reach.push(r);
+                let d = self.edges[r as usize].dst;
+                if d != NONE && seen.insert(d) {
+                    todo.push(d);
+                }
+                r = self.edges[r as usize].next_out;
+            }
+        }
+        for r in reach {
+            if search.poll() {
+                return;
+            }
+            let p = self.edges[r as usize].label;
+            if self.opts.no_graph_backtrack {
+                // Yang et al.: the reachable transition against the current stack, through t.
+                self.stack_walk(Some(t), p);
+            } else {
+                self.literal_dfs(r, p, search);
+            }
+        }
+    }
+
+    /// The paper's enable flags (Section 3: each event has a location that enabling or
+    /// disabling it writes), derived from the enabled sets so that any [`Model`] gets them: the
+    /// transition reads its own flag and writes the flag of every choice it enables or disables.
+    fn add_flag_accesses(&self, src: u32, dst: u32, c: Choice, acc: &mut Accesses) {
+        acc.push(Access { object: flag_object(c), write: false });
+        let (before, after) = (self.set(src, 0), self.set(dst, 0));
+        for i in 0..self.cw {
+            let mut changed = before[i] ^ after[i];
+            while changed != 0 {
+                let b = changed.trailing_zeros();
+                changed &= changed - 1;
+                acc.push(Access { object: flag_object(i as Choice * 64 + b), write: true });
+            }
+        }
+    }
+
+    /// The edge out of `src` for `c`, if taken before.
+    fn find_edge(&self, src: u32, c: Choice) -> Option<u32> {
+        let mut t = self.nodes[src as usize].first_out;
+        while t != NONE {
+            if self.pairs.event(self.edges[t as usize].label) == c {
+                return Some(t);
+            }
+            t = self.edges[t as usize].next_out;
+        }
+        None
+    }
+
+    /// The edge (src, c), created if new.
+    fn edge(&mut self, src: u32, c: Choice, dst: u32, mut acc: Accesses) -> u32 {
+        if let Some(t) = self.find_edge(src, c) {
+            return t;
+        }
+        acc.sort();
+        self.pairs.note_writes(&acc, &mut self.fresh_writes);
+        let label = self.pairs.intern(c, &acc).expect("a transition reads its own flag");
+        let row = self.pairs.row(label);
+        let t = self.edges.len() as u32;
+        self.edges.push(Edge { src, dst, label, row, next_in: NONE, next_out: NONE });
+        let s = &mut self.nodes[src as usize];
+        if s.last_out == NONE {
+            s.first_out = t;
+        } else {
+            let last = s.last_out;
+            self.edges[last as usize].next_out = t;
+        }
+        self.nodes[src as usize].last_out = t;
+        if dst != NONE {
+            let d = &mut self.nodes[dst as usize];
+            if d.last_in == NONE {
+                d.first_in = t;
+            } else {
+                let last = d.last_in;
+                self.edges[last as usize].next_in = t;
+            }
+            self.nodes[dst as usize].last_in = t;
+        }
+        t
+    }
+
+    /// Lines 2-16 of Algorithm 2 on entering `n`. False when the execution ends here (nothing
+    /// enabled).
+    fn enter(&mut self, n: u32, path: &[Choice], search: &mut Search<'_, M>) -> bool {
+        if self.pending(n).is_some() {
+            return true;
+        }
+        if self.set(n, 0).iter().all(|&w| w == 0) {
+            let node = &self.nodes[n as usize];
+            if let Some(g) = search.graph.as_mut() {
+                if self.model.outcome(&node.state).stuck {
+                    g.stuck.push(n);
+                }
+            }
+            search.terminal(&node.state, path);
+            self.end_execution(n);
+            return false;
+        }
+        let (en, done) = (self.set(n, 0), self.set(n, 2));
+        if let Some(e) = first_bit(en.iter().zip(done).map(|(&a, &d)| a & !d)) {
+            self.put(n, 1, e);
+            return true;
+        }
+        // Everything here is done, but the execution must go on past this revisit: re-fire the
+        // enabled event that fired least recently on this execution, so that every event of a
+        // state the execution keeps returning to gets its turn and a full cycle can close.
+        let mut best: (i64, Choice) = (i64::MAX, NONE);
+        for_each_bit(self.set(n, 0), |e| {
+            let at = self.fired_at[e as usize];
+            let last = if at >= self.exec_base { (at - self.exec_base) as i64 } else { -1 };
+            if best.1 == NONE || last < best.0 {
+                best = (last, e);
+            }
+        });
+        self.refires += 1;
+        let e = best.1;
+        self.sets[(n as usize * 3 + 2) * self.cw + e as usize / 64] &= !(1 << (e % 64));
+        true
+    }
+
+    /// Algorithm 2, Explore(root), with an explicit stack of frames.
+    fn explore(&mut self, root: u32, search: &mut Search<'_, M>) {
+        let mut path = self.schedule_to(root);
+        self.exec_base += self.exec.len() as u64 + 1;
+        self.exec.clear();
+        self.stack_edges.clear();
+        let mut frames: Vec<u32> = Vec::new();
+        if self.enter(root, &path, search) {
+            frames.push(root);
+        }
+        while let Some(&s) = frames.last() {
+            // Polled, not just read: long runs of frames can pop without a transition.
+            if search.poll() {
+                return;
+            }
+            let Some(b) = self.pending(s) else {
+                frames.pop();
+                if !frames.is_empty() {
+                    path.pop();
+                    self.stack_edges.pop();
+                }
+                continue;
+            };
+            self.put(s, 2, b);
+            let mut acc = Accesses::new();
+            self.model.accesses(&self.nodes[s as usize].state, b, &mut acc);
+            let label = search
+                .graph
+                .as_ref()
+                .filter(|g| !g.overflowed)
+                .map(|_| self.model.describe(&self.nodes[s as usize].state, b));
+            let mut next = self.nodes[s as usize].state.clone();
+            let result = self.model.step(&mut next, b);
+            path.push(b);
+            search.transition(path.len());
+            if let Err(err) = result {
+                acc.push(Access { object: flag_object(b), write: false });
+                if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+                    g.add_edge(s, Target::Error, label);
+                }
+                search.error(err, &path);
+                path.pop();
+                let t = self.edge(s, b, NONE, acc);
+                self.update_backtrack_set(t, search);
+                // Nothing runs after an error, so the conflicts its continuation would reveal
+                // never show up: explore everything enabled here instead (as for a blocked step).
+                self.add_all_enabled(s);
+                self.end_execution(s);
+                continue;
+            }
+            let (dst, fresh) = self.intern(next, (s, b), search);
+            self.add_flag_accesses(s, dst, b, &mut acc);
+            if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+                g.add_edge(s, Target::State(dst), label);
+            }
+            let t = self.edge(s, b, dst, acc);
+            // Line 22: events this transition disables are explored here as well.
+            for i in 0..self.cw {
+                let mut off = self.set(s, 0)[i] & !self.set(dst, 0)[i];
+                while off != 0 {
+                    let e = i as Choice * 64 + off.trailing_zeros();
+                    off &= off - 1;
+                    self.add_backtrack(s, e);
+                }
+            }
+            self.update_backtrack_set(t, search);
+            let in_history = self.nodes[dst as usize].in_history;
+            let revisit = !fresh && !in_history && self.nodes[dst as usize].s_pos != NONE;
+            if in_history || (revisit && self.is_full_cycle(t)) {
+                self.update_from_graph(t, search);
+                if in_history {
+                    search.state_match();
+                } else {
+                    search.end_execution();
+                }
+                self.end_execution(s);
+                path.pop();
+                continue;
+            }
+            if revisit && self.over_budget() {
+                // The execution keeps cycling without closing a full cycle (some event is owed by
+                // a state it left behind). End it under the classic cycle proviso instead: every
+                // state of the execution is expanded fully, which keeps the reduction sound.
+                for i in 0..=self.exec.len() {
+                    let src = if i < self.exec.len() { self.edges[self.exec[i] as usize].src } else { s };
+                    self.add_all_enabled(src);
+                }
+                self.update_from_graph(t, search);
+                search.end_execution();
+                self.end_execution(s);
+                path.pop();
+                continue;
+            }
+            if revisit {
+                self.update_from_graph(t, search);
+            }
+            self.push_exec(t);
+            if self.enter(dst, &path, search) {
+                frames.push(dst);
+                self.stack_edges.push(t);
+            } else {
+                path.pop();
+            }
+        }
+    }
+}

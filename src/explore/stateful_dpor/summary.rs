@@ -1,0 +1,323 @@
+//! What the backwards search carries, numbered densely so that a state's Appendix D summary is a
+//! bitset.
+//!
+//! The search carries pairs (event to backtrack for, accesses still looking for a conflict).
+//! Few distinct pairs occur (a few hundred on the generated 78-event models, where states hold
+//! a hundred or more each), so each pair gets a dense [`PairId`] and a summary is one bit per
+//! pair. An edge's label is a pair too: its event and its accesses. Meeting a carried pair with
+//! an edge (lines 8-16 of Algorithm 5) depends only on the two pairs, so it is computed once per
+//! (label, pair) and kept per label as two bitsets (pairs met so far, and those of them that
+//! pass unchanged because nothing conflicts) plus the results of the conflicting ones. A whole
+//! summary then crosses an edge a word at a time, and only conflicting pairs are looked at one
+//! by one.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::model::{Accesses, Choice};
+
+/// Dense id of an (event, access list) pair.
+pub(super) type PairId = u32;
+
+/// Absent (no node, no edge, no pair).
+pub(super) const NONE: u32 = u32::MAX;
+
+/// Sets bit `i` of `words` (grown as needed); true when it was clear.
+#[inline]
+pub(super) fn set_bit(words: &mut Vec<u64>, i: u32) -> bool {
+    let w = i as usize / 64;
+    if w >= words.len() {
+        words.resize(w + 1, 0);
+    }
+    let m = 1u64 << (i % 64);
+    let was = words[w] & m;
+    words[w] |= m;
+    was == 0
+}
+
+#[inline]
+pub(super) fn has_bit(words: &[u64], i: u32) -> bool {
+    words.get(i as usize / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+}
+
+/// Calls `f` with every set bit of `words`, ascending.
+#[inline]
+pub(super) fn for_each_bit(words: &[u64], mut f: impl FnMut(u32)) {
+    for (w, &word) in words.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let b = x.trailing_zeros();
+            x &= x - 1;
+            f(w as u32 * 64 + b);
+        }
+    }
+}
+
+/// Per edge label: what meeting each pair met so far gives.
+#[derive(Default)]
+pub(super) struct Row {
+    /// Pairs already met with this label.
+    pub(super) known: Vec<u64>,
+    /// Of those, the ones that do not conflict with it: they go on unchanged.
+    pub(super) pass: Vec<u64>,
+    /// The conflicting ones: pair -> what goes on past the edge (pair id + 1; 0 when no access
+    /// is left).
+    conflicting: FxHashMap<PairId, u32>,
+}
+
+/// Interned access lists and pairs, and the memoized meets.
+pub(super) struct Pairs {
+    lists: Vec<Accesses>,
+    list_ids: FxHashMap<Accesses, u32>,
+    pairs: Vec<(Choice, u32)>,
+    pair_ids: FxHashMap<(Choice, u32), PairId>,
+    /// Per pair, its row when it labels an edge (else [`NONE`]).
+    row_of: Vec<u32>,
+    rows: Vec<Row>,
+    /// `no_per_location`: a conflict ends the search along that path (nothing goes on past it).
+    whole_transition: bool,
+    /// Objects some edge of the graph writes. A read of any other object conflicts with no
+    /// edge, so the search leaves it behind (see [`Pairs::trim`]).
+    written: FxHashSet<u32>,
+    /// Per pair, [`Pairs::trim`]'s answer (pair id + 1, 0 for nothing left; [`NONE`]: not yet),
+    /// forgotten whenever an object is first written.
+    trimmed: Vec<u32>,
+}
+
+impl Pairs {
+    pub(super) fn new(whole_transition: bool) -> Self {
+        Pairs {
+            lists: Vec::new(),
+            list_ids: FxHashMap::default(),
+            pairs: Vec::new(),
+            pair_ids: FxHashMap::default(),
+            row_of: Vec::new(),
+            rows: Vec::new(),
+            whole_transition,
+            written: FxHashSet::default(),
+            trimmed: Vec::new(),
+        }
+    }
+
+    /// Number of pairs so far (ids are below it).
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    #[inline]
+    pub(super) fn event(&self, p: PairId) -> Choice {
+        self.pairs[p as usize].0
+    }
+
+    #[cfg(test)]
+    pub(super) fn accesses(&self, p: PairId) -> &Accesses {
+        &self.lists[self.pairs[p as usize].1 as usize]
+    }
+
+    /// The pair (e, acc) with `acc` sorted; None when `acc` is empty (it can conflict with
+    /// nothing, so nothing carries it).
+    pub(super) fn intern(&mut self, e: Choice, acc: &Accesses) -> Option<PairId> {
+        if acc.is_empty() {
+            return None;
+        }
+        let list = match self.list_ids.get(acc) {
+            Some(&l) => l,
+            None => {
+                let l = self.lists.len() as u32;
+                self.lists.push(acc.clone());
+                self.list_ids.insert(acc.clone(), l);
+                l
+            }
+        };
+        Some(self.pair_of(e, list))
+    }
+
+    fn pair_of(&mut self, e: Choice, list: u32) -> PairId {
+        if let Some(&p) = self.pair_ids.get(&(e, list)) {
+            return p;
+        }
+        let p = self.pairs.len() as PairId;
+        self.pairs.push((e, list));
+        self.pair_ids.insert((e, list), p);
+        self.row_of.push(NONE);
+        self.trimmed.push(NONE);
+        p
+    }
+
+    /// Notes the writes of a new edge's accesses; appends to `fresh` the objects no edge wrote
+    /// before.
+    pub(super) fn note_writes(&mut self, acc: &Accesses, fresh: &mut Vec<u32>) {
+        for a in acc {
+            if a.write && self.written.insert(a.object) {
+                fresh.push(a.object);
+                self.trimmed.fill(NONE);
+            }
+        }
+    }
+
+    /// Whether pair `p` reads one of `objects`.
+    pub(super) fn reads_any(&self, p: PairId, objects: &[u32]) -> bool {
+        self.lists[self.pairs[p as usize].1 as usize].iter().any(|a| !a.write && objects.contains(&a.object))
+    }
+
+    /// Pair `p` without its reads of objects that no edge writes (yet): those conflict with
+    /// nothing, so carrying them would set no backtrack point, only keep the pair travelling to
+    /// s0 and fill every summary on the way. None when nothing is left. When an object is
+    /// first written, the caller starts the search again from every edge that reads it.
+    pub(super) fn trim(&mut self, p: PairId) -> Option<PairId> {
+        let known = self.trimmed[p as usize];
+        if known != NONE {
+            return known.checked_sub(1);
+        }
+        let (e, list) = self.pairs[p as usize];
+        let acc = &self.lists[list as usize];
+        let q = if acc.iter().all(|a| a.write || self.written.contains(&a.object)) {
+            Some(p)
+        } else {
+            let live: Accesses = acc.iter().copied().filter(|a| a.write || self.written.contains(&a.object)).collect();
+            self.intern(e, &live)
+        };
+        self.trimmed[p as usize] = q.map_or(0, |q| q + 1);
+        q
+    }
+
+    /// The row of label `l` (an edge's pair), created on first use.
+    pub(super) fn row(&mut self, l: PairId) -> u32 {
+        let r = self.row_of[l as usize];
+        if r != NONE {
+            return r;
+        }
+        let r = self.rows.len() as u32;
+        self.rows.push(Row::default());
+        self.row_of[l as usize] = r;
+        r
+    }
+
+    #[inline]
+    pub(super) fn row_ref(&self, r: u32) -> &Row {
+        &self.rows[r as usize]
+    }
+
+    /// Lines 8-16 of Algorithm 5 for carried pair `p` and an edge labelled `l` (row `r`):
+    /// whether they conflict, and what goes on past the edge.
+    pub(super) fn meet(&mut self, l: PairId, r: u32, p: PairId) -> (bool, Option<PairId>) {
+        if !has_bit(&self.rows[r as usize].known, p) {
+            self.classify(l, r, p);
+        }
+        self.known_meet(r, p)
+    }
+
+    /// [`Pairs::meet`] for a pair already classified against row `r`.
+    #[inline]
+    pub(super) fn known_meet(&self, r: u32, p: PairId) -> (bool, Option<PairId>) {
+        let row = &self.rows[r as usize];
+        if has_bit(&row.pass, p) {
+            return (false, Some(p));
+        }
+        let next = row.conflicting[&p];
+        (true, next.checked_sub(1))
+    }
+
+    /// Makes sure every pair of `set` has been met with label `l` (row `r`).
+    pub(super) fn classify_all(&mut self, l: PairId, r: u32, set: &[u64]) {
+        for (w, &bits) in set.iter().enumerate() {
+            let known = self.rows[r as usize].known.get(w).copied().unwrap_or(0);
+            let mut todo = bits & !known;
+            while todo != 0 {
+                let b = todo.trailing_zeros();
+                todo &= todo - 1;
+                self.classify(l, r, w as u32 * 64 + b);
+            }
+        }
+    }
+
+    fn classify(&mut self, l: PairId, r: u32, p: PairId) {
+        let (l_event, l_list) = self.pairs[l as usize];
+        let p_list = self.pairs[p as usize].1;
+        let (mine, theirs) = (&self.lists[l_list as usize], &self.lists[p_list as usize]);
+        let clash = |x: &crate::model::Access| mine.iter().any(|y| y.object == x.object && (x.write || y.write));
+        let conflict = theirs.iter().any(clash);
+        let row_known = &mut self.rows[r as usize].known;
+        set_bit(row_known, p);
+        if !conflict {
+            set_bit(&mut self.rows[r as usize].pass, p);
+            return;
+        }
+        // Line 14: past a conflict the search goes on for the edge's own event.
+        let rest: Accesses = if self.whole_transition {
+            Accesses::new()
+        } else {
+            theirs.iter().copied().filter(|x| !clash(x)).collect()
+        };
+        let next = match self.intern(l_event, &rest) {
+            Some(q) => q + 1,
+            None => 0,
+        };
+        self.rows[r as usize].conflicting.insert(p, next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Access;
+
+    fn acc(list: &[(u32, bool)]) -> Accesses {
+        list.iter().map(|&(object, write)| Access { object, write }).collect()
+    }
+
+    #[test]
+    fn bits() {
+        let mut w = Vec::new();
+        assert!(set_bit(&mut w, 3));
+        assert!(!set_bit(&mut w, 3));
+        assert!(set_bit(&mut w, 130));
+        assert!(has_bit(&w, 130) && has_bit(&w, 3) && !has_bit(&w, 4) && !has_bit(&w, 1000));
+        let mut seen = Vec::new();
+        for_each_bit(&w, |b| seen.push(b));
+        assert_eq!(seen, [3, 130]);
+    }
+
+    #[test]
+    fn meet_drops_the_conflicting_accesses_and_switches_event() {
+        let mut p = Pairs::new(false);
+        let edge = p.intern(7, &acc(&[(1, true)])).unwrap();
+        let carried = p.intern(2, &acc(&[(1, false), (5, false)])).unwrap();
+        let unrelated = p.intern(3, &acc(&[(5, true)])).unwrap();
+        let r = p.row(edge);
+        assert_eq!(p.meet(edge, r, unrelated), (false, Some(unrelated)));
+        let (conflict, next) = p.meet(edge, r, carried);
+        assert!(conflict);
+        let next = next.unwrap();
+        assert_eq!(p.event(next), 7);
+        assert_eq!(p.accesses(next).as_slice(), acc(&[(5, false)]).as_slice());
+        // Reads do not conflict with reads; the last access conflicting leaves nothing.
+        let reader = p.intern(4, &acc(&[(1, false)])).unwrap();
+        let r2 = p.row(reader);
+        assert_eq!(p.meet(reader, r2, carried), (false, Some(carried)));
+        assert_eq!(p.meet(edge, r, reader), (true, None));
+        let mut whole = Pairs::new(true);
+        let edge = whole.intern(7, &acc(&[(1, true)])).unwrap();
+        let carried = whole.intern(2, &acc(&[(1, false), (5, false)])).unwrap();
+        let r = whole.row(edge);
+        assert_eq!(whole.meet(edge, r, carried), (true, None));
+    }
+
+    #[test]
+    fn reads_of_unwritten_objects_are_left_behind_until_written() {
+        let mut p = Pairs::new(false);
+        let reader = p.intern(1, &acc(&[(3, false), (4, false)])).unwrap();
+        let mut fresh = Vec::new();
+        p.note_writes(&acc(&[(4, true)]), &mut fresh);
+        assert_eq!(fresh, [4]);
+        let trimmed = p.trim(reader).unwrap();
+        assert_eq!(p.accesses(trimmed).as_slice(), acc(&[(4, false)]).as_slice());
+        assert!(p.reads_any(reader, &[3]) && !p.reads_any(reader, &[5]));
+        fresh.clear();
+        p.note_writes(&acc(&[(3, true), (4, true)]), &mut fresh);
+        assert_eq!(fresh, [3]);
+        assert_eq!(p.trim(reader), Some(reader));
+        let only_unwritten = p.intern(2, &acc(&[(9, false)])).unwrap();
+        assert_eq!(p.trim(only_unwritten), None);
+    }
+}
