@@ -421,35 +421,57 @@ fn walk_in_place<M: Model>(
             back(&mut state, &mut log, &mut path);
             continue;
         }
-        if seen.stateful() {
-            key.clear();
-            model.encode(&state, &mut key);
-        }
-        let (new, id, bytes) = seen.visit(&key);
-        if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
-            g.add_edge(from, Target::State(id), label);
-        }
-        if !new {
-            search.state_match();
+        let Some(id) = arrive(search, seen, &mut key, &state, from, label) else {
             back(&mut state, &mut log, &mut path);
             continue;
-        }
-        if seen.stateful() {
-            *search.stats.stored_state_bytes.get_or_insert(0) += bytes;
-            search.new_state();
-        }
+        };
         if model.next_enabled(&state, 0).is_none() {
-            if let Some(g) = search.graph.as_mut() {
-                if model.outcome(&state).stuck {
-                    g.stuck.push(id);
-                }
-            }
-            search.terminal(&state, &path);
+            end_at(search, &state, id, &path);
             back(&mut state, &mut log, &mut path);
             continue;
         }
         stack.push(Mark { id, next: 0, undo_from });
     }
+}
+
+/// A step from state `from` reached `state`: looks it up in the visited set (stateful search)
+/// and records the edge for `--dot`. Its id when the search goes on from it (a new state, or
+/// any state of a stateless search), None at a state match.
+fn arrive<M: Model>(
+    search: &mut Search<'_, M>,
+    seen: &mut Seen<'_>,
+    key: &mut Vec<u32>,
+    state: &M::State,
+    from: u32,
+    label: Option<String>,
+) -> Option<u32> {
+    if seen.stateful() {
+        key.clear();
+        search.model.encode(state, key);
+    }
+    let (new, id, bytes) = seen.visit(key);
+    if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
+        g.add_edge(from, Target::State(id), label);
+    }
+    if !new {
+        search.state_match();
+        return None;
+    }
+    if seen.stateful() {
+        *search.stats.stored_state_bytes.get_or_insert(0) += bytes;
+        search.new_state();
+    }
+    Some(id)
+}
+
+/// An execution ends at `state` (nothing enabled): its outcome is recorded.
+fn end_at<M: Model>(search: &mut Search<'_, M>, state: &M::State, id: u32, path: &[Choice]) {
+    if let Some(g) = search.graph.as_mut() {
+        if search.model.outcome(state).stuck {
+            g.stuck.push(id);
+        }
+    }
+    search.terminal(state, path);
 }
 
 /// Depth-first from `state` (already counted), reached by `path`, keeping a copy of the state
@@ -501,32 +523,14 @@ fn walk_cloning<M: Model>(
             path.pop();
             continue;
         }
-        if seen.stateful() {
-            key.clear();
-            model.encode(&state, &mut key);
-        }
-        let (new, id, bytes) = seen.visit(&key);
-        if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
-            g.add_edge(from, Target::State(id), label);
-        }
-        if !new {
-            search.state_match();
+        let Some(id) = arrive(search, seen, &mut key, &state, from, label) else {
             path.pop();
             continue;
-        }
-        if seen.stateful() {
-            *search.stats.stored_state_bytes.get_or_insert(0) += bytes;
-            search.new_state();
-        }
+        };
         let mut enabled = Vec::new();
         model.enabled(&state, &mut enabled);
         if enabled.is_empty() {
-            if let Some(g) = search.graph.as_mut() {
-                if model.outcome(&state).stuck {
-                    g.stuck.push(id);
-                }
-            }
-            search.terminal(&state, &path);
+            end_at(search, &state, id, &path);
             path.pop();
             continue;
         }
