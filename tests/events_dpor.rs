@@ -94,6 +94,25 @@ fn smartthings_pairs_match_exhaustive_search() {
     assert!(with_conflicts >= 2, "at least two pairs have a conflict --conflicts reports");
 }
 
+/// The largest pair (17 events): unbounded it is too connected by conflicts for any state to be
+/// skipped (docs/stateful-dpor.md), and stateful-dpor must still find exactly what `full` finds;
+/// under `--bound 1` the larger runs are left to `compare` (millions of states).
+#[test]
+fn largest_pair_matches_exhaustive_search() {
+    let m = load_file(
+        "traces/smartthings/lighting-director--step-notifier.events",
+        EventOptions { conflicts: false, bound: None },
+    );
+    let (fs, full) = explore(&m, &mut tracepor::explore::full::Full);
+    let (ds, dpor) = explore(&m, &mut StatefulDpor::new());
+    assert!(fs.finished && ds.finished);
+    assert_eq!(findings(&dpor), findings(&full));
+    schedules_replay(&m, &dpor);
+    assert_eq!(fs.states, Some(18_720));
+    assert_eq!(ds.states, fs.states, "every enabled event is explored at every state");
+    assert!(ds.executions < fs.executions);
+}
+
 /// `n` independent one-shot handlers, each writing its own variable.
 fn independent(n: usize, one_shot: bool) -> EventModel {
     let mut text = String::from("model events\n");
