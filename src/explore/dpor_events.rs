@@ -46,11 +46,9 @@ use super::{Search, Strategy};
 use crate::model::events::{EventModel, EventState};
 use crate::model::{conflicting, Choice, Model};
 
-/// The transition taken from a state of the current path.
+/// The transition taken from a state of the current path (its clock is the frame's).
 struct Taken {
     event: Choice,
-    /// Entry q: 1 + the path position of q's latest transition that happens before this one.
-    clock: Vec<u32>,
     /// It failed: the state after it is the state before it, and `event` stopped.
     errored: bool,
     /// `last[event]` before this transition, restored when it is undone.
@@ -65,6 +63,9 @@ struct Frame {
     backtrack: Vec<bool>,
     done: Vec<bool>,
     taken: Option<Taken>,
+    /// Clock of the transition taken from here (valid while `taken` is set). Entry q: 1 + the
+    /// path position of q's latest transition that happens before it.
+    clock: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -91,6 +92,7 @@ impl Strategy<EventModel> for DporEvents {
             errors_on_path: 0,
             continue_after_errors: self.continue_after_errors,
             frames: Vec::new(),
+            spare: Vec::new(),
             path: Vec::new(),
             zero: vec![0; n],
         };
@@ -117,34 +119,59 @@ struct Walk {
     errors_on_path: usize,
     continue_after_errors: bool,
     frames: Vec<Frame>,
+    /// Frames popped from the path, kept for their buffers (no allocation per transition).
+    spare: Vec<Frame>,
     /// The transitions taken, failed ones included.
     path: Vec<Choice>,
     zero: Vec<u32>,
 }
 
 impl Walk {
-    fn frame(&self, model: &EventModel, state: EventState) -> Frame {
-        let mut enabled = Vec::new();
-        model.enabled(&state, &mut enabled);
-        enabled.retain(|&e| !self.stopped[e as usize]);
-        let mut backtrack = vec![false; self.n];
-        if let Some(&first) = enabled.first() {
-            backtrack[first as usize] = true;
+    /// A spare frame (or a new one) holding a copy of `state`, its sets not yet filled in.
+    fn frame_from(spare: &mut Vec<Frame>, state: &EventState) -> Frame {
+        match spare.pop() {
+            Some(mut f) => {
+                f.state.clone_from(state);
+                f
+            }
+            None => Frame {
+                state: state.clone(),
+                enabled: Vec::new(),
+                backtrack: Vec::new(),
+                done: Vec::new(),
+                taken: None,
+                clock: Vec::new(),
+            },
         }
-        Frame { state, enabled, backtrack, done: vec![false; self.n], taken: None }
+    }
+
+    /// Fills in the enabled events of `f`'s state, the first of them as its backtrack set.
+    fn observe(&self, model: &EventModel, f: &mut Frame) {
+        f.enabled.clear();
+        model.enabled(&f.state, &mut f.enabled);
+        f.enabled.retain(|&e| !self.stopped[e as usize]);
+        f.backtrack.clear();
+        f.backtrack.resize(self.n, false);
+        f.done.clear();
+        f.done.resize(self.n, false);
+        f.taken = None;
+        if let Some(&first) = f.enabled.first() {
+            f.backtrack[first as usize] = true;
+        }
     }
 
     /// Clock of the latest transition of `p` on the path: what happens before p's next one.
     fn clock_of(&self, p: Choice) -> &[u32] {
         match self.last[p as usize] {
             0 => &self.zero,
-            l => &self.frames[l as usize - 1].taken.as_ref().expect("taken").clock,
+            l => &self.frames[l as usize - 1].clock,
         }
     }
 
     fn run(&mut self, search: &mut Search<'_, EventModel>) {
         let model = search.model;
-        let first = self.frame(model, model.initial());
+        let mut first = Self::frame_from(&mut self.spare, &model.initial());
+        self.observe(model, &mut first);
         if first.enabled.is_empty() {
             search.terminal(&first.state, &self.path);
             return;
@@ -164,15 +191,18 @@ impl Walk {
             }
             let f = &mut self.frames[k];
             let Some(c) = f.enabled.iter().copied().find(|&q| f.backtrack[q as usize] && !f.done[q as usize]) else {
-                self.frames.pop();
+                let popped = self.frames.pop().expect("a frame");
+                self.spare.push(popped);
                 continue;
             };
             f.done[c as usize] = true;
-            let clock = self.new_clock(c, k);
-            let mut state = self.frames[k].state.clone();
+            let mut clock = std::mem::take(&mut self.frames[k].clock);
+            self.new_clock(c, k, &mut clock);
+            self.frames[k].clock = clock;
+            let mut next = Self::frame_from(&mut self.spare, &self.frames[k].state);
             self.path.push(c);
             search.transition(self.path.len());
-            let errored = match model.step(&mut state, c) {
+            let errored = match model.step(&mut next.state, c) {
                 Ok(()) => false,
                 Err(e) => {
                     search.error(e, &self.schedule());
@@ -184,10 +214,11 @@ impl Walk {
                             f.backtrack[q as usize] = true;
                         }
                         self.path.pop();
+                        self.spare.push(next);
                         continue;
                     }
                     // The failed transition changes nothing; its event stops.
-                    state = self.frames[k].state.clone();
+                    next.state.clone_from(&self.frames[k].state);
                     true
                 }
             };
@@ -197,13 +228,14 @@ impl Walk {
                 self.stopped[c as usize] = true;
                 self.errors_on_path += 1;
             }
-            self.frames[k].taken = Some(Taken { event: c, clock, errored, prev_last });
-            let next = self.frame(model, state);
+            self.frames[k].taken = Some(Taken { event: c, errored, prev_last });
+            self.observe(model, &mut next);
             self.add_races(model, &next.state);
             if next.enabled.is_empty() {
                 if self.errors_on_path == 0 {
                     search.terminal(&next.state, &self.path);
                 }
+                self.spare.push(next);
                 continue;
             }
             self.frames.push(next);
@@ -221,8 +253,9 @@ impl Walk {
     /// Vector clock of `c` taken at path position `k`: the join of the clocks of the latest
     /// transition of `c` and of every event dependent with `c` (earlier transitions of one event
     /// happen before its latest, so their clocks are below it).
-    fn new_clock(&self, c: Choice, k: usize) -> Vec<u32> {
-        let mut clock = self.clock_of(c).to_vec();
+    fn new_clock(&self, c: Choice, k: usize, clock: &mut Vec<u32>) {
+        clock.clear();
+        clock.extend_from_slice(self.clock_of(c));
         for &q in &self.dependent[c as usize] {
             if self.last[q as usize] != 0 {
                 for (a, &b) in clock.iter_mut().zip(self.clock_of(q)) {
@@ -231,7 +264,6 @@ impl Walk {
             }
         }
         clock[c as usize] = k as u32 + 1;
-        clock
     }
 
     /// FG's race step at the newest state `s` (after the path): for the next transition of

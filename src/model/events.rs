@@ -32,12 +32,23 @@ pub struct EventOptions {
 
 /// A configuration: `[values | enable flags | last writers (conflicts) | fire counts (bound)]`.
 /// Last writers hold `app + 1`, 0 for "nobody yet".
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct EventState {
     slots: Vec<i64>,
     /// The same slots bit-packed by the model's [`Field`]s (unused bits zero, so equal states
     /// have equal words); kept in step with `slots` by every write.
     packed: SmallVec<[u64; 4]>,
+}
+
+impl Clone for EventState {
+    fn clone(&self) -> Self {
+        EventState { slots: self.slots.clone(), packed: self.packed.clone() }
+    }
+    /// Into the buffers already there: strategies that copy a state per step reuse one.
+    fn clone_from(&mut self, source: &Self) {
+        self.slots.clone_from(&source.slots);
+        self.packed.clone_from(&source.packed);
+    }
 }
 
 /// Where a slot lives in the packed words: `value - lo` in the bits `mask << shift` of `word`.
