@@ -493,12 +493,13 @@ fn walk_cloning<M: Model>(
         return;
     }
     let mut stack = vec![Frame { state, id, enabled, next: 0 }];
+    let mut spare: Vec<Frame<M::State>> = Vec::new();
     while let Some(top) = stack.last_mut() {
         if search.stopped() {
             break;
         }
         if top.next == top.enabled.len() {
-            stack.pop();
+            spare.extend(stack.pop());
             if path.len() > base {
                 path.pop();
             }
@@ -508,33 +509,45 @@ fn walk_cloning<M: Model>(
         top.next += 1;
         let from = top.id;
         let label = search.graph.as_ref().filter(|g| !g.overflowed).map(|_| model.describe(&top.state, c));
-        let mut state = top.state.clone();
+        // Frames of popped or never-pushed states are reused: no allocation per transition.
+        let mut next = match spare.pop() {
+            Some(mut f) => {
+                f.state.clone_from(&top.state);
+                f
+            }
+            None => Frame { state: top.state.clone(), id, enabled: Vec::new(), next: 0 },
+        };
         path.push(c);
         search.transition(path.len());
         if let Some(u) = search.stats.unique_transitions.as_mut() {
             // Each stored state is expanded once, so every edge walked is a new one.
             *u += 1;
         }
-        if let Err(e) = model.step(&mut state, c) {
+        if let Err(e) = model.step(&mut next.state, c) {
             if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
                 g.add_edge(from, Target::Error, label);
             }
             search.error(e, &path);
             path.pop();
+            spare.push(next);
             continue;
         }
-        let Some(id) = arrive(search, seen, &mut key, &state, from, label) else {
+        let Some(id) = arrive(search, seen, &mut key, &next.state, from, label) else {
             path.pop();
+            spare.push(next);
             continue;
         };
-        let mut enabled = Vec::new();
-        model.enabled(&state, &mut enabled);
-        if enabled.is_empty() {
-            end_at(search, &state, id, &path);
+        next.enabled.clear();
+        model.enabled(&next.state, &mut next.enabled);
+        if next.enabled.is_empty() {
+            end_at(search, &next.state, id, &path);
             path.pop();
+            spare.push(next);
             continue;
         }
-        stack.push(Frame { state, id, enabled, next: 0 });
+        next.id = id;
+        next.next = 0;
+        stack.push(next);
     }
 }
 

@@ -399,7 +399,7 @@ impl<'m> Engine<'m> {
         let op = frame.next_op(c).expect("an enabled thread has a next operation");
         // Popped frames are reused: cloning into them keeps their allocations.
         let mut next = self.pool.pop().unwrap_or_else(|| Frame::new(frame.state.clone(), model));
-        next.state.copy_from(&frame.state);
+        next.state.clone_from(&frame.state);
         next.next.clone_from(&frame.next);
         next.enabled.clone_from(&frame.enabled);
         let _ = model.step(&mut next.state, c);

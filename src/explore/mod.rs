@@ -47,6 +47,9 @@ pub trait Strategy<M: Model> {
     fn run(&mut self, search: &mut Search<'_, M>);
 }
 
+/// What `--progress` is shown through: called with the figures so far and the time spent.
+pub type Progress<'m> = Box<dyn FnMut(&Stats, Duration) + Send + 'm>;
+
 /// The state of one search: counters, limits, and what was found so far.
 pub struct Search<'m, M: Model> {
     pub model: &'m M,
@@ -63,7 +66,7 @@ pub struct Search<'m, M: Model> {
     group: Option<Arc<Group>>,
     tick: u32,
     /// Called every few thousand transitions with the figures so far (progress display).
-    pub progress: Option<Box<dyn FnMut(&Stats, Duration) + Send + 'm>>,
+    pub progress: Option<Progress<'m>>,
     /// The explored state graph, when asked for (`--dot`).
     pub graph: Option<graph::StateGraph>,
 }
@@ -199,10 +202,8 @@ impl<'m, M: Model> Search<'m, M> {
         self.stats.executions += 1;
         let outcome = self.model.outcome(state);
         self.found.add_outcome(outcome, path);
-        if self.limits.stop_at_first_error && self.found.deadlocks() > 0 {
-            if self.stop.is_none() {
-                self.halt(StopReason::FirstError);
-            }
+        if self.limits.stop_at_first_error && self.found.deadlocks() > 0 && self.stop.is_none() {
+            self.halt(StopReason::FirstError);
         }
     }
 
@@ -223,10 +224,8 @@ impl<'m, M: Model> Search<'m, M> {
     pub fn error(&mut self, error: ModelError, path: &[Choice]) {
         self.stats.executions += 1;
         self.found.add_error(error, path);
-        if self.limits.stop_at_first_error {
-            if self.stop.is_none() {
-                self.halt(StopReason::FirstError);
-            }
+        if self.limits.stop_at_first_error && self.stop.is_none() {
+            self.halt(StopReason::FirstError);
         }
     }
 

@@ -68,9 +68,20 @@ pub struct EmModel {
 /// regions (own positions, handler positions, queue lengths, queue slots, last writes,
 /// reads-from), then regions that follow from the key (running handler, notifies, locks,
 /// executed bits).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct EmState {
     buf: Vec<u32>,
+}
+
+impl Clone for EmState {
+    fn clone(&self) -> Self {
+        EmState { buf: self.buf.clone() }
+    }
+    /// Into the buffer already there (a derived `clone_from` would allocate anew; searches
+    /// copy a state per step).
+    fn clone_from(&mut self, other: &Self) {
+        self.buf.clone_from(&other.buf);
+    }
 }
 
 // Header slots holding region offsets.
@@ -114,11 +125,6 @@ impl EmState {
     }
     pub fn executed_count(&self) -> usize {
         self.buf[self.buf[EXECUTED] as usize..].iter().map(|w| w.count_ones() as usize).sum()
-    }
-    /// Makes `self` equal to `other`, reusing `self`'s allocations (a derived `clone_from`
-    /// would allocate anew; stateless searches copy a state per step).
-    pub fn copy_from(&mut self, other: &EmState) {
-        self.buf.clone_from(&other.buf);
     }
 
     /// Messages queued on thread `t`, front first.

@@ -157,7 +157,7 @@ pub fn parse_schedule<M: Model + ?Sized>(model: &M, text: &str) -> Result<Vec<Ch
             None => (item, 1),
         };
         let c = model.parse_choice(name).ok_or_else(|| format!("unknown choice `{name}` in schedule"))?;
-        path.extend(std::iter::repeat(c).take(count));
+        path.extend(std::iter::repeat_n(c, count));
     }
     Ok(path)
 }

@@ -137,6 +137,9 @@ struct Run<'a, M: Model> {
     stack_edges: Vec<u32>,
     scratch_enc: Vec<u32>,
     scratch_enc2: Vec<u32>,
+    /// A successor that matched a known state (or failed), kept for its buffers: the next
+    /// step is computed into it, so only a new state costs an allocation.
+    scratch_state: Option<M::State>,
     scratch_en: Vec<Choice>,
     scratch_bits: Vec<u64>,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
@@ -187,6 +190,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             stack_edges: Vec::new(),
             scratch_enc: Vec::new(),
             scratch_enc2: Vec::new(),
+            scratch_state: None,
             scratch_en: Vec::new(),
             scratch_bits: Vec::new(),
             refires: 0,
@@ -264,6 +268,7 @@ impl<'a, M: Model> Run<'a, M> {
             self.scratch_enc2.clear();
             self.model.encode(&self.nodes[cand as usize].state, &mut self.scratch_enc2);
             if self.scratch_enc2 == self.scratch_enc {
+                self.scratch_state = Some(state);
                 return (cand, false);
             }
             cand = self.nodes[cand as usize].same_hash;
@@ -823,7 +828,13 @@ impl<'a, M: Model> Run<'a, M> {
                 .as_ref()
                 .filter(|g| !g.overflowed)
                 .map(|_| self.model.describe(&self.nodes[s as usize].state, b));
-            let mut next = self.nodes[s as usize].state.clone();
+            let mut next = match self.scratch_state.take() {
+                Some(mut x) => {
+                    x.clone_from(&self.nodes[s as usize].state);
+                    x
+                }
+                None => self.nodes[s as usize].state.clone(),
+            };
             let result = self.model.step(&mut next, b);
             path.push(b);
             search.transition(path.len());
@@ -834,6 +845,7 @@ impl<'a, M: Model> Run<'a, M> {
                 }
                 search.error(err, &path);
                 path.pop();
+                self.scratch_state = Some(next);
                 let t = self.edge(s, b, NONE, acc);
                 self.update_backtrack_set(t, search);
                 // Nothing runs after an error, so the conflicts its continuation would reveal
