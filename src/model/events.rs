@@ -240,29 +240,6 @@ impl Slots for [i64] {
     }
 }
 
-/// Copies that callers keep in a vector (as `accesses` used to), so that they need no `[..]`.
-impl Slots for SmallVec<[i64; 64]> {
-    #[inline]
-    fn get(&self, i: usize) -> i64 {
-        self[i]
-    }
-    #[inline]
-    fn set(&mut self, i: usize, value: i64) {
-        self[i] = value;
-    }
-}
-
-impl Slots for Vec<i64> {
-    #[inline]
-    fn get(&self, i: usize) -> i64 {
-        self[i]
-    }
-    #[inline]
-    fn set(&mut self, i: usize, value: i64) {
-        self[i] = value;
-    }
-}
-
 /// Where a live step notes the old value of each slot it changes (for undo), or nowhere.
 trait UndoLog {
     fn note(&mut self, slot: usize, old: i64);
@@ -565,7 +542,7 @@ impl Model for EventModel {
         // Accesses depend on the path taken, so run the event on a copy and record them; an
         // error ends the list where the transition ends. Small states stay on the stack.
         let mut scratch: smallvec::SmallVec<[i64; 64]> = smallvec::SmallVec::from_slice(&s.slots);
-        let _ = self.fire(&mut scratch, c, &mut Record(out));
+        let _ = self.fire(&mut scratch[..], c, &mut Record(out));
     }
 
     fn step(&self, s: &mut EventState, c: Choice) -> Result<(), ModelError> {
