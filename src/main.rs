@@ -395,8 +395,9 @@ fn run_one<M: Strategies>(
     if let Some(bar) = bar.clone() {
         search.progress = Some(Box::new(move |s, elapsed| {
             let rate = s.transitions as f64 / elapsed.as_secs_f64().max(1e-9);
+            let estimate = s.estimated_done.map_or(String::new(), |d| format!("  ~{:.2}% of the tree", d * 100.0));
             bar.set_message(format!(
-                "executions {}  states {}  transitions {}  ({rate:.0}/s)",
+                "executions {}  states {}  transitions {}  ({rate:.0}/s){estimate}",
                 s.executions,
                 s.states.map_or("-".into(), |n| n.to_string()),
                 s.transitions

@@ -105,6 +105,28 @@ fn a_limit_stops_the_search_with_partial_figures_and_exit_3() {
     assert!(text.contains("INCOMPLETE"), "{text}");
 }
 
+/// A depth-first search stopped by a limit says roughly how much of its tree it walked; a
+/// finished one does not.
+#[test]
+fn a_stopped_dpor_search_estimates_its_share_explored() {
+    let trace = "traces/em-explorer/tacas-2016/music";
+    for strategy in ["dpor", "dpor-sleep"] {
+        let o = tracepor(&["check", trace, "--strategy", strategy, "--time-limit", "0.5", "--json"]);
+        assert_eq!(code(&o), 3);
+        let d = json(&o)["estimated_done"].as_f64().expect("an estimate");
+        assert!(d > 0.0 && d < 1.0, "{strategy}: {d}");
+        let text = String::from_utf8_lossy(
+            &tracepor(&["check", trace, "--strategy", strategy, "--time-limit", "0.5"]).stdout,
+        )
+        .to_string();
+        assert!(text.contains("estimated explored:"), "{text}");
+    }
+    let o = tracepor(&["check", "traces/em-explorer/tacas-2016/remind-me", "--strategy", "dpor-sleep", "--json"]);
+    assert_eq!(code(&o), 0);
+    let v = json(&o);
+    assert!(v["estimated_done"].is_null() && v["sleep_blocked"].as_u64().unwrap() > 0);
+}
+
 #[test]
 fn bad_input_exits_2_with_one_located_message() {
     let dir = std::env::temp_dir().join(format!("tracepor-bad-{}", std::process::id()));

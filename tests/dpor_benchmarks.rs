@@ -1,4 +1,4 @@
-//! `dpor` and `em-dpor` on the shipped EM-Explorer traces (traces/em-explorer):
+//! `dpor`, `dpor-sleep` and `em-dpor` on the shipped EM-Explorer traces (traces/em-explorer):
 //! soundness (the outcome set equals the exhaustive `full` one on every hand-written benchmark
 //! trace, and on every fixture under fixtures/em) and the counts EM-Explorer reports
 //! (traces/reference/em-explorer-counts.tsv, a copy of shared/reference), asserted where tracepor matches them; the
@@ -82,7 +82,7 @@ fn benchmark_traces_keep_full_outcome_sets_and_reference_counts() {
         let m = model(&shared().join("traces/em-explorer").join(t));
         let (fs, full) = run(&m, "full", Duration::from_secs(60));
         assert!(fs.finished, "{t}: full did not finish");
-        for name in ["dpor", "em-dpor"] {
+        for name in ["dpor", "dpor-sleep", "em-dpor"] {
             let (st, found) = run(&m, name, Duration::from_secs(60));
             if !st.finished {
                 problems.push(format!("{t} {name}: did not finish"));
@@ -128,8 +128,25 @@ fn remind_me_dpor_matches_reference_and_em_dpor_outcomes() {
     assert!(dpor.same_as(&em), "dpor and em-dpor disagree on {t}");
 }
 
+/// `dpor-sleep` on the TACAS 2016 traces where it finishes: the outcome set of `em-dpor` (itself
+/// checked against EM-Explorer's counts and `dpor`), with far fewer runs than `dpor`'s
+/// (EM-Explorer's counts: charachter-recognition 1,284,788 runs; mytracks 6,051,416 in our `dpor`).
+#[test]
+fn tacas_traces_dpor_sleep_keeps_em_dpor_outcomes() {
+    for (app, dpor_runs) in [("remind-me", 24), ("charachter-recognition", 1_284_788), ("mytracks", 6_051_416)] {
+        let t = format!("tacas-2016/{app}");
+        let m = model(&shared().join("traces/em-explorer").join(&t));
+        let (ss, sleep) = run(&m, "dpor-sleep", Duration::from_secs(120));
+        let (se, em) = run(&m, "em-dpor", Duration::from_secs(120));
+        assert!(ss.finished && se.finished, "{t}: did not finish");
+        assert!(sleep.same_as(&em), "{t}: dpor-sleep and em-dpor disagree");
+        assert!(ss.executions < dpor_runs, "{t}: {} runs, dpor {dpor_runs}", ss.executions);
+        assert!(ss.sleep_blocked.is_some_and(|n| n > 0), "{t}: sleep sets cut nothing off");
+    }
+}
+
 /// Every fixture under fixtures/em (traces kept for a behaviour, or a seed of the randomized
-/// suite that once failed): both reductions reach the outcome set of `full`.
+/// suite that once failed): the reductions reach the outcome set of `full`.
 #[test]
 fn fixtures_keep_full_outcome_sets() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/em");
@@ -144,7 +161,7 @@ fn fixtures_keep_full_outcome_sets() {
         let m = model(&dir);
         let (fs, full) = run(&m, "full", Duration::from_secs(60));
         assert!(fs.finished, "{}: full did not finish", dir.display());
-        for name in ["dpor", "em-dpor"] {
+        for name in ["dpor", "dpor-sleep", "em-dpor"] {
             let (st, found) = run(&m, name, Duration::from_secs(60));
             assert!(st.finished, "{} {name}: did not finish", dir.display());
             assert!(found.same_as(&full), "{} {name}: outcome set differs from full's", dir.display());

@@ -1,7 +1,7 @@
-//! Randomized soundness of `dpor` and `em-dpor`: small EM traces are generated (threads,
+//! Randomized soundness of `dpor`, `dpor-sleep` and `em-dpor`: small EM traces are generated (threads,
 //! loopers, posts from threads and from handlers, handlers, locks, notify/wait, reads and
 //! writes on a few shared locations), written as trace text, parsed with the project's parser,
-//! and for every seed the outcome sets of both reductions must equal `full-stateless`'s.
+//! and for every seed the outcome sets of the reductions must equal `full-stateless`'s.
 //!
 //! A trace is produced by running a random program once (a random scheduler), so it is always
 //! a valid recording. A seed that fails is kept as a fixture under `fixtures/em/` (see
@@ -353,7 +353,7 @@ fn dpor_and_em_dpor_reach_every_outcome_of_full_stateless() {
             continue;
         }
         checked += 1;
-        for name in ["dpor", "em-dpor"] {
+        for name in ["dpor", "dpor-sleep", "em-dpor"] {
             let (finished, found, _) = run(&m, name, Some(Duration::from_secs(3)));
             let spurious: Vec<&str> = found.lines().filter(|l| !full.lines().any(|x| x == *l)).collect();
             assert!(spurious.is_empty(), "seed {seed}: {name} reached outcomes full did not: {spurious:?}\n{text}");

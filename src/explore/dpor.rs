@@ -89,6 +89,11 @@ impl ThreadSet {
             (w != 0).then(|| i as u32 * 64 + w.trailing_zeros())
         })
     }
+    /// `self ∪ other` (inline up to 128 threads: no allocation).
+    pub fn union(&self, other: &ThreadSet) -> ThreadSet {
+        let n = self.0.len().max(other.0.len());
+        ThreadSet((0..n).map(|i| self.word(i) | other.word(i)).collect())
+    }
     /// Whether every member of `self` is in `other`.
     pub fn is_subset(&self, other: &ThreadSet) -> bool {
         self.0.iter().enumerate().all(|(i, &w)| w & !other.word(i) == 0)
@@ -105,6 +110,8 @@ pub(crate) struct Frame {
     pub next: Vec<u32>,
     pub enabled: ThreadSet,
     pub sets: Sets,
+    /// `dpor-sleep`: the sleep set, threads not to be taken here (see [`super::dpor_sleep`]).
+    pub sleep: ThreadSet,
     /// `dpor`: the race analysis already ran here. Running it again when the search comes back
     /// to this state changes nothing (it depends on the path only, and a thread it added to a
     /// backtrack set stays there), so it runs once per state.
@@ -128,8 +135,14 @@ pub(crate) struct Sets {
 
 impl Frame {
     pub(crate) fn new(state: EmState, model: &EmModel) -> Self {
-        let mut f =
-            Frame { state, next: Vec::new(), enabled: ThreadSet::default(), sets: Sets::default(), analysed: false };
+        let mut f = Frame {
+            state,
+            next: Vec::new(),
+            enabled: ThreadSet::default(),
+            sets: Sets::default(),
+            sleep: ThreadSet::default(),
+            analysed: false,
+        };
         f.observe(model);
         f
     }
@@ -226,10 +239,15 @@ pub(crate) struct Engine<'m> {
     claims: Vec<Claim>,
     /// How many tasks the thread running this search has on its stack below this one.
     pub nesting: usize,
+    /// `dpor-sleep`: sleep sets prune runs equivalent to ones explored from an earlier state.
+    pub sleep_sets: bool,
     /// Parallel `dpor`: transitions to wait before looking for a choice to give away again,
     /// after a look found none.
     donate_after: u32,
 }
+
+/// Transitions between two updates of the progress estimate.
+const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// At most this many key words are kept to recognise end states already reported (16 MB).
 const TERMINAL_WORDS: usize = 4 << 20;
@@ -273,6 +291,7 @@ impl<'m> Engine<'m> {
             above: Events::default(),
             claims: Vec::new(),
             nesting: 0,
+            sleep_sets: false,
             donate_after: 0,
         }
     }
@@ -458,6 +477,7 @@ impl<'m> Engine<'m> {
         self.path.push(c);
         self.observe_step(&mut next, c, op);
         next.sets = Sets::default();
+        next.sleep = ThreadSet::default();
         next.analysed = false;
         self.frames.push(next);
     }
@@ -586,6 +606,11 @@ impl<'m> Engine<'m> {
         for t in more.iter() {
             cands.insert(t);
         }
+        // `dpor-sleep`: a sleeping thread is never taken at `pre(i)`, so the races its run from
+        // there would reveal are never found; only awake candidates count (see dpor_sleep.rs).
+        for t in f.sleep.iter() {
+            cands.remove(t);
+        }
         if cands.is_empty() {
             self.add_all_enabled(i);
         } else {
@@ -648,21 +673,26 @@ impl<'m> Engine<'m> {
     /// the path alone.
     fn dpor_race_with_last(&mut self, p: Choice, op: u32) {
         let j = self.hb.len() - 1;
-        let last = self.hb.op(j);
-        let conflict = match (self.op_kind(op), self.op_kind(last)) {
-            (OpKind::Read { loc }, OpKind::Write { loc: l }) => loc == l,
-            (OpKind::Write { loc }, OpKind::Read { loc: l } | OpKind::Write { loc: l }) => loc == l,
-            (OpKind::Lock { .. }, OpKind::Lock { .. }) => self.model.lock_of(op) == self.model.lock_of(last),
-            (OpKind::Post { .. }, OpKind::Post { .. }) => {
-                self.post_dest(op).is_some() && self.post_dest(op) == self.post_dest(last)
-            }
-            _ => false,
-        };
+        let conflict = self.dependent(op, self.hb.op(j));
         if conflict {
             let target = self.next_target(p, op);
             if !self.hb_target(j, &target) {
                 self.dpor_backtrack(j, &target);
             }
+        }
+    }
+
+    /// DPOR's dependence between transitions `a` and `b` of two different threads: accesses to
+    /// one location (one of them a write), LOCKs of one lock, posts to one queue.
+    pub(crate) fn dependent(&self, a: u32, b: u32) -> bool {
+        match (self.op_kind(a), self.op_kind(b)) {
+            (OpKind::Read { loc }, OpKind::Write { loc: l })
+            | (OpKind::Write { loc }, OpKind::Read { loc: l } | OpKind::Write { loc: l }) => loc == l,
+            (OpKind::Lock { .. }, OpKind::Lock { .. }) => self.model.lock_of(a) == self.model.lock_of(b),
+            (OpKind::Post { .. }, OpKind::Post { .. }) => {
+                self.post_dest(a).is_some() && self.post_dest(a) == self.post_dest(b)
+            }
+            _ => false,
         }
     }
 
@@ -675,11 +705,12 @@ impl<'m> Engine<'m> {
             f.sets.backtrack.insert(c);
             return Some(c);
         }
-        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done) {
+        // Sleeping threads are as good as done (sleep sets are empty unless `dpor-sleep`).
+        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done.union(&f.sleep)) {
             return Some(c);
         }
         if f.sets.done.is_empty() {
-            let c = f.enabled.iter().next()?;
+            let c = f.enabled.iter().find(|&t| !f.sleep.contains(t))?;
             f.sets.backtrack.insert(c);
             return Some(c);
         }
@@ -698,6 +729,7 @@ impl<'m> Engine<'m> {
     pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>, pool: Option<&Pool<'m>>) {
         loop {
             if search.stopped() {
+                search.stats.estimated_done = Some(self.estimated_done());
                 return;
             }
             // Blocked threads count too: at a deadlock their next LOCKs still reveal races.
@@ -719,6 +751,13 @@ impl<'m> Engine<'m> {
                 continue;
             }
             match self.choose() {
+                None if self.frames[top].sets.done.is_empty() => {
+                    // Every enabled thread is asleep: an equivalent run was explored already.
+                    *search.stats.sleep_blocked.get_or_insert(0) += 1;
+                    if !self.backtrack_to_pending() {
+                        return;
+                    }
+                }
                 Some(c) => {
                     let f = self.frames.last_mut().expect("a state");
                     if let Some(pool) = pool {
@@ -740,10 +779,17 @@ impl<'m> Engine<'m> {
                             }
                         }
                     }
+                    let sleep = if self.sleep_sets { self.child_sleep(c) } else { ThreadSet::default() };
                     let f = self.frames.last_mut().expect("a state");
                     f.sets.done.insert(c);
                     self.push_step(c, false);
+                    if self.sleep_sets {
+                        self.enter_sleep(sleep);
+                    }
                     search.transition(self.path.len());
+                    if search.stats.transitions.is_multiple_of(PROGRESS_EVERY) {
+                        search.stats.estimated_done = Some(self.estimated_done());
+                    }
                     if let Some(pool) = pool {
                         if !self.recorded && pool.hungry() {
                             self.donate(pool);
@@ -759,12 +805,31 @@ impl<'m> Engine<'m> {
         }
     }
 
+    /// A rough estimate of the share of the search done (0 to 1), after Knuth: along the
+    /// current path, the choices finished at each state count as that share of its subtree,
+    /// as if every choice there led to a subtree as large as the others. Backtrack sets still
+    /// grow as the search goes on, so the estimate tends to run ahead of the truth.
+    pub fn estimated_done(&self) -> f64 {
+        let (mut done, mut weight) = (0.0, 1.0);
+        for f in &self.frames[self.root..] {
+            // The choices of this state: those taken, and those still to take.
+            let open = |t: Choice| f.sets.backtrack.contains(t) && f.enabled.contains(t) && !f.sleep.contains(t);
+            let total = (0..self.threads()).filter(|&t| f.sets.done.contains(t) || open(t)).count();
+            if total > 1 {
+                let finished = f.sets.done.iter().count().saturating_sub(1);
+                done += weight * finished as f64 / total as f64;
+                weight /= total as f64;
+            }
+        }
+        done
+    }
+
     /// Pops the path back to the deepest state with a backtrack choice not yet done and
     /// enabled. False when there is none: the search is over.
     fn backtrack_to_pending(&mut self) -> bool {
         loop {
             let f = self.frames.last().expect("a state");
-            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done).is_some() {
+            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done.union(&f.sleep)).is_some() {
                 return true;
             }
             if self.frames.len() == self.root + 1 {

@@ -10,6 +10,7 @@
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
+//! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces) | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
 //! | `par_dpor` | `dpor` with `--threads N`: subtrees handed to idle workers | no |
@@ -21,6 +22,7 @@
 mod dfs;
 pub mod dpor;
 pub mod dpor_events;
+pub mod dpor_sleep;
 pub mod em_dpor;
 pub mod full;
 pub mod full_stateless;
@@ -255,6 +257,9 @@ impl<'m, M: Model> Search<'m, M> {
         self.stats.peak_rss_bytes = stats::peak_rss_bytes();
         self.stats.finished = self.stop.is_none() || self.stop == Some(StopReason::FirstError);
         self.stats.stop = self.stop;
+        if self.stats.finished {
+            self.stats.estimated_done = None;
+        }
         (self.stats, self.found)
     }
 }
@@ -288,7 +293,7 @@ pub struct Group {
 }
 
 /// Names of the strategies, as on the command line.
-pub const STRATEGIES: &[&str] = &["full", "full-stateless", "dpor", "em-dpor", "stateful-dpor"];
+pub const STRATEGIES: &[&str] = &["full", "full-stateless", "dpor", "dpor-sleep", "em-dpor", "stateful-dpor"];
 
 /// Runs `strategy` on `model` with `limits`. The caller has checked the strategy applies.
 pub fn run<M: Model>(
@@ -336,6 +341,7 @@ pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmM
         "full" => Some(Box::new(full::Full)),
         "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
         "dpor" => Some(Box::new(dpor::Dpor)),
+        "dpor-sleep" => Some(Box::new(dpor_sleep::DporSleep)),
         "em-dpor" => Some(Box::new(em_dpor::EmDpor)),
         "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
         _ => None,

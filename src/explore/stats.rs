@@ -57,6 +57,11 @@ pub struct Stats {
     pub stored_state_bytes: Option<u64>,
     pub finished: bool,
     pub stop: Option<StopReason>,
+    /// Runs cut off because every enabled thread was asleep (`dpor-sleep`).
+    pub sleep_blocked: Option<u64>,
+    /// When a limit stopped a depth-first search: a rough estimate of the share of its tree
+    /// explored, 0 to 1 (`dpor`, `dpor-sleep`, `em-dpor`; see `Engine::estimated_done`).
+    pub estimated_done: Option<f64>,
 }
 
 impl Stats {
@@ -73,6 +78,7 @@ impl Stats {
         add(&mut self.unique_transitions, other.unique_transitions);
         add(&mut self.revisits, other.revisits);
         add(&mut self.stored_state_bytes, other.stored_state_bytes);
+        add(&mut self.sleep_blocked, other.sleep_blocked);
         self.max_depth = self.max_depth.max(other.max_depth);
     }
 

@@ -44,6 +44,10 @@ pub struct RunReport {
     pub revisits: Option<u64>,
     /// Average bytes the visited set spends per stored state (stateful strategies).
     pub bytes_per_state: Option<f64>,
+    /// Runs cut off by sleep sets (`dpor-sleep`).
+    pub sleep_blocked: Option<u64>,
+    /// When a limit stopped a depth-first search: rough estimate of the share explored (0-1).
+    pub estimated_done: Option<f64>,
     #[serde(skip)]
     pub found: Outcomes,
 }
@@ -94,6 +98,8 @@ impl RunReport {
             max_depth: stats.max_depth,
             bytes_per_state: stats.bytes_per_state(),
             revisits: stats.revisits,
+            sleep_blocked: stats.sleep_blocked,
+            estimated_done: stats.estimated_done,
             found,
         }
     }

@@ -58,6 +58,12 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     if r.time_s > 0.0 {
         let _ = writeln!(out, "rate:               {:.0} transitions/s", r.transitions as f64 / r.time_s);
     }
+    if let Some(n) = r.sleep_blocked {
+        let _ = writeln!(out, "sleep-blocked runs: {n}");
+    }
+    if let Some(d) = r.estimated_done {
+        let _ = writeln!(out, "estimated explored: {:.3}% of the search tree (rough, tends high)", d * 100.0);
+    }
     if let Some(b) = r.bytes_per_state {
         let _ = writeln!(out, "bytes per state:    {b:.0}");
     }
