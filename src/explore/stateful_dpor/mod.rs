@@ -78,15 +78,13 @@ struct Node<S> {
     s_pos: u32,
     /// How the state was first reached, (state, event), for schedules; [`NONE`] for s0.
     parent: (u32, Choice),
-    /// Edges into and out of this state, in creation order (linked through [`Edge`]).
-    first_in: u32,
+    /// Edges into and out of this state, in creation order (linked through [`Edge`]); the
+    /// first in-edge is in [`Run::first_in`].
     last_in: u32,
     first_out: u32,
     last_out: u32,
     /// Next state whose encoding has the same hash.
     same_hash: u32,
-    /// This state's slot in the backwards search's deltas ([`NONE`]: not queued).
-    queued: u32,
 }
 
 /// A transition of R. Erroneous transitions lead nowhere ([`NONE`]) but are kept: their accesses
@@ -107,6 +105,11 @@ struct Run<'a, M: Model> {
     opts: StatefulDpor,
     model: &'a M,
     nodes: Vec<Node<M::State>>,
+    /// Per state, its first in-edge, and its slot in the backwards search's deltas ([`NONE`]:
+    /// not queued). Apart from [`Node`] (which holds the model's state) because the backwards
+    /// search reads nothing else of a state: a flood touches many states, each a cache miss.
+    first_in: Vec<u32>,
+    queued: Vec<u32>,
     /// Hash of a state's encoding -> the last state created with it (others via `same_hash`).
     index: FxHashMap<u64, u32>,
     edges: Vec<Edge>,
@@ -173,6 +176,8 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             opts: self.clone(),
             model,
             nodes: Vec::new(),
+            first_in: Vec::new(),
+            queued: Vec::new(),
             index: FxHashMap::default(),
             edges: Vec::new(),
             pairs: Pairs::new(self.no_per_location),
@@ -292,13 +297,13 @@ impl<'a, M: Model> Run<'a, M> {
             in_history: false,
             s_pos: NONE,
             parent,
-            first_in: NONE,
             last_in: NONE,
             first_out: NONE,
             last_out: NONE,
             same_hash: head,
-            queued: NONE,
         });
+        self.first_in.push(NONE);
+        self.queued.push(NONE);
         search.new_state();
         (n, true)
     }
@@ -494,7 +499,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Adds `bits` (word `w`) to the new pairs of `n` that still have to cross its in-edges.
     fn add_delta(&mut self, n: u32, w: usize, bits: u64) {
-        let mut slot = self.nodes[n as usize].queued;
+        let mut slot = self.queued[n as usize];
         if slot == NONE {
             slot = match self.free_deltas.pop() {
                 Some(s) => s,
@@ -504,7 +509,7 @@ impl<'a, M: Model> Run<'a, M> {
                 }
             };
             self.deltas[slot as usize].clear();
-            self.nodes[n as usize].queued = slot;
+            self.queued[n as usize] = slot;
             self.queue.push(n);
         }
         let d = &mut self.deltas[slot as usize];
@@ -565,19 +570,19 @@ impl<'a, M: Model> Run<'a, M> {
     /// Runs the backwards search to its end (or until a limit stops the whole search).
     fn drain(&mut self, search: &mut Search<'_, M>) {
         while let Some(n) = self.queue.pop() {
-            let slot = self.nodes[n as usize].queued;
-            self.nodes[n as usize].queued = NONE;
+            let slot = self.queued[n as usize];
+            self.queued[n as usize] = NONE;
             self.free_deltas.push(slot);
             if search.poll() {
                 while let Some(m) = self.queue.pop() {
-                    self.free_deltas.push(self.nodes[m as usize].queued);
-                    self.nodes[m as usize].queued = NONE;
+                    self.free_deltas.push(self.queued[m as usize]);
+                    self.queued[m as usize] = NONE;
                 }
                 break;
             }
             let mut carry = std::mem::take(&mut self.carry);
             std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
-            let mut t = self.nodes[n as usize].first_in;
+            let mut t = self.first_in[n as usize];
             while t != NONE {
                 self.cross(&carry, t);
                 t = self.edges[t as usize].next_in;
@@ -597,7 +602,7 @@ impl<'a, M: Model> Run<'a, M> {
         }
         let mut on_path: FxHashSet<u32> = FxHashSet::default();
         on_path.insert(t);
-        let first = self.nodes[self.edges[t as usize].src as usize].first_in;
+        let first = self.first_in[self.edges[t as usize].src as usize];
         let mut stack = vec![Frame { carried: Some(p), next: first, curr: t }];
         while let Some(top) = stack.last_mut() {
             if search.poll() {
@@ -625,7 +630,7 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let next = self.meet(tb, carried);
             on_path.insert(tb);
-            let first = self.nodes[self.edges[tb as usize].src as usize].first_in;
+            let first = self.first_in[self.edges[tb as usize].src as usize];
             stack.push(Frame { carried: next, next: first, curr: tb });
         }
     }
@@ -746,11 +751,10 @@ impl<'a, M: Model> Run<'a, M> {
         }
         self.nodes[src as usize].last_out = t;
         if dst != NONE {
-            let d = &mut self.nodes[dst as usize];
-            if d.last_in == NONE {
-                d.first_in = t;
+            let last = self.nodes[dst as usize].last_in;
+            if last == NONE {
+                self.first_in[dst as usize] = t;
             } else {
-                let last = d.last_in;
                 self.edges[last as usize].next_in = t;
             }
             self.nodes[dst as usize].last_in = t;
