@@ -30,6 +30,8 @@
 //! conflicting transition as single-access DPOR does (4.4). `no_summaries` runs Algorithms 3 and
 //! 5 literally (exponential in the worst case; for cross-checking on small models).
 
+use std::collections::VecDeque;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::explore::graph::Target;
@@ -123,8 +125,11 @@ struct Run<'a, M: Model> {
     /// Per state, its Appendix D summary: the pairs the backwards search has carried through it.
     summaries: Vec<u64>,
     /// States whose summary gained pairs not yet carried through their in-edges (a work list
-    /// of states rather than of pairs: a state's new pairs cross each edge together).
-    queue: Vec<u32>,
+    /// of states rather than of pairs: a state's new pairs cross each edge together). First in,
+    /// first out: a state waiting in the queue gathers the pairs that reach it by other paths
+    /// meanwhile and carries them all at once (a third fewer crossings than last in, first out
+    /// on the generated models).
+    queue: VecDeque<u32>,
     /// Those new pairs, per queued state's slot; slots are reused.
     deltas: Vec<Vec<u64>>,
     free_deltas: Vec<u32>,
@@ -185,7 +190,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             sets: Vec::new(),
             sw: 1,
             summaries: Vec::new(),
-            queue: Vec::new(),
+            queue: VecDeque::new(),
             deltas: Vec::new(),
             free_deltas: Vec::new(),
             carry: Vec::new(),
@@ -462,6 +467,7 @@ impl<'a, M: Model> Run<'a, M> {
         } else if self.opts.no_summaries {
             self.literal_dfs(t, p, search);
         } else {
+            let dirty_from = self.dirty.len();
             if !self.fresh_writes.is_empty() {
                 // Reads of these objects were left behind while nothing wrote them (see
                 // `Pairs::trim`): carry them now, from every edge that has them.
@@ -478,7 +484,7 @@ impl<'a, M: Model> Run<'a, M> {
             if let Some(q) = self.pairs.trim(p) {
                 self.arrive(src, q);
             }
-            self.drain(search);
+            self.drain(dirty_from, search);
         }
     }
 
@@ -510,7 +516,7 @@ impl<'a, M: Model> Run<'a, M> {
             };
             self.deltas[slot as usize].clear();
             self.queued[n as usize] = slot;
-            self.queue.push(n);
+            self.queue.push_back(n);
         }
         let d = &mut self.deltas[slot as usize];
         if d.len() <= w {
@@ -568,13 +574,14 @@ impl<'a, M: Model> Run<'a, M> {
     }
 
     /// Runs the backwards search to its end (or until a limit stops the whole search).
-    fn drain(&mut self, search: &mut Search<'_, M>) {
-        while let Some(n) = self.queue.pop() {
+    /// `dirty_from`: the length of `dirty` when this search started.
+    fn drain(&mut self, dirty_from: usize, search: &mut Search<'_, M>) {
+        while let Some(n) = self.queue.pop_front() {
             let slot = self.queued[n as usize];
             self.queued[n as usize] = NONE;
             self.free_deltas.push(slot);
             if search.poll() {
-                while let Some(m) = self.queue.pop() {
+                while let Some(m) = self.queue.pop_front() {
                     self.free_deltas.push(self.queued[m as usize]);
                     self.queued[m as usize] = NONE;
                 }
@@ -589,6 +596,20 @@ impl<'a, M: Model> Run<'a, M> {
             }
             self.carry = carry;
         }
+        // The states a search adds backtrack points to do not depend on the order it visits
+        // them in, but the order it meets them does: list them by state, so that Explore-all's
+        // order (Algorithm 1 leaves it open) depends only on what the search found. Lowest
+        // last, so Explore-all takes the earliest-discovered state first.
+        let found = &mut self.dirty[dirty_from..];
+        found.sort_unstable_by(|a, b| b.cmp(a));
+        let mut kept = dirty_from;
+        for i in dirty_from..self.dirty.len() {
+            if kept == dirty_from || self.dirty[kept - 1] != self.dirty[i] {
+                self.dirty[kept] = self.dirty[i];
+                kept += 1;
+            }
+        }
+        self.dirty.truncate(kept);
     }
 
     /// Literal UpdateBacktrackSetDFS from `t`: every path of predecessors that does not repeat a
@@ -662,12 +683,13 @@ impl<'a, M: Model> Run<'a, M> {
         }
         if !self.opts.no_graph_backtrack && !self.opts.no_summaries {
             // Appendix D: the summary of dst stands for everything reachable from it.
+            let dirty_from = self.dirty.len();
             let mut set = std::mem::take(&mut self.scratch_bits);
             set.clear();
             set.extend_from_slice(&self.summaries[dst as usize * self.sw..(dst as usize + 1) * self.sw]);
             self.cross(&set, t);
             self.scratch_bits = set;
-            self.drain(search);
+            self.drain(dirty_from, search);
             return;
         }
         // Forward reachability over R from dst.
