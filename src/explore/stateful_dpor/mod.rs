@@ -141,6 +141,11 @@ struct Run<'a, M: Model> {
     exec: Vec<u32>,
     /// States whose backtrack set grew: candidates for Explore-all.
     dirty: Vec<u32>,
+    /// Length of `dirty` when the backwards search still queued began ([`usize::MAX`]: none
+    /// queued). The search runs only when a backtrack set is about to be read that it could
+    /// still change (see [`Run::finish_search`]), so the searches of several transitions run as
+    /// one and a state carries what they bring it at once.
+    search_from: usize,
     /// Edges from the root of the current Explore to the top frame (for `no_graph_backtrack`).
     stack_edges: Vec<u32>,
     scratch_enc: Vec<u32>,
@@ -197,6 +202,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             fresh_writes: Vec::new(),
             exec: Vec::new(),
             dirty: Vec::new(),
+            search_from: usize::MAX,
             stack_edges: Vec::new(),
             scratch_enc: Vec::new(),
             scratch_enc2: Vec::new(),
@@ -212,6 +218,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
         let (s0, _) = run.intern(model.initial(), (NONE, 0), search);
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
         run.explore(s0, search);
+        run.finish_search(search);
         while let Some(n) = run.dirty.pop() {
             // Most entries are stale (explored since): poll, as no transition may come for long.
             if search.poll() {
@@ -219,6 +226,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             }
             if run.pending(n).is_some() {
                 run.explore(n, search);
+                run.finish_search(search);
             }
         }
         search.stats.unique_transitions = Some(run.edges.len() as u64);
@@ -467,7 +475,7 @@ impl<'a, M: Model> Run<'a, M> {
         } else if self.opts.no_summaries {
             self.literal_dfs(t, p, search);
         } else {
-            let dirty_from = self.dirty.len();
+            self.begin_search();
             if !self.fresh_writes.is_empty() {
                 // Reads of these objects were left behind while nothing wrote them (see
                 // `Pairs::trim`): carry them now, from every edge that has them.
@@ -484,7 +492,6 @@ impl<'a, M: Model> Run<'a, M> {
             if let Some(q) = self.pairs.trim(p) {
                 self.arrive(src, q);
             }
-            self.drain(dirty_from, search);
         }
     }
 
@@ -571,6 +578,41 @@ impl<'a, M: Model> Run<'a, M> {
                 }
             }
         }
+    }
+
+    /// Notes that a backwards search is being queued (see `search_from`).
+    fn begin_search(&mut self) {
+        if self.search_from == usize::MAX {
+            self.search_from = self.dirty.len();
+        }
+    }
+
+    /// Runs the queued backwards search, if any, to its end.
+    fn finish_search(&mut self, search: &mut Search<'_, M>) {
+        if self.search_from != usize::MAX {
+            let from = std::mem::replace(&mut self.search_from, usize::MAX);
+            self.drain(from, search);
+        }
+    }
+
+    /// Whether the queued backwards search cannot change what Explore picks at `n`: the search
+    /// adds to backtrack(n) only events enabled at `n` and only through an edge out of `n`; Explore
+    /// picks the lowest event of backtrack(n) \ done(n), else the lowest of enabled(n) \ done(n),
+    /// else re-fires a done one. So it cannot matter when `n` has no out-edge yet, when every
+    /// enabled event is done, or when the lowest enabled event not done is already in backtrack(n).
+    fn choice_settled(&self, n: u32) -> bool {
+        if self.nodes[n as usize].first_out == NONE {
+            return true;
+        }
+        let at = n as usize * 3 * self.cw;
+        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
+        for i in 0..self.cw {
+            let open = self.sets[en + i] & !self.sets[done + i];
+            if open != 0 {
+                return self.sets[bt + i] & open & open.wrapping_neg() != 0;
+            }
+        }
+        true
     }
 
     /// Runs the backwards search to its end (or until a limit stops the whole search).
@@ -683,13 +725,12 @@ impl<'a, M: Model> Run<'a, M> {
         }
         if !self.opts.no_graph_backtrack && !self.opts.no_summaries {
             // Appendix D: the summary of dst stands for everything reachable from it.
-            let dirty_from = self.dirty.len();
+            self.begin_search();
             let mut set = std::mem::take(&mut self.scratch_bits);
             set.clear();
             set.extend_from_slice(&self.summaries[dst as usize * self.sw..(dst as usize + 1) * self.sw]);
             self.cross(&set, t);
             self.scratch_bits = set;
-            self.drain(dirty_from, search);
             return;
         }
         // Forward reachability over R from dst.
@@ -787,6 +828,9 @@ impl<'a, M: Model> Run<'a, M> {
     /// Lines 2-16 of Algorithm 2 on entering `n`. False when the execution ends here (nothing
     /// enabled).
     fn enter(&mut self, n: u32, path: &[Choice], search: &mut Search<'_, M>) -> bool {
+        if !self.choice_settled(n) {
+            self.finish_search(search);
+        }
         if self.pending(n).is_some() {
             return true;
         }
@@ -830,13 +874,21 @@ impl<'a, M: Model> Run<'a, M> {
         self.exec.clear();
         self.stack_edges.clear();
         let mut frames: Vec<u32> = Vec::new();
+        // The top frame was just entered: `enter` made sure its choice is what the finished
+        // search would give.
+        let mut entered = false;
         if self.enter(root, &path, search) {
             frames.push(root);
+            entered = true;
         }
         while let Some(&s) = frames.last() {
             // Polled, not just read: long runs of frames can pop without a transition.
             if search.poll() {
                 return;
+            }
+            if !std::mem::take(&mut entered) {
+                // Back at a state after a transition that ended the execution, or a pop.
+                self.finish_search(search);
             }
             let Some(b) = self.pending(s) else {
                 frames.pop();
@@ -930,6 +982,7 @@ impl<'a, M: Model> Run<'a, M> {
             if self.enter(dst, &path, search) {
                 frames.push(dst);
                 self.stack_edges.push(t);
+                entered = true;
             } else {
                 path.pop();
             }
