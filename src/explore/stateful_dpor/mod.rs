@@ -120,10 +120,11 @@ struct Run<'a, M: Model> {
     cw: usize,
     /// Per state, enabled(s), backtrack(s) and done(s): `cw` words each.
     sets: Vec<u64>,
-    /// Words per summary (one bit per pair); grows, by re-laying out `summaries`, as pairs appear.
-    sw: usize,
-    /// Per state, its Appendix D summary: the pairs the backwards search has carried through it.
-    summaries: Vec<u64>,
+    /// Per state, its Appendix D summary: the pairs the backwards search has carried through it,
+    /// one bit per pair, laid out word by word: `summaries[w][n]` is word `w` of state `n`'s.
+    /// A flood carries much the same pairs through states discovered one after another, so
+    /// their words share cache lines; a new word (as pairs appear) is one more row.
+    summaries: Vec<Vec<u64>>,
     /// States whose summary gained pairs not yet carried through their in-edges (a work list
     /// of states rather than of pairs: a state's new pairs cross each edge together). First in,
     /// first out: a state waiting in the queue gathers the pairs that reach it by other paths
@@ -193,8 +194,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             pairs: Pairs::new(self.no_per_location),
             cw: k.div_ceil(64).max(1),
             sets: Vec::new(),
-            sw: 1,
-            summaries: Vec::new(),
+            summaries: vec![Vec::new()],
             queue: VecDeque::new(),
             deltas: Vec::new(),
             free_deltas: Vec::new(),
@@ -300,7 +300,9 @@ impl<'a, M: Model> Run<'a, M> {
         for &c in &self.scratch_en {
             self.sets[at + c as usize / 64] |= 1 << (c % 64);
         }
-        self.summaries.resize(self.summaries.len() + self.sw, 0);
+        for row in &mut self.summaries {
+            row.push(0);
+        }
         *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
         if let Some(g) = search.graph.as_mut() {
             g.note_state(n);
@@ -497,17 +499,9 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Makes room in every summary for all pairs interned so far.
     fn grow_summaries(&mut self) {
-        let need = self.pairs.len().div_ceil(64);
-        if need <= self.sw {
-            return;
+        while self.summaries.len() < self.pairs.len().div_ceil(64) {
+            self.summaries.push(vec![0; self.nodes.len()]);
         }
-        let sw = need.max(2 * self.sw);
-        let mut grown = vec![0; self.nodes.len() * sw];
-        for (n, old) in self.summaries.chunks_exact(self.sw).enumerate() {
-            grown[n * sw..n * sw + self.sw].copy_from_slice(old);
-        }
-        self.summaries = grown;
-        self.sw = sw;
     }
 
     /// Adds `bits` (word `w`) to the new pairs of `n` that still have to cross its in-edges.
@@ -536,7 +530,7 @@ impl<'a, M: Model> Run<'a, M> {
     fn arrive(&mut self, n: u32, p: PairId) {
         self.grow_summaries();
         let (w, m) = (p as usize / 64, 1u64 << (p % 64));
-        let word = &mut self.summaries[n as usize * self.sw + w];
+        let word = &mut self.summaries[w][n as usize];
         if *word & m != 0 {
             return;
         }
@@ -561,10 +555,10 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let pass = self.pairs.row_ref(r).pass.get(w).copied().unwrap_or(0);
             // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
-            let at = src as usize * self.sw + w;
-            let new = d & pass & !self.summaries[at];
+            let word = &mut self.summaries[w][src as usize];
+            let new = d & pass & !*word;
             if new != 0 {
-                self.summaries[at] |= new;
+                *word |= new;
                 self.add_delta(src, w, new);
             }
             let mut hit = d & !pass;
@@ -728,7 +722,7 @@ impl<'a, M: Model> Run<'a, M> {
             self.begin_search();
             let mut set = std::mem::take(&mut self.scratch_bits);
             set.clear();
-            set.extend_from_slice(&self.summaries[dst as usize * self.sw..(dst as usize + 1) * self.sw]);
+            set.extend(self.summaries.iter().map(|row| row[dst as usize]));
             self.cross(&set, t);
             self.scratch_bits = set;
             return;
