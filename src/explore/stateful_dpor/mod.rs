@@ -30,7 +30,7 @@
 //! conflicting transition as single-access DPOR does (4.4). `no_summaries` runs Algorithms 3 and
 //! 5 literally (exponential in the worst case; for cross-checking on small models).
 
-use std::collections::VecDeque;
+use std::collections::BinaryHeap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -126,11 +126,11 @@ struct Run<'a, M: Model> {
     /// their words share cache lines; a new word (as pairs appear) is one more row.
     summaries: Vec<Vec<u64>>,
     /// States whose summary gained pairs not yet carried through their in-edges (a work list
-    /// of states rather than of pairs: a state's new pairs cross each edge together). First in,
-    /// first out: a state waiting in the queue gathers the pairs that reach it by other paths
-    /// meanwhile and carries them all at once (a third fewer crossings than last in, first out
-    /// on the generated models).
-    queue: VecDeque<u32>,
+    /// of states rather than of pairs: a state's new pairs cross each edge together). Latest
+    /// discovered first: the search runs backwards and states are discovered forwards, so a state
+    /// tends to wait until its successors have brought it their pairs, and carries them all at
+    /// once (fewer crossings than last in, first out or first in, first out).
+    queue: BinaryHeap<u32>,
     /// Those new pairs, per queued state's slot; slots are reused.
     deltas: Vec<Vec<u64>>,
     free_deltas: Vec<u32>,
@@ -195,7 +195,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             cw: k.div_ceil(64).max(1),
             sets: Vec::new(),
             summaries: vec![Vec::new()],
-            queue: VecDeque::new(),
+            queue: BinaryHeap::new(),
             deltas: Vec::new(),
             free_deltas: Vec::new(),
             carry: Vec::new(),
@@ -517,7 +517,7 @@ impl<'a, M: Model> Run<'a, M> {
             };
             self.deltas[slot as usize].clear();
             self.queued[n as usize] = slot;
-            self.queue.push_back(n);
+            self.queue.push(n);
         }
         let d = &mut self.deltas[slot as usize];
         if d.len() <= w {
@@ -612,12 +612,12 @@ impl<'a, M: Model> Run<'a, M> {
     /// Runs the backwards search to its end (or until a limit stops the whole search).
     /// `dirty_from`: the length of `dirty` when this search started.
     fn drain(&mut self, dirty_from: usize, search: &mut Search<'_, M>) {
-        while let Some(n) = self.queue.pop_front() {
+        while let Some(n) = self.queue.pop() {
             let slot = self.queued[n as usize];
             self.queued[n as usize] = NONE;
             self.free_deltas.push(slot);
             if search.poll() {
-                while let Some(m) = self.queue.pop_front() {
+                while let Some(m) = self.queue.pop() {
                     self.free_deltas.push(self.queued[m as usize]);
                     self.queued[m as usize] = NONE;
                 }
