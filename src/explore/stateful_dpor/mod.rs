@@ -155,6 +155,7 @@ struct Run<'a, M: Model> {
     /// step is computed into it, so only a new state costs an allocation.
     scratch_state: Option<M::State>,
     scratch_en: Vec<Choice>,
+    scratch_acc: Accesses,
     scratch_bits: Vec<u64>,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
     refires: usize,
@@ -208,6 +209,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             scratch_enc2: Vec::new(),
             scratch_state: None,
             scratch_en: Vec::new(),
+            scratch_acc: Accesses::new(),
             scratch_bits: Vec::new(),
             refires: 0,
             // Position 0 is "never": real positions start at 1.
@@ -789,13 +791,13 @@ impl<'a, M: Model> Run<'a, M> {
     }
 
     /// The edge (src, c), created if new.
-    fn edge(&mut self, src: u32, c: Choice, dst: u32, mut acc: Accesses) -> u32 {
+    fn edge(&mut self, src: u32, c: Choice, dst: u32, acc: &mut Accesses) -> u32 {
         if let Some(t) = self.find_edge(src, c) {
             return t;
         }
         acc.sort();
-        self.pairs.note_writes(&acc, &mut self.fresh_writes);
-        let label = self.pairs.intern(c, &acc).expect("a transition reads its own flag");
+        self.pairs.note_writes(acc, &mut self.fresh_writes);
+        let label = self.pairs.intern(c, acc).expect("a transition reads its own flag");
         let row = self.pairs.row(label);
         let t = self.edges.len() as u32;
         self.edges.push(Edge { src, dst, label, row, next_in: NONE, next_out: NONE });
@@ -893,7 +895,9 @@ impl<'a, M: Model> Run<'a, M> {
                 continue;
             };
             self.put(s, 2, b);
-            let mut acc = Accesses::new();
+            // Kept for its buffer: with ghost objects a transition's accesses outgrow the inline ones.
+            let mut acc = std::mem::take(&mut self.scratch_acc);
+            acc.clear();
             self.model.accesses(&self.nodes[s as usize].state, b, &mut acc);
             let label = search
                 .graph
@@ -918,7 +922,8 @@ impl<'a, M: Model> Run<'a, M> {
                 search.error(err, &path);
                 path.pop();
                 self.scratch_state = Some(next);
-                let t = self.edge(s, b, NONE, acc);
+                let t = self.edge(s, b, NONE, &mut acc);
+                self.scratch_acc = acc;
                 self.update_backtrack_set(t, search);
                 // Nothing runs after an error, so the conflicts its continuation would reveal
                 // never show up: explore everything enabled here instead (as for a blocked step).
@@ -931,7 +936,8 @@ impl<'a, M: Model> Run<'a, M> {
             if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
                 g.add_edge(s, Target::State(dst), label);
             }
-            let t = self.edge(s, b, dst, acc);
+            let t = self.edge(s, b, dst, &mut acc);
+            self.scratch_acc = acc;
             // Line 22: events this transition disables are explored here as well.
             for i in 0..self.cw {
                 let mut off = self.set(s, 0)[i] & !self.set(dst, 0)[i];
