@@ -17,7 +17,10 @@
 //!   search there, and a new edge into a known state replays that state's summary through the
 //!   new edge instead of re-walking everything reachable from it. Summaries are bitsets over
 //!   dense pair ids, crossed an edge a word at a time (summary.rs); reads of objects no edge
-//!   writes yet are left out of the pairs until one does (they conflict with nothing).
+//!   writes yet are left out of the pairs until one does (they conflict with nothing). The
+//!   search is queued and runs only when Explore is about to read a backtrack set it could still
+//!   change ([`Run::choice_settled`]): its result does not depend on when it runs, and the
+//!   searches of several transitions then reach a state together.
 //!
 //! Enable flags: besides the model's accesses, each transition reads its own choice's flag and
 //! writes the flag of every choice whose enabledness it changes (the paper's assumption on
@@ -495,6 +498,12 @@ impl<'a, M: Model> Run<'a, M> {
             }
             if let Some(q) = self.pairs.trim(p) {
                 self.arrive(src, q);
+            }
+            if self.opts.no_match_update {
+                // Without the replay at a state match, what the search carries through an edge
+                // into a known state depends on whether it reaches that state before or after
+                // the edge exists: run it now, as the ablation always has.
+                self.finish_search(search);
             }
         }
     }
