@@ -540,9 +540,17 @@ impl Model for EventModel {
 
     fn accesses(&self, s: &EventState, c: Choice, out: &mut Accesses) {
         // Accesses depend on the path taken, so run the event on a copy and record them; an
-        // error ends the list where the transition ends. Small states stay on the stack.
-        let mut scratch: smallvec::SmallVec<[i64; 64]> = smallvec::SmallVec::from_slice(&s.slots);
-        let _ = self.fire(&mut scratch[..], c, &mut Record(out));
+        // error ends the list where the transition ends. The copy's buffer is kept per thread:
+        // states with ghost slots (`--conflicts`, `--bound`) outgrow any inline one.
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Vec<i64>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with(|cell| {
+            let mut scratch = cell.borrow_mut();
+            scratch.clear();
+            scratch.extend_from_slice(&s.slots);
+            let _ = self.fire(&mut scratch[..], c, &mut Record(out));
+        });
     }
 
     fn step(&self, s: &mut EventState, c: Choice) -> Result<(), ModelError> {

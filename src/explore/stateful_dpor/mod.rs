@@ -17,7 +17,10 @@
 //!   search there, and a new edge into a known state replays that state's summary through the
 //!   new edge instead of re-walking everything reachable from it. Summaries are bitsets over
 //!   dense pair ids, crossed an edge a word at a time (summary.rs); reads of objects no edge
-//!   writes yet are left out of the pairs until one does (they conflict with nothing).
+//!   writes yet are left out of the pairs until one does (they conflict with nothing). The
+//!   search is queued and runs only when Explore is about to read a backtrack set it could still
+//!   change ([`Run::choice_settled`]): its result does not depend on when it runs, and the
+//!   searches of several transitions then reach a state together.
 //!
 //! Enable flags: besides the model's accesses, each transition reads its own choice's flag and
 //! writes the flag of every choice whose enabledness it changes (the paper's assumption on
@@ -29,6 +32,8 @@
 //! looks back only along the current stack (4.3); `no_per_location` stops at the first
 //! conflicting transition as single-access DPOR does (4.4). `no_summaries` runs Algorithms 3 and
 //! 5 literally (exponential in the worst case; for cross-checking on small models).
+
+use std::collections::BinaryHeap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -78,15 +83,13 @@ struct Node<S> {
     s_pos: u32,
     /// How the state was first reached, (state, event), for schedules; [`NONE`] for s0.
     parent: (u32, Choice),
-    /// Edges into and out of this state, in creation order (linked through [`Edge`]).
-    first_in: u32,
+    /// Edges into and out of this state, in creation order (linked through [`Edge`]); the
+    /// first in-edge is in [`Run::first_in`].
     last_in: u32,
     first_out: u32,
     last_out: u32,
     /// Next state whose encoding has the same hash.
     same_hash: u32,
-    /// This state's slot in the backwards search's deltas ([`NONE`]: not queued).
-    queued: u32,
 }
 
 /// A transition of R. Erroneous transitions lead nowhere ([`NONE`]) but are kept: their accesses
@@ -107,6 +110,11 @@ struct Run<'a, M: Model> {
     opts: StatefulDpor,
     model: &'a M,
     nodes: Vec<Node<M::State>>,
+    /// Per state, its first in-edge, and its slot in the backwards search's deltas ([`NONE`]:
+    /// not queued). Apart from [`Node`] (which holds the model's state) because the backwards
+    /// search reads nothing else of a state: a flood touches many states, each a cache miss.
+    first_in: Vec<u32>,
+    queued: Vec<u32>,
     /// Hash of a state's encoding -> the last state created with it (others via `same_hash`).
     index: FxHashMap<u64, u32>,
     edges: Vec<Edge>,
@@ -115,13 +123,17 @@ struct Run<'a, M: Model> {
     cw: usize,
     /// Per state, enabled(s), backtrack(s) and done(s): `cw` words each.
     sets: Vec<u64>,
-    /// Words per summary (one bit per pair); grows, by re-laying out `summaries`, as pairs appear.
-    sw: usize,
-    /// Per state, its Appendix D summary: the pairs the backwards search has carried through it.
-    summaries: Vec<u64>,
+    /// Per state, its Appendix D summary: the pairs the backwards search has carried through it,
+    /// one bit per pair, laid out word by word: `summaries[w][n]` is word `w` of state `n`'s.
+    /// A flood carries much the same pairs through states discovered one after another, so
+    /// their words share cache lines; a new word (as pairs appear) is one more row.
+    summaries: Vec<Vec<u64>>,
     /// States whose summary gained pairs not yet carried through their in-edges (a work list
-    /// of states rather than of pairs: a state's new pairs cross each edge together).
-    queue: Vec<u32>,
+    /// of states rather than of pairs: a state's new pairs cross each edge together). Latest
+    /// discovered first: the search runs backwards and states are discovered forwards, so a state
+    /// tends to wait until its successors have brought it their pairs, and carries them all at
+    /// once (fewer crossings than last in, first out or first in, first out).
+    queue: BinaryHeap<u32>,
     /// Those new pairs, per queued state's slot; slots are reused.
     deltas: Vec<Vec<u64>>,
     free_deltas: Vec<u32>,
@@ -133,6 +145,11 @@ struct Run<'a, M: Model> {
     exec: Vec<u32>,
     /// States whose backtrack set grew: candidates for Explore-all.
     dirty: Vec<u32>,
+    /// Length of `dirty` when the backwards search still queued began ([`usize::MAX`]: none
+    /// queued). The search runs only when a backtrack set is about to be read that it could
+    /// still change (see [`Run::finish_search`]), so the searches of several transitions run as
+    /// one and a state carries what they bring it at once.
+    search_from: usize,
     /// Edges from the root of the current Explore to the top frame (for `no_graph_backtrack`).
     stack_edges: Vec<u32>,
     scratch_enc: Vec<u32>,
@@ -141,6 +158,7 @@ struct Run<'a, M: Model> {
     /// step is computed into it, so only a new state costs an allocation.
     scratch_state: Option<M::State>,
     scratch_en: Vec<Choice>,
+    scratch_acc: Accesses,
     scratch_bits: Vec<u64>,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
     refires: usize,
@@ -173,25 +191,28 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             opts: self.clone(),
             model,
             nodes: Vec::new(),
+            first_in: Vec::new(),
+            queued: Vec::new(),
             index: FxHashMap::default(),
             edges: Vec::new(),
             pairs: Pairs::new(self.no_per_location),
             cw: k.div_ceil(64).max(1),
             sets: Vec::new(),
-            sw: 1,
-            summaries: Vec::new(),
-            queue: Vec::new(),
+            summaries: vec![Vec::new()],
+            queue: BinaryHeap::new(),
             deltas: Vec::new(),
             free_deltas: Vec::new(),
             carry: Vec::new(),
             fresh_writes: Vec::new(),
             exec: Vec::new(),
             dirty: Vec::new(),
+            search_from: usize::MAX,
             stack_edges: Vec::new(),
             scratch_enc: Vec::new(),
             scratch_enc2: Vec::new(),
             scratch_state: None,
             scratch_en: Vec::new(),
+            scratch_acc: Accesses::new(),
             scratch_bits: Vec::new(),
             refires: 0,
             // Position 0 is "never": real positions start at 1.
@@ -202,6 +223,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
         let (s0, _) = run.intern(model.initial(), (NONE, 0), search);
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
         run.explore(s0, search);
+        run.finish_search(search);
         while let Some(n) = run.dirty.pop() {
             // Most entries are stale (explored since): poll, as no transition may come for long.
             if search.poll() {
@@ -209,6 +231,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             }
             if run.pending(n).is_some() {
                 run.explore(n, search);
+                run.finish_search(search);
             }
         }
         search.stats.unique_transitions = Some(run.edges.len() as u64);
@@ -282,7 +305,9 @@ impl<'a, M: Model> Run<'a, M> {
         for &c in &self.scratch_en {
             self.sets[at + c as usize / 64] |= 1 << (c % 64);
         }
-        self.summaries.resize(self.summaries.len() + self.sw, 0);
+        for row in &mut self.summaries {
+            row.push(0);
+        }
         *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
         if let Some(g) = search.graph.as_mut() {
             g.note_state(n);
@@ -292,13 +317,13 @@ impl<'a, M: Model> Run<'a, M> {
             in_history: false,
             s_pos: NONE,
             parent,
-            first_in: NONE,
             last_in: NONE,
             first_out: NONE,
             last_out: NONE,
             same_hash: head,
-            queued: NONE,
         });
+        self.first_in.push(NONE);
+        self.queued.push(NONE);
         search.new_state();
         (n, true)
     }
@@ -457,6 +482,7 @@ impl<'a, M: Model> Run<'a, M> {
         } else if self.opts.no_summaries {
             self.literal_dfs(t, p, search);
         } else {
+            self.begin_search();
             if !self.fresh_writes.is_empty() {
                 // Reads of these objects were left behind while nothing wrote them (see
                 // `Pairs::trim`): carry them now, from every edge that has them.
@@ -473,28 +499,25 @@ impl<'a, M: Model> Run<'a, M> {
             if let Some(q) = self.pairs.trim(p) {
                 self.arrive(src, q);
             }
-            self.drain(search);
+            if self.opts.no_match_update {
+                // Without the replay at a state match, what the search carries through an edge
+                // into a known state depends on whether it reaches that state before or after
+                // the edge exists: run it now, as the ablation always has.
+                self.finish_search(search);
+            }
         }
     }
 
     /// Makes room in every summary for all pairs interned so far.
     fn grow_summaries(&mut self) {
-        let need = self.pairs.len().div_ceil(64);
-        if need <= self.sw {
-            return;
+        while self.summaries.len() < self.pairs.len().div_ceil(64) {
+            self.summaries.push(vec![0; self.nodes.len()]);
         }
-        let sw = need.max(2 * self.sw);
-        let mut grown = vec![0; self.nodes.len() * sw];
-        for (n, old) in self.summaries.chunks_exact(self.sw).enumerate() {
-            grown[n * sw..n * sw + self.sw].copy_from_slice(old);
-        }
-        self.summaries = grown;
-        self.sw = sw;
     }
 
     /// Adds `bits` (word `w`) to the new pairs of `n` that still have to cross its in-edges.
     fn add_delta(&mut self, n: u32, w: usize, bits: u64) {
-        let mut slot = self.nodes[n as usize].queued;
+        let mut slot = self.queued[n as usize];
         if slot == NONE {
             slot = match self.free_deltas.pop() {
                 Some(s) => s,
@@ -504,7 +527,7 @@ impl<'a, M: Model> Run<'a, M> {
                 }
             };
             self.deltas[slot as usize].clear();
-            self.nodes[n as usize].queued = slot;
+            self.queued[n as usize] = slot;
             self.queue.push(n);
         }
         let d = &mut self.deltas[slot as usize];
@@ -518,7 +541,7 @@ impl<'a, M: Model> Run<'a, M> {
     fn arrive(&mut self, n: u32, p: PairId) {
         self.grow_summaries();
         let (w, m) = (p as usize / 64, 1u64 << (p % 64));
-        let word = &mut self.summaries[n as usize * self.sw + w];
+        let word = &mut self.summaries[w][n as usize];
         if *word & m != 0 {
             return;
         }
@@ -543,10 +566,10 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let pass = self.pairs.row_ref(r).pass.get(w).copied().unwrap_or(0);
             // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
-            let at = src as usize * self.sw + w;
-            let new = d & pass & !self.summaries[at];
+            let word = &mut self.summaries[w][src as usize];
+            let new = d & pass & !*word;
             if new != 0 {
-                self.summaries[at] |= new;
+                *word |= new;
                 self.add_delta(src, w, new);
             }
             let mut hit = d & !pass;
@@ -562,28 +585,78 @@ impl<'a, M: Model> Run<'a, M> {
         }
     }
 
+    /// Notes that a backwards search is being queued (see `search_from`).
+    fn begin_search(&mut self) {
+        if self.search_from == usize::MAX {
+            self.search_from = self.dirty.len();
+        }
+    }
+
+    /// Runs the queued backwards search, if any, to its end.
+    fn finish_search(&mut self, search: &mut Search<'_, M>) {
+        if self.search_from != usize::MAX {
+            let from = std::mem::replace(&mut self.search_from, usize::MAX);
+            self.drain(from, search);
+        }
+    }
+
+    /// Whether the queued backwards search cannot change what Explore picks at `n`: the search
+    /// adds to backtrack(n) only events enabled at `n` and only through an edge out of `n`; Explore
+    /// picks the lowest event of backtrack(n) \ done(n), else the lowest of enabled(n) \ done(n),
+    /// else re-fires a done one. So it cannot matter when `n` has no out-edge yet, when every
+    /// enabled event is done, or when the lowest enabled event not done is already in backtrack(n).
+    fn choice_settled(&self, n: u32) -> bool {
+        if self.nodes[n as usize].first_out == NONE {
+            return true;
+        }
+        let at = n as usize * 3 * self.cw;
+        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
+        for i in 0..self.cw {
+            let open = self.sets[en + i] & !self.sets[done + i];
+            if open != 0 {
+                return self.sets[bt + i] & open & open.wrapping_neg() != 0;
+            }
+        }
+        true
+    }
+
     /// Runs the backwards search to its end (or until a limit stops the whole search).
-    fn drain(&mut self, search: &mut Search<'_, M>) {
+    /// `dirty_from`: the length of `dirty` when this search started.
+    fn drain(&mut self, dirty_from: usize, search: &mut Search<'_, M>) {
         while let Some(n) = self.queue.pop() {
-            let slot = self.nodes[n as usize].queued;
-            self.nodes[n as usize].queued = NONE;
+            let slot = self.queued[n as usize];
+            self.queued[n as usize] = NONE;
             self.free_deltas.push(slot);
             if search.poll() {
                 while let Some(m) = self.queue.pop() {
-                    self.free_deltas.push(self.nodes[m as usize].queued);
-                    self.nodes[m as usize].queued = NONE;
+                    self.free_deltas.push(self.queued[m as usize]);
+                    self.queued[m as usize] = NONE;
                 }
                 break;
             }
             let mut carry = std::mem::take(&mut self.carry);
             std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
-            let mut t = self.nodes[n as usize].first_in;
+            let mut t = self.first_in[n as usize];
             while t != NONE {
                 self.cross(&carry, t);
                 t = self.edges[t as usize].next_in;
             }
             self.carry = carry;
         }
+        // The states a search adds backtrack points to do not depend on the order it visits
+        // them in, but the order it meets them does: list them by state, so that Explore-all's
+        // order (Algorithm 1 leaves it open) depends only on what the search found. Lowest
+        // last, so Explore-all takes the earliest-discovered state first.
+        let found = &mut self.dirty[dirty_from..];
+        found.sort_unstable_by(|a, b| b.cmp(a));
+        let mut kept = dirty_from;
+        for i in dirty_from..self.dirty.len() {
+            if kept == dirty_from || self.dirty[kept - 1] != self.dirty[i] {
+                self.dirty[kept] = self.dirty[i];
+                kept += 1;
+            }
+        }
+        self.dirty.truncate(kept);
     }
 
     /// Literal UpdateBacktrackSetDFS from `t`: every path of predecessors that does not repeat a
@@ -597,7 +670,7 @@ impl<'a, M: Model> Run<'a, M> {
         }
         let mut on_path: FxHashSet<u32> = FxHashSet::default();
         on_path.insert(t);
-        let first = self.nodes[self.edges[t as usize].src as usize].first_in;
+        let first = self.first_in[self.edges[t as usize].src as usize];
         let mut stack = vec![Frame { carried: Some(p), next: first, curr: t }];
         while let Some(top) = stack.last_mut() {
             if search.poll() {
@@ -625,7 +698,7 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let next = self.meet(tb, carried);
             on_path.insert(tb);
-            let first = self.nodes[self.edges[tb as usize].src as usize].first_in;
+            let first = self.first_in[self.edges[tb as usize].src as usize];
             stack.push(Frame { carried: next, next: first, curr: tb });
         }
     }
@@ -657,12 +730,12 @@ impl<'a, M: Model> Run<'a, M> {
         }
         if !self.opts.no_graph_backtrack && !self.opts.no_summaries {
             // Appendix D: the summary of dst stands for everything reachable from it.
+            self.begin_search();
             let mut set = std::mem::take(&mut self.scratch_bits);
             set.clear();
-            set.extend_from_slice(&self.summaries[dst as usize * self.sw..(dst as usize + 1) * self.sw]);
+            set.extend(self.summaries.iter().map(|row| row[dst as usize]));
             self.cross(&set, t);
             self.scratch_bits = set;
-            self.drain(search);
             return;
         }
         // Forward reachability over R from dst.
@@ -727,13 +800,13 @@ impl<'a, M: Model> Run<'a, M> {
     }
 
     /// The edge (src, c), created if new.
-    fn edge(&mut self, src: u32, c: Choice, dst: u32, mut acc: Accesses) -> u32 {
+    fn edge(&mut self, src: u32, c: Choice, dst: u32, acc: &mut Accesses) -> u32 {
         if let Some(t) = self.find_edge(src, c) {
             return t;
         }
         acc.sort();
-        self.pairs.note_writes(&acc, &mut self.fresh_writes);
-        let label = self.pairs.intern(c, &acc).expect("a transition reads its own flag");
+        self.pairs.note_writes(acc, &mut self.fresh_writes);
+        let label = self.pairs.intern(c, acc).expect("a transition reads its own flag");
         let row = self.pairs.row(label);
         let t = self.edges.len() as u32;
         self.edges.push(Edge { src, dst, label, row, next_in: NONE, next_out: NONE });
@@ -746,11 +819,10 @@ impl<'a, M: Model> Run<'a, M> {
         }
         self.nodes[src as usize].last_out = t;
         if dst != NONE {
-            let d = &mut self.nodes[dst as usize];
-            if d.last_in == NONE {
-                d.first_in = t;
+            let last = self.nodes[dst as usize].last_in;
+            if last == NONE {
+                self.first_in[dst as usize] = t;
             } else {
-                let last = d.last_in;
                 self.edges[last as usize].next_in = t;
             }
             self.nodes[dst as usize].last_in = t;
@@ -761,6 +833,9 @@ impl<'a, M: Model> Run<'a, M> {
     /// Lines 2-16 of Algorithm 2 on entering `n`. False when the execution ends here (nothing
     /// enabled).
     fn enter(&mut self, n: u32, path: &[Choice], search: &mut Search<'_, M>) -> bool {
+        if !self.choice_settled(n) {
+            self.finish_search(search);
+        }
         if self.pending(n).is_some() {
             return true;
         }
@@ -804,13 +879,21 @@ impl<'a, M: Model> Run<'a, M> {
         self.exec.clear();
         self.stack_edges.clear();
         let mut frames: Vec<u32> = Vec::new();
+        // The top frame was just entered: `enter` made sure its choice is what the finished
+        // search would give.
+        let mut entered = false;
         if self.enter(root, &path, search) {
             frames.push(root);
+            entered = true;
         }
         while let Some(&s) = frames.last() {
             // Polled, not just read: long runs of frames can pop without a transition.
             if search.poll() {
                 return;
+            }
+            if !std::mem::take(&mut entered) {
+                // Back at a state after a transition that ended the execution, or a pop.
+                self.finish_search(search);
             }
             let Some(b) = self.pending(s) else {
                 frames.pop();
@@ -821,7 +904,9 @@ impl<'a, M: Model> Run<'a, M> {
                 continue;
             };
             self.put(s, 2, b);
-            let mut acc = Accesses::new();
+            // Kept for its buffer: with ghost objects a transition's accesses outgrow the inline ones.
+            let mut acc = std::mem::take(&mut self.scratch_acc);
+            acc.clear();
             self.model.accesses(&self.nodes[s as usize].state, b, &mut acc);
             let label = search
                 .graph
@@ -846,7 +931,8 @@ impl<'a, M: Model> Run<'a, M> {
                 search.error(err, &path);
                 path.pop();
                 self.scratch_state = Some(next);
-                let t = self.edge(s, b, NONE, acc);
+                let t = self.edge(s, b, NONE, &mut acc);
+                self.scratch_acc = acc;
                 self.update_backtrack_set(t, search);
                 // Nothing runs after an error, so the conflicts its continuation would reveal
                 // never show up: explore everything enabled here instead (as for a blocked step).
@@ -859,7 +945,8 @@ impl<'a, M: Model> Run<'a, M> {
             if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
                 g.add_edge(s, Target::State(dst), label);
             }
-            let t = self.edge(s, b, dst, acc);
+            let t = self.edge(s, b, dst, &mut acc);
+            self.scratch_acc = acc;
             // Line 22: events this transition disables are explored here as well.
             for i in 0..self.cw {
                 let mut off = self.set(s, 0)[i] & !self.set(dst, 0)[i];
@@ -904,6 +991,7 @@ impl<'a, M: Model> Run<'a, M> {
             if self.enter(dst, &path, search) {
                 frames.push(dst);
                 self.stack_edges.push(t);
+                entered = true;
             } else {
                 path.pop();
             }
