@@ -354,7 +354,7 @@ fn strategy_or_fail<M: Strategies>(m: &M, name: &str) -> Result<Box<dyn explore:
 
 /// Stateless strategies walk every path; a cyclic event model has infinitely many.
 fn needs_bound<M: Model>(m: &M, name: &str) -> bool {
-    m.kind() == "events" && matches!(name, "full-stateless" | "dpor")
+    m.kind() == "events" && matches!(name, "full-stateless" | "dpor" | "dpor-sleep")
 }
 
 /// The best sound strategy this build has for `M`.

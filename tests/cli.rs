@@ -296,6 +296,9 @@ fn event_models_from_the_command_line() {
     let o = tracepor(&["check", f, "--strategy", "dpor"]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("--bound"));
+    let o = tracepor(&["check", f, "--strategy", "dpor-sleep"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--bound"));
     let o = tracepor(&["check", f, "--strategy", "dpor", "--bound", "2", "--conflicts", "--json"]);
     assert_eq!(code(&o), 1);
     assert_eq!(json(&o)["strategy"], "dpor");
@@ -303,7 +306,7 @@ fn event_models_from_the_command_line() {
     assert_eq!(json(&o)["agree"], true);
     let runs: Vec<String> =
         json(&o)["runs"].as_array().unwrap().iter().map(|r| r["strategy"].as_str().unwrap().to_string()).collect();
-    assert_eq!(runs, ["full", "full-stateless", "dpor", "stateful-dpor"]);
+    assert_eq!(runs, ["full", "full-stateless", "dpor", "dpor-sleep", "stateful-dpor"]);
     // Conflicts are reported on a real app pair.
     let o =
         tracepor(&["check", "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events", "--conflicts", "--json"]);

@@ -1,4 +1,4 @@
-//! `dpor` on bounded event models: on generated models (the generator of
+//! `dpor` and `dpor-sleep` on bounded event models: on generated models (the generator of
 //! tests/events_soundness.rs), with and without `--conflicts`, under `--bound 1` and `--bound 2`,
 //! its outcome set (errors and nothing-enabled states) equals `full-stateless`'s and `full`'s,
 //! and its schedules replay to what they claim. `SEEDS=n` sets how many seeds (default 300;
@@ -26,10 +26,10 @@ fn check(text: &str, opts: EventOptions, label: &str) -> (u64, u64, bool, bool) 
     let expected = findings(&stateless);
     assert_eq!(findings(&full), expected, "{label} {opts:?}: full and full-stateless differ on\n{text}");
     let mut result = (ss.transitions, 0);
-    for continue_after_errors in [false, true] {
-        let (ds, dpor) = explore(&m, &mut DporEvents { continue_after_errors });
+    for (continue_after_errors, sleep_sets) in [(false, false), (true, false), (false, true), (true, true)] {
+        let (ds, dpor) = explore(&m, &mut DporEvents { continue_after_errors, sleep_sets });
         assert!(ds.finished);
-        let what = format!("{label} {opts:?} continue_after_errors={continue_after_errors}");
+        let what = format!("{label} {opts:?} continue_after_errors={continue_after_errors} sleep_sets={sleep_sets}");
         assert_eq!(findings(&dpor), expected, "{what}: dpor's findings differ on\n{text}");
         assert!(stateless.same_as(&dpor), "{what}: outcome sets differ");
         schedules_replay(&m, &dpor);
@@ -40,7 +40,7 @@ fn check(text: &str, opts: EventOptions, label: &str) -> (u64, u64, bool, bool) 
             }
             assert_eq!(m.outcome(&s).text, outcome, "{what}: schedule leads to the state it names");
         }
-        if !continue_after_errors {
+        if !continue_after_errors && !sleep_sets {
             result.1 = ds.transitions;
         }
     }
@@ -162,6 +162,7 @@ fn fixtures_and_smartthings_pairs_agree() {
 #[test]
 fn named_dpor_on_event_models() {
     assert_eq!(Strategy::<EventModel>::name(&DporEvents::default()), "dpor");
+    assert_eq!(Strategy::<EventModel>::name(&DporEvents { sleep_sets: true, ..Default::default() }), "dpor-sleep");
 }
 
 /// The static footprint covers the accesses of every transition from every reachable state:

@@ -41,6 +41,12 @@
 //! reported. It walks more on models with many errors (big-turn-on with `--conflicts --bound 2`:
 //! 1,309 transitions against 23), so it is not the default; the randomized test checks both.
 //! Runs that end after an error are not counted again as executions (the error counted them).
+//!
+//! **Sleep sets** (`dpor-sleep`, `sleep_sets`): as on EM traces (src/explore/dpor_sleep.rs),
+//! an event done or asleep at a state stays asleep after an independent one fires, and is not
+//! taken while asleep; a race whose candidates are all asleep at `pre(i)` gives `pre(i)` every
+//! enabled event. Footprint independence means the fired event neither changes what a
+//! sleeping one does nor enables or disables it (flags are in the footprint).
 
 use super::{Search, Strategy};
 use crate::model::events::{EventModel, EventState};
@@ -66,6 +72,8 @@ struct Frame {
     /// Clock of the transition taken from here (valid while `taken` is set). Entry q: 1 + the
     /// path position of q's latest transition that happens before it.
     clock: Vec<u32>,
+    /// Sleep set (`dpor-sleep`): events not to take here.
+    sleep: Vec<bool>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -73,20 +81,35 @@ pub struct DporEvents {
     /// Walk on after a failed transition (with the event stopped) instead of ending the
     /// execution there and expanding the state before it fully.
     pub continue_after_errors: bool,
+    /// Godefroid's sleep sets (`dpor-sleep`).
+    pub sleep_sets: bool,
 }
 
 impl Strategy<EventModel> for DporEvents {
     fn name(&self) -> &'static str {
-        "dpor"
+        if self.sleep_sets {
+            "dpor-sleep"
+        } else {
+            "dpor"
+        }
     }
 
     fn run(&mut self, search: &mut Search<'_, EventModel>) {
         let model = search.model;
         assert!(model.options().bound.is_some(), "dpor on an event model needs --bound k (a stateless search)");
         let n = model.choices() as usize;
+        let dependent = dependence(model);
+        let mut dependent_pair = vec![false; n * n];
+        for (p, qs) in dependent.iter().enumerate() {
+            for &q in qs {
+                dependent_pair[p * n + q as usize] = true;
+            }
+        }
         let mut walk = Walk {
             n,
-            dependent: dependence(model),
+            dependent,
+            dependent_pair,
+            sleep_sets: self.sleep_sets,
             last: vec![0; n],
             stopped: vec![false; n],
             errors_on_path: 0,
@@ -112,6 +135,9 @@ fn dependence(model: &EventModel) -> Vec<Vec<Choice>> {
 struct Walk {
     n: usize,
     dependent: Vec<Vec<Choice>>,
+    /// `dependent` as an n x n matrix (sleep sets ask about one pair at a time).
+    dependent_pair: Vec<bool>,
+    sleep_sets: bool,
     /// Per event: 1 + the path position of its latest transition, 0 if none.
     last: Vec<u32>,
     /// Events whose transition failed on the current path.
@@ -141,6 +167,7 @@ impl Walk {
                 done: Vec::new(),
                 taken: None,
                 clock: Vec::new(),
+                sleep: Vec::new(),
             },
         }
     }
@@ -155,8 +182,25 @@ impl Walk {
         f.done.clear();
         f.done.resize(self.n, false);
         f.taken = None;
-        if let Some(&first) = f.enabled.first() {
-            f.backtrack[first as usize] = true;
+        f.sleep.clear();
+        f.sleep.resize(self.n, false);
+    }
+
+    /// Gives `next` (the state after `c` fired at frame `k`) its sleep set: the events asleep
+    /// or done at `k`, independent of `c`, and still enabled; and its first awake enabled
+    /// event as its backtrack set.
+    fn enter(&self, k: usize, c: Choice, next: &mut Frame) {
+        if self.sleep_sets {
+            let f = &self.frames[k];
+            for &q in &next.enabled {
+                let q = q as usize;
+                if (f.sleep[q] || f.done[q]) && q != c as usize && !self.dependent_pair[c as usize * self.n + q] {
+                    next.sleep[q] = true;
+                }
+            }
+        }
+        if let Some(&first) = next.enabled.iter().find(|&&q| !next.sleep[q as usize]) {
+            next.backtrack[first as usize] = true;
         }
     }
 
@@ -172,6 +216,9 @@ impl Walk {
         let model = search.model;
         let mut first = Self::frame_from(&mut self.spare, &model.initial());
         self.observe(model, &mut first);
+        if let Some(&e) = first.enabled.first() {
+            first.backtrack[e as usize] = true;
+        }
         if first.enabled.is_empty() {
             search.terminal(&first.state, &self.path);
             return;
@@ -190,7 +237,12 @@ impl Walk {
                 self.path.pop();
             }
             let f = &mut self.frames[k];
-            let Some(c) = f.enabled.iter().copied().find(|&q| f.backtrack[q as usize] && !f.done[q as usize]) else {
+            let pick = |q: Choice| f.backtrack[q as usize] && !f.done[q as usize] && !f.sleep[q as usize];
+            let Some(c) = f.enabled.iter().copied().find(|&q| pick(q)) else {
+                if !f.done.iter().any(|&d| d) {
+                    // Every enabled event is asleep: an equivalent run was explored already.
+                    *search.stats.sleep_blocked.get_or_insert(0) += 1;
+                }
                 let popped = self.frames.pop().expect("a frame");
                 self.spare.push(popped);
                 continue;
@@ -230,6 +282,7 @@ impl Walk {
             }
             self.frames[k].taken = Some(Taken { event: c, errored, prev_last });
             self.observe(model, &mut next);
+            self.enter(k, c, &mut next);
             self.add_races(model, &next.state);
             if next.enabled.is_empty() {
                 if self.errors_on_path == 0 {
@@ -287,7 +340,8 @@ impl Walk {
             let Some(l) = race else { continue };
             let i = l as usize - 1;
             let pre = &self.frames[i];
-            let leads_to_p = |q: Choice| q == p || before_p[q as usize] > i as u32 + 1;
+            // A candidate asleep at `pre(i)` is never taken there (see the module header).
+            let leads_to_p = |q: Choice| (q == p || before_p[q as usize] > i as u32 + 1) && !pre.sleep[q as usize];
             let mut choice = None;
             let mut already = false;
             for &q in &pre.enabled {

@@ -1,4 +1,5 @@
-//! `dpor-sleep`: the `dpor` search with Godefroid's sleep sets (EM traces).
+//! `dpor-sleep`: the `dpor` search with Godefroid's sleep sets (EM traces; on bounded event
+//! models the same idea lives in [`super::dpor_events`]).
 //!
 //! A sleep set holds the threads not to be taken at a state, because every run that takes one
 //! of them there is equivalent to a run already explored from an earlier state. At a state

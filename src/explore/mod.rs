@@ -10,7 +10,7 @@
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
-//! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces) | no |
+//! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces; on event models in [`dpor_events`]) | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
 //! | `par_dpor` | `dpor` with `--threads N`: subtrees handed to idle workers | no |
@@ -324,6 +324,7 @@ impl Strategies for crate::model::events::EventModel {
             // cli.md: stateless strategies need `--bound k` on event models (the caller checks).
             "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
             "dpor" => Some(Box::new(dpor_events::DporEvents::default())),
+            "dpor-sleep" => Some(Box::new(dpor_events::DporEvents { sleep_sets: true, ..Default::default() })),
             "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
             _ => None,
         }
