@@ -169,7 +169,7 @@ fn strategy_name() {
 #[test]
 fn event_models_offer_full_and_stateful_dpor_by_name() {
     use tracepor::explore::{applicable, Strategies};
-    assert_eq!(applicable::<EventModel>(), ["full", "full-stateless", "dpor", "stateful-dpor"]);
+    assert_eq!(applicable::<EventModel>(), ["full", "full-stateless", "dpor", "dpor-sleep", "stateful-dpor"]);
     // `full` (the project's exhaustive search) agrees with stateful-dpor on a SmartThings pair.
     let m = load_file(
         "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events",
