@@ -33,8 +33,6 @@
 //! conflicting transition as single-access DPOR does (4.4). `no_summaries` runs Algorithms 3 and
 //! 5 literally (exponential in the worst case; for cross-checking on small models).
 
-use std::collections::BinaryHeap;
-
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::explore::graph::Target;
@@ -43,7 +41,7 @@ use crate::model::{Access, Accesses, Choice, Model};
 
 mod summary;
 
-use summary::{for_each_bit, PairId, Pairs, NONE};
+use summary::{for_each_bit, MaxQueue, PairId, Pairs, NONE};
 
 /// The `stateful-dpor` strategy; all switches off is the paper's algorithm with summaries.
 #[derive(Clone, Debug, Default)]
@@ -133,7 +131,7 @@ struct Run<'a, M: Model> {
     /// discovered first: the search runs backwards and states are discovered forwards, so a state
     /// tends to wait until its successors have brought it their pairs, and carries them all at
     /// once (fewer crossings than last in, first out or first in, first out).
-    queue: BinaryHeap<u32>,
+    queue: MaxQueue,
     /// Those new pairs, per queued state's slot; slots are reused.
     deltas: Vec<Vec<u64>>,
     free_deltas: Vec<u32>,
@@ -199,7 +197,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             cw: k.div_ceil(64).max(1),
             sets: Vec::new(),
             summaries: vec![Vec::new()],
-            queue: BinaryHeap::new(),
+            queue: MaxQueue::default(),
             deltas: Vec::new(),
             free_deltas: Vec::new(),
             carry: Vec::new(),
@@ -324,6 +322,7 @@ impl<'a, M: Model> Run<'a, M> {
         });
         self.first_in.push(NONE);
         self.queued.push(NONE);
+        self.queue.reserve(self.nodes.len());
         search.new_state();
         (n, true)
     }
@@ -560,11 +559,12 @@ impl<'a, M: Model> Run<'a, M> {
             if d == 0 {
                 continue;
             }
-            let row = self.pairs.row_ref(r);
-            if d & !row.known.get(w).copied().unwrap_or(0) != 0 {
+            let [mut known, mut pass] = self.pairs.row_ref(r).word(w);
+            if d & !known != 0 {
                 self.pairs.classify_all(label, r, &set[..=w]);
+                [known, pass] = self.pairs.row_ref(r).word(w);
             }
-            let pass = self.pairs.row_ref(r).pass.get(w).copied().unwrap_or(0);
+            debug_assert_eq!(d & !known, 0);
             // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
             let word = &mut self.summaries[w][src as usize];
             let new = d & pass & !*word;

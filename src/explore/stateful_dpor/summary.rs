@@ -22,8 +22,8 @@ pub(super) type PairId = u32;
 pub(super) const NONE: u32 = u32::MAX;
 
 /// Sets bit `i` of `words` (grown as needed); true when it was clear.
-#[inline]
-pub(super) fn set_bit(words: &mut Vec<u64>, i: u32) -> bool {
+#[cfg(test)]
+fn set_bit(words: &mut Vec<u64>, i: u32) -> bool {
     let w = i as usize / 64;
     if w >= words.len() {
         words.resize(w + 1, 0);
@@ -34,8 +34,8 @@ pub(super) fn set_bit(words: &mut Vec<u64>, i: u32) -> bool {
     was == 0
 }
 
-#[inline]
-pub(super) fn has_bit(words: &[u64], i: u32) -> bool {
+#[cfg(test)]
+fn has_bit(words: &[u64], i: u32) -> bool {
     words.get(i as usize / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
 }
 
@@ -52,16 +52,114 @@ pub(super) fn for_each_bit(words: &[u64], mut f: impl FnMut(u32)) {
     }
 }
 
+/// A set of states popped highest first: bitsets in levels, each bit of a level telling whether
+/// a word of the level below is non-zero. Push and pop touch one word per level (a binary heap
+/// of the same states moves entries along a path of cache lines) and a state is in at most
+/// once, so the order is the heap's.
+#[derive(Default)]
+pub(super) struct MaxQueue {
+    /// Level 0 has a bit per state; the last level is one word.
+    levels: Vec<Vec<u64>>,
+}
+
+impl MaxQueue {
+    /// Makes room for states below `n`.
+    pub(super) fn reserve(&mut self, n: usize) {
+        if self.levels.is_empty() {
+            self.levels.push(vec![0]);
+        }
+        let mut need = n.div_ceil(64).max(1);
+        let mut k = 0;
+        loop {
+            if self.levels[k].len() < need {
+                self.levels[k].resize(need, 0);
+            }
+            let len = self.levels[k].len();
+            if len == 1 && k + 1 == self.levels.len() {
+                return;
+            }
+            need = len.div_ceil(64);
+            k += 1;
+            if k == self.levels.len() {
+                // Level k-1 outgrew one word: a new level above it, from what it holds.
+                let mut up = vec![0u64; need];
+                for (w, &x) in self.levels[k - 1].iter().enumerate() {
+                    up[w / 64] |= u64::from(x != 0) << (w % 64);
+                }
+                self.levels.push(up);
+            }
+        }
+    }
+
+    /// Adds state `n` (room made by [`MaxQueue::reserve`]).
+    #[inline]
+    pub(super) fn push(&mut self, n: u32) {
+        let mut i = n as usize;
+        for level in &mut self.levels {
+            let (w, m) = (i / 64, 1u64 << (i % 64));
+            let was = level[w];
+            level[w] = was | m;
+            if was != 0 {
+                return;
+            }
+            i = w;
+        }
+    }
+
+    /// Removes and returns the highest state.
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<u32> {
+        let top = self.levels.len().checked_sub(1)?;
+        if self.levels[top][0] == 0 {
+            return None;
+        }
+        let mut i = 0usize;
+        for k in (0..=top).rev() {
+            let word = self.levels[k][i];
+            i = i * 64 + (63 - word.leading_zeros() as usize);
+        }
+        let n = i;
+        for level in &mut self.levels {
+            let (w, m) = (i / 64, 1u64 << (i % 64));
+            level[w] &= !m;
+            if level[w] != 0 {
+                break;
+            }
+            i = w;
+        }
+        Some(n as u32)
+    }
+}
+
 /// Per edge label: what meeting each pair met so far gives.
 #[derive(Default)]
 pub(super) struct Row {
-    /// Pairs already met with this label.
-    pub(super) known: Vec<u64>,
-    /// Of those, the ones that do not conflict with it: they go on unchanged.
-    pub(super) pass: Vec<u64>,
+    /// Per word of pair ids: [pairs already met with this label, those of them that do not
+    /// conflict with it and go on unchanged]. Side by side, as crossing an edge reads both.
+    met: Vec<[u64; 2]>,
     /// The conflicting ones: pair -> what goes on past the edge (pair id + 1; 0 when no access
     /// is left).
     conflicting: FxHashMap<PairId, u32>,
+}
+
+impl Row {
+    /// Word `w` of (pairs met, pairs that pass).
+    #[inline]
+    pub(super) fn word(&self, w: usize) -> [u64; 2] {
+        self.met.get(w).copied().unwrap_or([0, 0])
+    }
+
+    fn note(&mut self, p: PairId, pass: bool) {
+        let w = p as usize / 64;
+        if w >= self.met.len() {
+            self.met.resize(w + 1, [0, 0]);
+        }
+        let m = 1u64 << (p % 64);
+        self.met[w][0] |= m;
+        if pass {
+            self.met[w][1] |= m;
+        }
+    }
 }
 
 /// Interned access lists and pairs, and the memoized meets.
@@ -201,7 +299,7 @@ impl Pairs {
     /// Lines 8-16 of Algorithm 5 for carried pair `p` and an edge labelled `l` (row `r`):
     /// whether they conflict, and what goes on past the edge.
     pub(super) fn meet(&mut self, l: PairId, r: u32, p: PairId) -> (bool, Option<PairId>) {
-        if !has_bit(&self.rows[r as usize].known, p) {
+        if self.rows[r as usize].word(p as usize / 64)[0] >> (p % 64) & 1 == 0 {
             self.classify(l, r, p);
         }
         self.known_meet(r, p)
@@ -211,7 +309,7 @@ impl Pairs {
     #[inline]
     pub(super) fn known_meet(&self, r: u32, p: PairId) -> (bool, Option<PairId>) {
         let row = &self.rows[r as usize];
-        if has_bit(&row.pass, p) {
+        if row.word(p as usize / 64)[1] >> (p % 64) & 1 == 1 {
             return (false, Some(p));
         }
         let next = row.conflicting[&p];
@@ -221,7 +319,7 @@ impl Pairs {
     /// Makes sure every pair of `set` has been met with label `l` (row `r`).
     pub(super) fn classify_all(&mut self, l: PairId, r: u32, set: &[u64]) {
         for (w, &bits) in set.iter().enumerate() {
-            let known = self.rows[r as usize].known.get(w).copied().unwrap_or(0);
+            let known = self.rows[r as usize].word(w)[0];
             let mut todo = bits & !known;
             while todo != 0 {
                 let b = todo.trailing_zeros();
@@ -237,10 +335,8 @@ impl Pairs {
         let (mine, theirs) = (&self.lists[l_list as usize], &self.lists[p_list as usize]);
         let clash = |x: &crate::model::Access| mine.iter().any(|y| y.object == x.object && (x.write || y.write));
         let conflict = theirs.iter().any(clash);
-        let row_known = &mut self.rows[r as usize].known;
-        set_bit(row_known, p);
+        self.rows[r as usize].note(p, !conflict);
         if !conflict {
-            set_bit(&mut self.rows[r as usize].pass, p);
             return;
         }
         // Line 14: past a conflict the search goes on for the edge's own event.
@@ -264,6 +360,35 @@ mod tests {
 
     fn acc(list: &[(u32, bool)]) -> Accesses {
         list.iter().map(|&(object, write)| Access { object, write }).collect()
+    }
+
+    #[test]
+    fn max_queue_pops_highest_first() {
+        let mut q = MaxQueue::default();
+        let mut reference = std::collections::BinaryHeap::new();
+        let mut x = 12345u64;
+        let mut cap = 0usize;
+        for round in 0..20_000u32 {
+            // Grow now and then, as states are created, with states already queued.
+            if round % 1000 == 0 {
+                cap = cap * 3 + 70;
+                q.reserve(cap);
+            }
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            if x >> 62 != 0 {
+                let n = ((x >> 20) % cap as u64) as u32;
+                if !reference.iter().any(|&m| m == n) {
+                    reference.push(n);
+                    q.push(n);
+                }
+            } else {
+                assert_eq!(q.pop(), reference.pop());
+            }
+        }
+        while let Some(n) = reference.pop() {
+            assert_eq!(q.pop(), Some(n));
+        }
+        assert_eq!(q.pop(), None);
     }
 
     #[test]
