@@ -82,12 +82,16 @@ impl ThreadSet {
     pub fn iter(&self) -> impl Iterator<Item = Choice> + '_ {
         self.0.iter().enumerate().flat_map(|(i, &w)| Bits(w).map(move |b| i as u32 * 64 + b))
     }
-    /// Smallest member of `self` that is in `a` and not in `b`.
-    pub fn first_in_not_in(&self, a: &ThreadSet, b: &ThreadSet) -> Option<Choice> {
+    /// Smallest member of `self` that is in `a` and in neither `b` nor `c`.
+    pub fn first_in_not_in(&self, a: &ThreadSet, b: &ThreadSet, c: &ThreadSet) -> Option<Choice> {
         (0..self.0.len()).find_map(|i| {
-            let w = self.0[i] & a.word(i) & !b.word(i);
+            let w = self.0[i] & a.word(i) & !b.word(i) & !c.word(i);
             (w != 0).then(|| i as u32 * 64 + w.trailing_zeros())
         })
+    }
+    /// Empties the set, keeping its buffer.
+    pub fn clear(&mut self) {
+        self.0.clear();
     }
     /// `self ∪ other` (inline up to 128 threads: no allocation).
     pub fn union(&self, other: &ThreadSet) -> ThreadSet {
@@ -477,7 +481,7 @@ impl<'m> Engine<'m> {
         self.path.push(c);
         self.observe_step(&mut next, c, op);
         next.sets = Sets::default();
-        next.sleep = ThreadSet::default();
+        next.sleep.clear();
         next.analysed = false;
         self.frames.push(next);
     }
@@ -706,7 +710,7 @@ impl<'m> Engine<'m> {
             return Some(c);
         }
         // Sleeping threads are as good as done (sleep sets are empty unless `dpor-sleep`).
-        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done.union(&f.sleep)) {
+        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, &f.sleep) {
             return Some(c);
         }
         if f.sets.done.is_empty() {
@@ -829,7 +833,7 @@ impl<'m> Engine<'m> {
     fn backtrack_to_pending(&mut self) -> bool {
         loop {
             let f = self.frames.last().expect("a state");
-            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done.union(&f.sleep)).is_some() {
+            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, &f.sleep).is_some() {
                 return true;
             }
             if self.frames.len() == self.root + 1 {
