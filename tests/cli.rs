@@ -115,10 +115,9 @@ fn a_stopped_dpor_search_estimates_its_share_explored() {
         assert_eq!(code(&o), 3);
         let d = json(&o)["estimated_done"].as_f64().expect("an estimate");
         assert!(d > 0.0 && d < 1.0, "{strategy}: {d}");
-        let text = String::from_utf8_lossy(
-            &tracepor(&["check", trace, "--strategy", strategy, "--time-limit", "0.5"]).stdout,
-        )
-        .to_string();
+        let text =
+            String::from_utf8_lossy(&tracepor(&["check", trace, "--strategy", strategy, "--time-limit", "0.5"]).stdout)
+                .to_string();
         assert!(text.contains("estimated explored:"), "{text}");
     }
     let o = tracepor(&["check", "traces/em-explorer/tacas-2016/remind-me", "--strategy", "dpor-sleep", "--json"]);

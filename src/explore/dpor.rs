@@ -755,13 +755,6 @@ impl<'m> Engine<'m> {
                 continue;
             }
             match self.choose() {
-                None if self.frames[top].sets.done.is_empty() => {
-                    // Every enabled thread is asleep: an equivalent run was explored already.
-                    *search.stats.sleep_blocked.get_or_insert(0) += 1;
-                    if !self.backtrack_to_pending() {
-                        return;
-                    }
-                }
                 Some(c) => {
                     let f = self.frames.last_mut().expect("a state");
                     if let Some(pool) = pool {
@@ -783,12 +776,11 @@ impl<'m> Engine<'m> {
                             }
                         }
                     }
-                    let sleep = if self.sleep_sets { self.child_sleep(c) } else { ThreadSet::default() };
                     let f = self.frames.last_mut().expect("a state");
                     f.sets.done.insert(c);
                     self.push_step(c, false);
                     if self.sleep_sets {
-                        self.enter_sleep(sleep);
+                        self.enter_sleep(c);
                     }
                     search.transition(self.path.len());
                     if search.stats.transitions.is_multiple_of(PROGRESS_EVERY) {
@@ -801,6 +793,10 @@ impl<'m> Engine<'m> {
                     }
                 }
                 None => {
+                    if self.frames[top].sets.done.is_empty() {
+                        // Every enabled thread is asleep: an equivalent run was explored already.
+                        *search.stats.sleep_blocked.get_or_insert(0) += 1;
+                    }
                     if !self.backtrack_to_pending() {
                         return;
                     }

@@ -186,11 +186,11 @@ impl Walk {
         f.sleep.resize(self.n, false);
     }
 
-    /// Gives `next` (the state after `c` fired at frame `k`) its sleep set: the events asleep
-    /// or done at `k`, independent of `c`, and still enabled; and its first awake enabled
-    /// event as its backtrack set.
-    fn enter(&self, k: usize, c: Choice, next: &mut Frame) {
-        if self.sleep_sets {
+    /// Gives `next` its sleep set and its first awake enabled event as its backtrack set. When
+    /// it is the state after `c` fired at frame `k` (`from`), the sleep set is the events asleep
+    /// or done at `k`, independent of `c`, and still enabled.
+    fn enter(&self, from: Option<(usize, Choice)>, next: &mut Frame) {
+        if let (true, Some((k, c))) = (self.sleep_sets, from) {
             let f = &self.frames[k];
             for &q in &next.enabled {
                 let q = q as usize;
@@ -216,9 +216,7 @@ impl Walk {
         let model = search.model;
         let mut first = Self::frame_from(&mut self.spare, &model.initial());
         self.observe(model, &mut first);
-        if let Some(&e) = first.enabled.first() {
-            first.backtrack[e as usize] = true;
-        }
+        self.enter(None, &mut first);
         if first.enabled.is_empty() {
             search.terminal(&first.state, &self.path);
             return;
@@ -282,7 +280,7 @@ impl Walk {
             }
             self.frames[k].taken = Some(Taken { event: c, errored, prev_last });
             self.observe(model, &mut next);
-            self.enter(k, c, &mut next);
+            self.enter(Some((k, c)), &mut next);
             self.add_races(model, &next.state);
             if next.enabled.is_empty() {
                 if self.errors_on_path == 0 {

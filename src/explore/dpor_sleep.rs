@@ -23,8 +23,6 @@
 //! choices finished before at its parent, so a subtree is not a function of its path alone,
 //! which parallel `dpor` relies on.
 
-use smallvec::SmallVec;
-
 use super::dpor::{Engine, Mode, ThreadSet};
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
@@ -47,29 +45,19 @@ impl Strategy<EmModel> for DporSleep {
 }
 
 impl Engine<'_> {
-    /// The sleep set after taking `c` at the current state: the threads asleep or done there
-    /// whose next transitions are independent of `c`'s.
-    pub(crate) fn child_sleep(&self, c: Choice) -> ThreadSet {
-        let f = self.frames.last().expect("a state");
-        let op = f.next_op(c).expect("an enabled thread has a next operation");
-        let mut sleep = ThreadSet::default();
-        for t in f.sleep.union(&f.sets.done).iter() {
-            if t != c && f.next_op(t).is_some_and(|o| !self.dependent(o, op)) {
-                sleep.insert(t);
-            }
-        }
-        sleep
-    }
-
-    /// Gives the state just entered its sleep set, keeping only the threads whose next
-    /// transition is still the one they had at the parent, and enabled (an independent
-    /// transition changes neither; this keeps the set right whatever the model does).
-    pub(crate) fn enter_sleep(&mut self, mut sleep: ThreadSet) {
+    /// Gives the state just entered by `c` its sleep set: the threads asleep or done at the
+    /// parent (other than `c`) whose next transitions are independent of `c`'s, and which
+    /// still have that transition, enabled (an independent one changes neither; checking keeps
+    /// the set right whatever the model does).
+    pub(crate) fn enter_sleep(&mut self, c: Choice) {
         let n = self.frames.len();
         let (parent, top) = (&self.frames[n - 2], &self.frames[n - 1]);
-        for t in sleep.iter().collect::<SmallVec<[Choice; 8]>>() {
-            if top.next[t as usize] != parent.next[t as usize] || !top.enabled.contains(t) {
-                sleep.remove(t);
+        let op = parent.next_op(c).expect("the thread just taken had a next operation");
+        let mut sleep = ThreadSet::default();
+        for t in parent.sleep.union(&parent.sets.done).iter() {
+            let same = top.next[t as usize] == parent.next[t as usize] && top.enabled.contains(t);
+            if t != c && same && parent.next_op(t).is_some_and(|o| !self.dependent(o, op)) {
+                sleep.insert(t);
             }
         }
         self.frames[n - 1].sleep = sleep;
