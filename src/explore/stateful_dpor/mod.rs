@@ -33,6 +33,9 @@
 //! conflicting transition as single-access DPOR does (4.4). `no_summaries` runs Algorithms 3 and
 //! 5 literally (exponential in the worst case; for cross-checking on small models).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::explore::graph::Target;
@@ -41,7 +44,7 @@ use crate::model::{Access, Accesses, Choice, Model};
 
 mod summary;
 
-use summary::{for_each_bit, MaxQueue, PairId, Pairs, NONE};
+use summary::{add_words, for_each_bit, MaxQueue, PairId, Pairs, Summaries, NONE};
 
 /// The `stateful-dpor` strategy; all switches off is the paper's algorithm with summaries.
 #[derive(Clone, Debug, Default)]
@@ -56,6 +59,10 @@ pub struct StatefulDpor {
     pub no_match_update: bool,
     /// Literal Algorithms 3 and 5 (path-set DFS, forward reachability) instead of summaries.
     pub no_summaries: bool,
+    /// Run the backwards search at once after every transition, as the paper's Explore calls
+    /// it, rather than when a backtrack set it could change is read. Slower; every count must
+    /// be the same (tests compare the two).
+    pub eager_search: bool,
 }
 
 impl StatefulDpor {
@@ -121,11 +128,8 @@ struct Run<'a, M: Model> {
     cw: usize,
     /// Per state, enabled(s), backtrack(s) and done(s): `cw` words each.
     sets: Vec<u64>,
-    /// Per state, its Appendix D summary: the pairs the backwards search has carried through it,
-    /// one bit per pair, laid out word by word: `summaries[w][n]` is word `w` of state `n`'s.
-    /// A flood carries much the same pairs through states discovered one after another, so
-    /// their words share cache lines; a new word (as pairs appear) is one more row.
-    summaries: Vec<Vec<u64>>,
+    /// Per state, its Appendix D summary: the pairs the backwards search has carried through it.
+    summaries: Summaries,
     /// States whose summary gained pairs not yet carried through their in-edges (a work list
     /// of states rather than of pairs: a state's new pairs cross each edge together). Latest
     /// discovered first: the search runs backwards and states are discovered forwards, so a state
@@ -141,13 +145,14 @@ struct Run<'a, M: Model> {
     fresh_writes: Vec<u32>,
     /// The current execution S (edges), reset when an execution ends.
     exec: Vec<u32>,
-    /// States whose backtrack set grew: candidates for Explore-all.
-    dirty: Vec<u32>,
-    /// Length of `dirty` when the backwards search still queued began ([`usize::MAX`]: none
-    /// queued). The search runs only when a backtrack set is about to be read that it could
-    /// still change (see [`Run::finish_search`]), so the searches of several transitions run as
-    /// one and a state carries what they bring it at once.
-    search_from: usize,
+    /// States whose backtrack set grew: candidates for Explore-all, lowest (earliest
+    /// discovered) first. A fixed order (Algorithm 1 leaves it open) that does not depend on
+    /// when the backwards searches ran, so neither does anything else Explore does.
+    dirty: BinaryHeap<Reverse<u32>>,
+    /// A backwards search is queued. It runs only when a backtrack set is about to be read that
+    /// it could still change (see [`Run::choice_settled`]), so the searches of many transitions
+    /// run as one and a state carries what they bring it at once.
+    search_queued: bool,
     /// Edges from the root of the current Explore to the top frame (for `no_graph_backtrack`).
     stack_edges: Vec<u32>,
     scratch_enc: Vec<u32>,
@@ -158,6 +163,11 @@ struct Run<'a, M: Model> {
     scratch_en: Vec<Choice>,
     scratch_acc: Accesses,
     scratch_bits: Vec<u64>,
+    /// What a crossing's conflicting pairs bring: the pairs that go on past the edge, and the
+    /// events to backtrack for (`cw` words), gathered so that each lands in the source state
+    /// once per crossing rather than once per pair. Kept empty between crossings.
+    hit_pairs: Vec<u64>,
+    hit_events: Vec<u64>,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
     refires: usize,
     /// Global position of the current execution's first edge: positions below it belong to
@@ -196,15 +206,15 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             pairs: Pairs::new(self.no_per_location),
             cw: k.div_ceil(64).max(1),
             sets: Vec::new(),
-            summaries: vec![Vec::new()],
+            summaries: Summaries::default(),
             queue: MaxQueue::default(),
             deltas: Vec::new(),
             free_deltas: Vec::new(),
             carry: Vec::new(),
             fresh_writes: Vec::new(),
             exec: Vec::new(),
-            dirty: Vec::new(),
-            search_from: usize::MAX,
+            dirty: BinaryHeap::new(),
+            search_queued: false,
             stack_edges: Vec::new(),
             scratch_enc: Vec::new(),
             scratch_enc2: Vec::new(),
@@ -212,6 +222,8 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             scratch_en: Vec::new(),
             scratch_acc: Accesses::new(),
             scratch_bits: Vec::new(),
+            hit_pairs: Vec::new(),
+            hit_events: vec![0; k.div_ceil(64).max(1)],
             refires: 0,
             // Position 0 is "never": real positions start at 1.
             exec_base: 1,
@@ -222,7 +234,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
         run.explore(s0, search);
         run.finish_search(search);
-        while let Some(n) = run.dirty.pop() {
+        while let Some(Reverse(n)) = run.dirty.pop() {
             // Most entries are stale (explored since): poll, as no transition may come for long.
             if search.poll() {
                 break;
@@ -303,9 +315,7 @@ impl<'a, M: Model> Run<'a, M> {
         for &c in &self.scratch_en {
             self.sets[at + c as usize / 64] |= 1 << (c % 64);
         }
-        for row in &mut self.summaries {
-            row.push(0);
-        }
+        self.summaries.push_state();
         *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
         if let Some(g) = search.graph.as_mut() {
             g.note_state(n);
@@ -337,7 +347,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     fn add_backtrack(&mut self, n: u32, e: Choice) {
         if self.put(n, 1, e) && !self.has(n, 2, e) {
-            self.dirty.push(n);
+            self.dirty.push(Reverse(n));
         }
     }
 
@@ -498,6 +508,9 @@ impl<'a, M: Model> Run<'a, M> {
             if let Some(q) = self.pairs.trim(p) {
                 self.arrive(src, q);
             }
+            if self.opts.eager_search {
+                self.finish_search(search);
+            }
             if self.opts.no_match_update {
                 // Without the replay at a state match, what the search carries through an edge
                 // into a known state depends on whether it reaches that state before or after
@@ -509,9 +522,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Makes room in every summary for all pairs interned so far.
     fn grow_summaries(&mut self) {
-        while self.summaries.len() < self.pairs.len().div_ceil(64) {
-            self.summaries.push(vec![0; self.nodes.len()]);
-        }
+        self.summaries.grow(self.pairs.len().div_ceil(64));
     }
 
     /// Adds `bits` (word `w`) to the new pairs of `n` that still have to cross its in-edges.
@@ -540,7 +551,7 @@ impl<'a, M: Model> Run<'a, M> {
     fn arrive(&mut self, n: u32, p: PairId) {
         self.grow_summaries();
         let (w, m) = (p as usize / 64, 1u64 << (p % 64));
-        let word = &mut self.summaries[w][n as usize];
+        let word = &mut *self.summaries.word_mut(n, w);
         if *word & m != 0 {
             return;
         }
@@ -555,6 +566,7 @@ impl<'a, M: Model> Run<'a, M> {
             let e = &self.edges[t as usize];
             (e.src, e.label, e.row)
         };
+        let mut hits = false;
         for (w, &d) in set.iter().enumerate() {
             if d == 0 {
                 continue;
@@ -566,37 +578,69 @@ impl<'a, M: Model> Run<'a, M> {
             }
             debug_assert_eq!(d & !known, 0);
             // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
-            let word = &mut self.summaries[w][src as usize];
+            let word = &mut *self.summaries.word_mut(src, w);
             let new = d & pass & !*word;
             if new != 0 {
                 *word |= new;
                 self.add_delta(src, w, new);
             }
-            let mut hit = d & !pass;
-            while hit != 0 {
-                let p = w as u32 * 64 + hit.trailing_zeros();
-                hit &= hit - 1;
-                let (_, next) = self.pairs.known_meet(r, p);
-                self.conflict_at(src, self.pairs.event(p));
-                if let Some(q) = next {
-                    self.arrive(src, q);
-                }
+            // The conflicting ones set a backtrack point for their event and go on as what is
+            // left of them (line 14): gathered here, applied below.
+            let hit = d & !pass;
+            if hit != 0 {
+                hits = true;
+                let memo = self.pairs.hits(r, w, hit);
+                add_words(&mut self.hit_events, &memo.events);
+                add_words(&mut self.hit_pairs, &memo.next);
+            }
+        }
+        if hits {
+            self.apply_hits(src);
+        }
+    }
+
+    /// Lines 9-12 of Algorithm 5 for every event gathered in `hit_events` at once (backtrack for
+    /// each where it is enabled, everything enabled if one of them is not), then the pairs
+    /// gathered in `hit_pairs` arrive at `src`; both scratch sets are left empty.
+    fn apply_hits(&mut self, src: u32) {
+        let at = src as usize * 3 * self.cw;
+        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
+        let all = (0..self.cw).any(|i| self.hit_events[i] & !self.sets[en + i] != 0);
+        let mut grew = false;
+        for i in 0..self.cw {
+            let add = if all { self.sets[en + i] } else { self.hit_events[i] };
+            let new = add & !self.sets[bt + i];
+            self.sets[bt + i] |= new;
+            grew |= new & !self.sets[done + i] != 0;
+            self.hit_events[i] = 0;
+        }
+        if grew {
+            self.dirty.push(Reverse(src));
+        }
+        self.grow_summaries();
+        for w in 0..self.hit_pairs.len() {
+            let q = std::mem::take(&mut self.hit_pairs[w]);
+            if q == 0 {
+                continue;
+            }
+            let word = &mut *self.summaries.word_mut(src, w);
+            let new = q & !*word;
+            if new != 0 {
+                *word |= new;
+                self.add_delta(src, w, new);
             }
         }
     }
 
-    /// Notes that a backwards search is being queued (see `search_from`).
+    /// Notes that a backwards search is being queued.
     fn begin_search(&mut self) {
-        if self.search_from == usize::MAX {
-            self.search_from = self.dirty.len();
-        }
+        self.search_queued = true;
     }
 
     /// Runs the queued backwards search, if any, to its end.
     fn finish_search(&mut self, search: &mut Search<'_, M>) {
-        if self.search_from != usize::MAX {
-            let from = std::mem::replace(&mut self.search_from, usize::MAX);
-            self.drain(from, search);
+        if std::mem::take(&mut self.search_queued) {
+            self.drain(search);
         }
     }
 
@@ -621,8 +665,7 @@ impl<'a, M: Model> Run<'a, M> {
     }
 
     /// Runs the backwards search to its end (or until a limit stops the whole search).
-    /// `dirty_from`: the length of `dirty` when this search started.
-    fn drain(&mut self, dirty_from: usize, search: &mut Search<'_, M>) {
+    fn drain(&mut self, search: &mut Search<'_, M>) {
         while let Some(n) = self.queue.pop() {
             let slot = self.queued[n as usize];
             self.queued[n as usize] = NONE;
@@ -643,20 +686,6 @@ impl<'a, M: Model> Run<'a, M> {
             }
             self.carry = carry;
         }
-        // The states a search adds backtrack points to do not depend on the order it visits
-        // them in, but the order it meets them does: list them by state, so that Explore-all's
-        // order (Algorithm 1 leaves it open) depends only on what the search found. Lowest
-        // last, so Explore-all takes the earliest-discovered state first.
-        let found = &mut self.dirty[dirty_from..];
-        found.sort_unstable_by(|a, b| b.cmp(a));
-        let mut kept = dirty_from;
-        for i in dirty_from..self.dirty.len() {
-            if kept == dirty_from || self.dirty[kept - 1] != self.dirty[i] {
-                self.dirty[kept] = self.dirty[i];
-                kept += 1;
-            }
-        }
-        self.dirty.truncate(kept);
     }
 
     /// Literal UpdateBacktrackSetDFS from `t`: every path of predecessors that does not repeat a
@@ -733,9 +762,12 @@ impl<'a, M: Model> Run<'a, M> {
             self.begin_search();
             let mut set = std::mem::take(&mut self.scratch_bits);
             set.clear();
-            set.extend(self.summaries.iter().map(|row| row[dst as usize]));
+            set.extend_from_slice(self.summaries.of(dst));
             self.cross(&set, t);
             self.scratch_bits = set;
+            if self.opts.eager_search {
+                self.finish_search(search);
+            }
             return;
         }
         // Forward reachability over R from dst.
@@ -891,7 +923,7 @@ impl<'a, M: Model> Run<'a, M> {
             if search.poll() {
                 return;
             }
-            if !std::mem::take(&mut entered) {
+            if !std::mem::take(&mut entered) && !self.choice_settled(s) {
                 // Back at a state after a transition that ended the execution, or a pop.
                 self.finish_search(search);
             }

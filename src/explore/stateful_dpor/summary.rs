@@ -39,6 +39,30 @@ fn has_bit(words: &[u64], i: u32) -> bool {
     words.get(i as usize / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
 }
 
+/// Adds bit `i` to a sparse bitset kept as (word, bits): the few words a word of hits reaches.
+fn add_bit(sparse: &mut Vec<(u32, u64)>, i: u32) {
+    let (w, m) = (i / 64, 1u64 << (i % 64));
+    match sparse.iter_mut().find(|(x, _)| *x == w) {
+        Some((_, bits)) => *bits |= m,
+        None => sparse.push((w, m)),
+    }
+}
+
+/// ORs sparse (word, bits) into a bitset, growing it as needed.
+#[inline]
+pub(super) fn add_words(words: &mut Vec<u64>, sparse: &[(u32, u64)]) {
+    for &(w, bits) in sparse {
+        if bits == 0 {
+            continue;
+        }
+        let w = w as usize;
+        if w >= words.len() {
+            words.resize(w + 1, 0);
+        }
+        words[w] |= bits;
+    }
+}
+
 /// Calls `f` with every set bit of `words`, ascending.
 #[inline]
 pub(super) fn for_each_bit(words: &[u64], mut f: impl FnMut(u32)) {
@@ -49,6 +73,52 @@ pub(super) fn for_each_bit(words: &[u64], mut f: impl FnMut(u32)) {
             x &= x - 1;
             f(w as u32 * 64 + b);
         }
+    }
+}
+
+/// Every state's Appendix D summary, one bit per pair, a state's words side by side (`stride`
+/// words per state, doubled when the pairs outgrow it): crossing an edge with a whole summary
+/// (at a state match) then reads two runs of adjacent words rather than a cache line per word.
+#[derive(Default)]
+pub(super) struct Summaries {
+    words: Vec<u64>,
+    stride: usize,
+    states: usize,
+}
+
+impl Summaries {
+    /// Adds an empty summary for a new state.
+    pub(super) fn push_state(&mut self) {
+        self.states += 1;
+        self.words.resize(self.states * self.stride, 0);
+    }
+
+    /// Makes room for `n` words per state.
+    pub(super) fn grow(&mut self, n: usize) {
+        if n <= self.stride {
+            return;
+        }
+        let stride = n.max(2 * self.stride).max(1);
+        let mut words = vec![0; self.states * stride];
+        for s in 0..self.states {
+            words[s * stride..s * stride + self.stride]
+                .copy_from_slice(&self.words[s * self.stride..(s + 1) * self.stride]);
+        }
+        self.words = words;
+        self.stride = stride;
+    }
+
+    /// Word `w` of state `n`'s summary (room made by [`Summaries::grow`]).
+    #[inline]
+    pub(super) fn word_mut(&mut self, n: u32, w: usize) -> &mut u64 {
+        debug_assert!(w < self.stride);
+        &mut self.words[n as usize * self.stride + w]
+    }
+
+    /// State `n`'s summary.
+    #[inline]
+    pub(super) fn of(&self, n: u32) -> &[u64] {
+        &self.words[n as usize * self.stride..(n as usize + 1) * self.stride]
     }
 }
 
@@ -137,9 +207,24 @@ pub(super) struct Row {
     /// Per word of pair ids: [pairs already met with this label, those of them that do not
     /// conflict with it and go on unchanged]. Side by side, as crossing an edge reads both.
     met: Vec<[u64; 2]>,
-    /// The conflicting ones: pair -> what goes on past the edge (pair id + 1; 0 when no access
-    /// is left).
-    conflicting: FxHashMap<PairId, u32>,
+    /// Per word, what goes on past the edge for each conflicting pair of the word, in the order
+    /// of their bits (pair id + 1; 0 when no access is left): a conflicting pair's entry is at
+    /// its rank among the word's conflicting bits, so a crossing finds it with a popcount
+    /// rather than a hash lookup (a summary of a few thousand pairs can conflict with an edge
+    /// almost entirely).
+    next: Vec<Vec<u32>>,
+    /// Per word, the last set of conflicting pairs crossed and what it gave: summaries that
+    /// cross one label are much alike, so the same word of hits comes back again and again.
+    memo: Vec<HitMemo>,
+}
+
+/// What a word of conflicting pairs gives when crossing a label: their events, and the pairs
+/// that go on as (word, bits).
+#[derive(Default)]
+pub(super) struct HitMemo {
+    pub(super) hit: u64,
+    pub(super) events: Vec<(u32, u64)>,
+    pub(super) next: Vec<(u32, u64)>,
 }
 
 impl Row {
@@ -149,15 +234,37 @@ impl Row {
         self.met.get(w).copied().unwrap_or([0, 0])
     }
 
-    fn note(&mut self, p: PairId, pass: bool) {
+    /// What goes on past the edge for conflicting pair bit `b` of word `w` (already met):
+    /// pair id + 1, 0 when nothing.
+    #[inline]
+    pub(super) fn next_of(&self, w: usize, b: u32) -> u32 {
+        let [met, pass] = self.met[w];
+        self.next_at(w, ((met & !pass) & ((1u64 << b) - 1)).count_ones())
+    }
+
+    /// [`Row::next_of`] for the conflicting pair of rank `rank` among word `w`'s.
+    #[inline]
+    pub(super) fn next_at(&self, w: usize, rank: u32) -> u32 {
+        self.next[w][rank as usize]
+    }
+
+    fn note(&mut self, p: PairId, next: Option<u32>) {
         let w = p as usize / 64;
         if w >= self.met.len() {
             self.met.resize(w + 1, [0, 0]);
+            self.next.resize_with(w + 1, Vec::new);
+            self.memo.resize_with(w + 1, HitMemo::default);
         }
-        let m = 1u64 << (p % 64);
+        let b = p % 64;
+        let m = 1u64 << b;
         self.met[w][0] |= m;
-        if pass {
-            self.met[w][1] |= m;
+        match next {
+            None => self.met[w][1] |= m,
+            Some(q) => {
+                let [met, pass] = self.met[w];
+                let rank = ((met & !pass) & (m - 1)).count_ones() as usize;
+                self.next[w].insert(rank, q);
+            }
         }
     }
 }
@@ -312,8 +419,32 @@ impl Pairs {
         if row.word(p as usize / 64)[1] >> (p % 64) & 1 == 1 {
             return (false, Some(p));
         }
-        let next = row.conflicting[&p];
-        (true, next.checked_sub(1))
+        (true, row.next_of(p as usize / 64, p % 64).checked_sub(1))
+    }
+
+    /// What the conflicting pairs `hit` of word `w` give when crossing row `r` (all met already):
+    /// computed once per distinct `hit` in a row (see [`Row::memo`]).
+    pub(super) fn hits(&mut self, r: u32, w: usize, hit: u64) -> &HitMemo {
+        let row = &mut self.rows[r as usize];
+        if row.memo[w].hit != hit || hit == 0 {
+            let [met, pass] = row.met[w];
+            let conflicting = met & !pass;
+            let memo = &mut row.memo[w];
+            memo.hit = hit;
+            memo.events.clear();
+            memo.next.clear();
+            let mut x = hit;
+            while x != 0 {
+                let b = x.trailing_zeros();
+                x &= x - 1;
+                add_bit(&mut memo.events, self.pairs[w * 64 + b as usize].0);
+                let q = row.next[w][(conflicting & ((1u64 << b) - 1)).count_ones() as usize];
+                if q != 0 {
+                    add_bit(&mut memo.next, q - 1);
+                }
+            }
+        }
+        &self.rows[r as usize].memo[w]
     }
 
     /// Makes sure every pair of `set` has been met with label `l` (row `r`).
@@ -335,8 +466,8 @@ impl Pairs {
         let (mine, theirs) = (&self.lists[l_list as usize], &self.lists[p_list as usize]);
         let clash = |x: &crate::model::Access| mine.iter().any(|y| y.object == x.object && (x.write || y.write));
         let conflict = theirs.iter().any(clash);
-        self.rows[r as usize].note(p, !conflict);
         if !conflict {
+            self.rows[r as usize].note(p, None);
             return;
         }
         // Line 14: past a conflict the search goes on for the edge's own event.
@@ -349,7 +480,7 @@ impl Pairs {
             Some(q) => q + 1,
             None => 0,
         };
-        self.rows[r as usize].conflicting.insert(p, next);
+        self.rows[r as usize].note(p, Some(next));
     }
 }
 
