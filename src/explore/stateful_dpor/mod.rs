@@ -44,7 +44,7 @@ use crate::model::{Access, Accesses, Choice, Model};
 
 mod summary;
 
-use summary::{add_words, for_each_bit, MaxQueue, PairId, Pairs, Summaries, NONE};
+use summary::{add_words, for_each_bit, MaxQueue, PairId, Pairs, Summaries, WholeCrossings, NONE};
 
 /// The `stateful-dpor` strategy; all switches off is the paper's algorithm with summaries.
 #[derive(Clone, Debug, Default)]
@@ -70,6 +70,9 @@ impl StatefulDpor {
         Self::default()
     }
 }
+
+/// Bitsets per state (see [`Run::sets`]).
+const SETS: usize = 4;
 
 /// Access object of choice `c`'s enable flag, numbered down from the top so as not to meet the
 /// model's own (dense, small) object ids.
@@ -126,7 +129,8 @@ struct Run<'a, M: Model> {
     pairs: Pairs,
     /// Words of a bitset of choices.
     cw: usize,
-    /// Per state, enabled(s), backtrack(s) and done(s): `cw` words each.
+    /// Per state, enabled(s), backtrack(s), done(s) and the events with an edge out of s in R
+    /// (not done(s): a re-fire takes a done event out of it): [`SETS`] sets of `cw` words.
     sets: Vec<u64>,
     /// Per state, its Appendix D summary: the pairs the backwards search has carried through it.
     summaries: Summaries,
@@ -168,6 +172,8 @@ struct Run<'a, M: Model> {
     /// once per crossing rather than once per pair. Kept empty between crossings.
     hit_pairs: Vec<u64>,
     hit_events: Vec<u64>,
+    /// What crossing a whole summary through an edge label gave (see [`Run::cross_whole`]).
+    whole_crossings: WholeCrossings,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
     refires: usize,
     /// Global position of the current execution's first edge: positions below it belong to
@@ -224,6 +230,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             scratch_bits: Vec::new(),
             hit_pairs: Vec::new(),
             hit_events: vec![0; k.div_ceil(64).max(1)],
+            whole_crossings: WholeCrossings::default(),
             refires: 0,
             // Position 0 is "never": real positions start at 1.
             exec_base: 1,
@@ -268,22 +275,22 @@ fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
 }
 
 impl<'a, M: Model> Run<'a, M> {
-    /// enabled(n), backtrack(n), done(n): `which` 0, 1, 2.
+    /// enabled(n), backtrack(n), done(n), events with an edge out of n: `which` 0, 1, 2, 3.
     #[inline]
     fn set(&self, n: u32, which: usize) -> &[u64] {
-        let at = (n as usize * 3 + which) * self.cw;
+        let at = (n as usize * SETS + which) * self.cw;
         &self.sets[at..at + self.cw]
     }
 
     #[inline]
     fn has(&self, n: u32, which: usize, c: Choice) -> bool {
-        self.sets[(n as usize * 3 + which) * self.cw + c as usize / 64] >> (c % 64) & 1 == 1
+        self.sets[(n as usize * SETS + which) * self.cw + c as usize / 64] >> (c % 64) & 1 == 1
     }
 
     /// Adds `c` to set `which` of `n`; true when it was not there.
     #[inline]
     fn put(&mut self, n: u32, which: usize, c: Choice) -> bool {
-        let w = &mut self.sets[(n as usize * 3 + which) * self.cw + c as usize / 64];
+        let w = &mut self.sets[(n as usize * SETS + which) * self.cw + c as usize / 64];
         let m = 1u64 << (c % 64);
         let was = *w & m;
         *w |= m;
@@ -311,7 +318,7 @@ impl<'a, M: Model> Run<'a, M> {
         self.scratch_en.clear();
         self.model.enabled(&state, &mut self.scratch_en);
         let at = self.sets.len();
-        self.sets.resize(at + 3 * self.cw, 0);
+        self.sets.resize(at + SETS * self.cw, 0);
         for &c in &self.scratch_en {
             self.sets[at + c as usize / 64] |= 1 << (c % 64);
         }
@@ -340,7 +347,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// An event in backtrack(n) \ done(n), lowest first (only enabled events are ever added).
     #[inline]
     fn pending(&self, n: u32) -> Option<Choice> {
-        let at = n as usize * 3 * self.cw;
+        let at = n as usize * SETS * self.cw;
         let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
         first_bit((0..self.cw).map(|i| self.sets[en + i] & self.sets[bt + i] & !self.sets[done + i]))
     }
@@ -400,7 +407,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Records that the state at position `pos` of S (global) is `n`.
     fn note_state_at(&mut self, n: u32, pos: u64) {
-        let at = n as usize * 3 * self.cw;
+        let at = n as usize * SETS * self.cw;
         for i in 0..self.cw {
             let mut x = self.sets[at + i];
             while x != 0 {
@@ -571,27 +578,14 @@ impl<'a, M: Model> Run<'a, M> {
             if d == 0 {
                 continue;
             }
-            let [mut known, mut pass] = self.pairs.row_ref(r).word(w);
-            if d & !known != 0 {
-                self.pairs.classify_all(label, r, &set[..=w]);
-                [known, pass] = self.pairs.row_ref(r).word(w);
-            }
-            debug_assert_eq!(d & !known, 0);
+            let (pass, hit) = self.meet_word(set, w, label, r);
+            hits |= hit;
             // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
             let word = &mut *self.summaries.word_mut(src, w);
-            let new = d & pass & !*word;
+            let new = pass & !*word;
             if new != 0 {
                 *word |= new;
                 self.add_delta(src, w, new);
-            }
-            // The conflicting ones set a backtrack point for their event and go on as what is
-            // left of them (line 14): gathered here, applied below.
-            let hit = d & !pass;
-            if hit != 0 {
-                hits = true;
-                let memo = self.pairs.hits(r, w, hit);
-                add_words(&mut self.hit_events, &memo.events);
-                add_words(&mut self.hit_pairs, &memo.next);
             }
         }
         if hits {
@@ -599,11 +593,53 @@ impl<'a, M: Model> Run<'a, M> {
         }
     }
 
+    /// Lines 8-16 of Algorithm 5 for the pairs of word `w` of `set` (not zero) and an edge
+    /// labelled `label` (row `r`): returns those that go on unchanged, and whether some conflict;
+    /// the conflicting ones' events are added to `hit_events` and what is left of them (line 14)
+    /// to `hit_pairs`.
+    #[inline]
+    fn meet_word(&mut self, set: &[u64], w: usize, label: PairId, r: u32) -> (u64, bool) {
+        let d = set[w];
+        let [mut known, mut pass] = self.pairs.row_ref(r).word(w);
+        if d & !known != 0 {
+            self.pairs.classify_all(label, r, &set[..=w]);
+            [known, pass] = self.pairs.row_ref(r).word(w);
+        }
+        debug_assert_eq!(d & !known, 0);
+        let hit = d & !pass;
+        if hit != 0 {
+            let memo = self.pairs.hits(r, w, hit);
+            add_words(&mut self.hit_events, &memo.events);
+            add_words(&mut self.hit_pairs, &memo.next);
+        }
+        (d & pass, hit != 0)
+    }
+
+    /// [`Run::cross`] for a whole summary (`set`, trailing zero words cut) through edge `t` at a
+    /// state match. Summaries repeat (states share them) and an event's edges share a label, so
+    /// what a (label, summary) gives is remembered and, when it comes back, applied at once.
+    fn cross_whole(&mut self, set: &[u64], t: u32) {
+        let (src, label, r) = {
+            let e = &self.edges[t as usize];
+            (e.src, e.label, e.row)
+        };
+        if !self.whole_crossings.recall(r, set, &mut self.hit_pairs, &mut self.hit_events) {
+            for w in 0..set.len() {
+                if set[w] != 0 {
+                    let (pass, _) = self.meet_word(set, w, label, r);
+                    add_words(&mut self.hit_pairs, &[(w as u32, pass)]);
+                }
+            }
+            self.whole_crossings.remember(r, set, &self.hit_pairs, &self.hit_events);
+        }
+        self.apply_hits(src);
+    }
+
     /// Lines 9-12 of Algorithm 5 for every event gathered in `hit_events` at once (backtrack for
     /// each where it is enabled, everything enabled if one of them is not), then the pairs
     /// gathered in `hit_pairs` arrive at `src`; both scratch sets are left empty.
     fn apply_hits(&mut self, src: u32) {
-        let at = src as usize * 3 * self.cw;
+        let at = src as usize * SETS * self.cw;
         let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
         let all = (0..self.cw).any(|i| self.hit_events[i] & !self.sets[en + i] != 0);
         let mut grew = false;
@@ -619,7 +655,7 @@ impl<'a, M: Model> Run<'a, M> {
         }
         self.grow_summaries();
         for w in 0..self.hit_pairs.len() {
-            let q = std::mem::take(&mut self.hit_pairs[w]);
+            let q = self.hit_pairs[w];
             if q == 0 {
                 continue;
             }
@@ -630,6 +666,8 @@ impl<'a, M: Model> Run<'a, M> {
                 self.add_delta(src, w, new);
             }
         }
+        // Cleared rather than zeroed: it is only as long as the highest word a crossing reached.
+        self.hit_pairs.clear();
     }
 
     /// Notes that a backwards search is being queued.
@@ -653,7 +691,7 @@ impl<'a, M: Model> Run<'a, M> {
         if self.nodes[n as usize].first_out == NONE {
             return true;
         }
-        let at = n as usize * 3 * self.cw;
+        let at = n as usize * SETS * self.cw;
         let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
         for i in 0..self.cw {
             let open = self.sets[en + i] & !self.sets[done + i];
@@ -763,7 +801,10 @@ impl<'a, M: Model> Run<'a, M> {
             let mut set = std::mem::take(&mut self.scratch_bits);
             set.clear();
             set.extend_from_slice(self.summaries.of(dst));
-            self.cross(&set, t);
+            while set.last() == Some(&0) {
+                set.pop();
+            }
+            self.cross_whole(&set, t);
             self.scratch_bits = set;
             if self.opts.eager_search {
                 self.finish_search(search);
@@ -821,6 +862,9 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// The edge out of `src` for `c`, if taken before.
     fn find_edge(&self, src: u32, c: Choice) -> Option<u32> {
+        if !self.has(src, 3, c) {
+            return None;
+        }
         let mut t = self.nodes[src as usize].first_out;
         while t != NONE {
             if self.pairs.event(self.edges[t as usize].label) == c {
@@ -836,6 +880,7 @@ impl<'a, M: Model> Run<'a, M> {
         if let Some(t) = self.find_edge(src, c) {
             return t;
         }
+        self.put(src, 3, c);
         acc.sort();
         self.pairs.note_writes(acc, &mut self.fresh_writes);
         let label = self.pairs.intern(c, acc).expect("a transition reads its own flag");
@@ -900,7 +945,7 @@ impl<'a, M: Model> Run<'a, M> {
         });
         self.refires += 1;
         let e = best.1;
-        self.sets[(n as usize * 3 + 2) * self.cw + e as usize / 64] &= !(1 << (e % 64));
+        self.sets[(n as usize * SETS + 2) * self.cw + e as usize / 64] &= !(1 << (e % 64));
         true
     }
 

@@ -12,6 +12,7 @@
 //! by one.
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 use crate::model::{Accesses, Choice};
 
@@ -40,7 +41,10 @@ fn has_bit(words: &[u64], i: u32) -> bool {
 }
 
 /// Adds bit `i` to a sparse bitset kept as (word, bits): the few words a word of hits reaches.
-fn add_bit(sparse: &mut Vec<(u32, u64)>, i: u32) {
+fn add_bit<const N: usize>(sparse: &mut SmallVec<[(u32, u64); N]>, i: u32)
+where
+    [(u32, u64); N]: smallvec::Array<Item = (u32, u64)>,
+{
     let (w, m) = (i / 64, 1u64 << (i % 64));
     match sparse.iter_mut().find(|(x, _)| *x == w) {
         Some((_, bits)) => *bits |= m,
@@ -60,6 +64,66 @@ pub(super) fn add_words(words: &mut Vec<u64>, sparse: &[(u32, u64)]) {
             words.resize(w + 1, 0);
         }
         words[w] |= bits;
+    }
+}
+
+/// Remembered crossings of a whole summary through an edge label: (row, summary) -> (pairs that
+/// go on, events to backtrack for). Exact: the summary is kept and compared, the hash only finds
+/// it. Forgotten wholesale when it grows past a bound.
+#[derive(Default)]
+pub(super) struct WholeCrossings {
+    index: FxHashMap<(u32, u64), u32>,
+    /// Per entry: summary, pairs, events, as (start, len) in `words`.
+    entries: Vec<[(u32, u32); 3]>,
+    words: Vec<u64>,
+}
+
+impl WholeCrossings {
+    /// 16 MiB of remembered words at most.
+    const MAX_WORDS: usize = 1 << 21;
+
+    fn key(r: u32, set: &[u64]) -> (u32, u64) {
+        // SAFETY: u64 has no padding and u8 no alignment requirement; same bytes, same length.
+        let bytes = unsafe { std::slice::from_raw_parts(set.as_ptr().cast::<u8>(), std::mem::size_of_val(set)) };
+        (r, xxhash_rust::xxh3::xxh3_64(bytes))
+    }
+
+    /// ORs into `pairs` and `events` what crossing `set` through row `r` gave, if remembered.
+    pub(super) fn recall(&self, r: u32, set: &[u64], pairs: &mut Vec<u64>, events: &mut Vec<u64>) -> bool {
+        let Some(&i) = self.index.get(&Self::key(r, set)) else {
+            return false;
+        };
+        let [k, p, e] = self.entries[i as usize];
+        let slice = |(start, len): (u32, u32)| &self.words[start as usize..(start + len) as usize];
+        if slice(k) != set {
+            return false;
+        }
+        for (into, from) in [(pairs, slice(p)), (events, slice(e))] {
+            if into.len() < from.len() {
+                into.resize(from.len(), 0);
+            }
+            for (a, b) in into.iter_mut().zip(from) {
+                *a |= b;
+            }
+        }
+        true
+    }
+
+    /// Keeps what crossing `set` through row `r` gave.
+    pub(super) fn remember(&mut self, r: u32, set: &[u64], pairs: &[u64], events: &[u64]) {
+        if self.words.len() + set.len() + pairs.len() + events.len() > Self::MAX_WORDS {
+            self.index.clear();
+            self.entries.clear();
+            self.words.clear();
+        }
+        let mut put = |x: &[u64]| {
+            let start = self.words.len() as u32;
+            self.words.extend_from_slice(x);
+            (start, x.len() as u32)
+        };
+        let entry = [put(set), put(pairs), put(events)];
+        self.index.insert(Self::key(r, set), self.entries.len() as u32);
+        self.entries.push(entry);
     }
 }
 
@@ -215,16 +279,24 @@ pub(super) struct Row {
     next: Vec<Vec<u32>>,
     /// Per word, the last set of conflicting pairs crossed and what it gave: summaries that
     /// cross one label are much alike, so the same word of hits comes back again and again.
-    memo: Vec<HitMemo>,
+    memo: Vec<[HitMemo; MEMO_WAYS]>,
+    /// Per word, the words of hits its memo ways hold (0: none; a crossing never asks for 0),
+    /// apart from what they give so that looking one up reads a single cache line.
+    memo_hits: Vec<[u64; MEMO_WAYS]>,
+    /// Per word, which of its memo ways is replaced next.
+    victim: Vec<u8>,
 }
+
+/// Remembered words of hits per label word: the whole summaries crossed at state matches and the
+/// smaller sets the backwards search carries alternate.
+const MEMO_WAYS: usize = 4;
 
 /// What a word of conflicting pairs gives when crossing a label: their events, and the pairs
 /// that go on as (word, bits).
 #[derive(Default)]
 pub(super) struct HitMemo {
-    pub(super) hit: u64,
-    pub(super) events: Vec<(u32, u64)>,
-    pub(super) next: Vec<(u32, u64)>,
+    pub(super) events: SmallVec<[(u32, u64); 2]>,
+    pub(super) next: SmallVec<[(u32, u64); 3]>,
 }
 
 impl Row {
@@ -253,7 +325,9 @@ impl Row {
         if w >= self.met.len() {
             self.met.resize(w + 1, [0, 0]);
             self.next.resize_with(w + 1, Vec::new);
-            self.memo.resize_with(w + 1, HitMemo::default);
+            self.memo.resize_with(w + 1, Default::default);
+            self.victim.resize(w + 1, 0);
+            self.memo_hits.resize(w + 1, [0; MEMO_WAYS]);
         }
         let b = p % 64;
         let m = 1u64 << b;
@@ -426,25 +500,29 @@ impl Pairs {
     /// computed once per distinct `hit` in a row (see [`Row::memo`]).
     pub(super) fn hits(&mut self, r: u32, w: usize, hit: u64) -> &HitMemo {
         let row = &mut self.rows[r as usize];
-        if row.memo[w].hit != hit || hit == 0 {
-            let [met, pass] = row.met[w];
-            let conflicting = met & !pass;
-            let memo = &mut row.memo[w];
-            memo.hit = hit;
-            memo.events.clear();
-            memo.next.clear();
-            let mut x = hit;
-            while x != 0 {
-                let b = x.trailing_zeros();
-                x &= x - 1;
-                add_bit(&mut memo.events, self.pairs[w * 64 + b as usize].0);
-                let q = row.next[w][(conflicting & ((1u64 << b) - 1)).count_ones() as usize];
-                if q != 0 {
-                    add_bit(&mut memo.next, q - 1);
-                }
+        if let Some(i) = row.memo_hits[w].iter().position(|&h| h == hit) {
+            return &self.rows[r as usize].memo[w][i];
+        }
+        // Not remembered: compute it into the way after the last one filled.
+        let i = row.victim[w] as usize % MEMO_WAYS;
+        row.victim[w] = row.victim[w].wrapping_add(1);
+        row.memo_hits[w][i] = hit;
+        let [met, pass] = row.met[w];
+        let conflicting = met & !pass;
+        let memo = &mut row.memo[w][i];
+        memo.events.clear();
+        memo.next.clear();
+        let mut x = hit;
+        while x != 0 {
+            let b = x.trailing_zeros();
+            x &= x - 1;
+            add_bit(&mut memo.events, self.pairs[w * 64 + b as usize].0);
+            let q = row.next[w][(conflicting & ((1u64 << b) - 1)).count_ones() as usize];
+            if q != 0 {
+                add_bit(&mut memo.next, q - 1);
             }
         }
-        &self.rows[r as usize].memo[w]
+        &self.rows[r as usize].memo[w][i]
     }
 
     /// Makes sure every pair of `set` has been met with label `l` (row `r`).
