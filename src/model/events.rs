@@ -557,6 +557,10 @@ impl Model for EventModel {
         self.fire(&mut Live { fields: &self.fields, state: s, log: &mut () }, c, &mut NoSink)
     }
 
+    fn step_recording(&self, s: &mut EventState, c: Choice, out: &mut Accesses) -> Result<(), ModelError> {
+        self.fire(&mut Live { fields: &self.fields, state: s, log: &mut () }, c, &mut Record(out))
+    }
+
     fn undoable(&self) -> bool {
         true
     }

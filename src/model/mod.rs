@@ -88,6 +88,12 @@ pub trait Model: Sync {
     /// One-line description of the transition `c` would take from `s` (for replay and graphs).
     fn describe(&self, s: &Self::State, c: Choice) -> String;
 
+    /// [`Model::step`] that also appends what [`Model::accesses`] would have given before it,
+    /// for a model that finds its accesses by running the transition (once instead of twice).
+    fn step_recording(&self, s: &mut Self::State, c: Choice, out: &mut Accesses) -> Result<(), ModelError> {
+        self.accesses(s, c, out);
+        self.step(s, c)
+    }
     /// Whether [`Model::step_logged`] and [`Model::undo`] are implemented. The exhaustive search
     /// then keeps one state, stepping and undoing in place, instead of a copy per depth.
     fn undoable(&self) -> bool {

@@ -167,6 +167,8 @@ struct Run<'a, M: Model> {
     scratch_en: Vec<Choice>,
     scratch_acc: Accesses,
     scratch_bits: Vec<u64>,
+    /// In-edges of the state whose new pairs are being carried back.
+    scratch_in: Vec<u32>,
     /// What a crossing's conflicting pairs bring: the pairs that go on past the edge, and the
     /// events to backtrack for (`cw` words), gathered so that each lands in the source state
     /// once per crossing rather than once per pair. Kept empty between crossings.
@@ -228,6 +230,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             scratch_en: Vec::new(),
             scratch_acc: Accesses::new(),
             scratch_bits: Vec::new(),
+            scratch_in: Vec::new(),
             hit_pairs: Vec::new(),
             hit_events: vec![0; k.div_ceil(64).max(1)],
             whole_crossings: WholeCrossings::default(),
@@ -717,11 +720,22 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let mut carry = std::mem::take(&mut self.carry);
             std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
+            // The in-edges first, with a prefetch of where each crossing will write in its
+            // source's summary: the sources are scattered, and a state can have many in-edges.
+            let mut ins = std::mem::take(&mut self.scratch_in);
+            ins.clear();
+            let first_word = carry.iter().position(|&w| w != 0).unwrap_or(0);
             let mut t = self.first_in[n as usize];
             while t != NONE {
-                self.cross(&carry, t);
-                t = self.edges[t as usize].next_in;
+                let e = &self.edges[t as usize];
+                self.summaries.prefetch(e.src, first_word);
+                ins.push(t);
+                t = e.next_in;
             }
+            for &t in &ins {
+                self.cross(&carry, t);
+            }
+            self.scratch_in = ins;
             self.carry = carry;
         }
     }
@@ -984,7 +998,6 @@ impl<'a, M: Model> Run<'a, M> {
             // Kept for its buffer: with ghost objects a transition's accesses outgrow the inline ones.
             let mut acc = std::mem::take(&mut self.scratch_acc);
             acc.clear();
-            self.model.accesses(&self.nodes[s as usize].state, b, &mut acc);
             let label = search
                 .graph
                 .as_ref()
@@ -997,7 +1010,7 @@ impl<'a, M: Model> Run<'a, M> {
                 }
                 None => self.nodes[s as usize].state.clone(),
             };
-            let result = self.model.step(&mut next, b);
+            let result = self.model.step_recording(&mut next, b, &mut acc);
             path.push(b);
             search.transition(path.len());
             if let Err(err) = result {

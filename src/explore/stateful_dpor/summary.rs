@@ -179,6 +179,18 @@ impl Summaries {
         &mut self.words[n as usize * self.stride + w]
     }
 
+    /// Asks the processor to fetch word `w` of state `n`'s summary ahead of its use.
+    #[inline]
+    pub(super) fn prefetch(&self, n: u32, w: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(x) = self.words.get(n as usize * self.stride + w) {
+            // SAFETY: a prefetch is a hint; the address is that of a live element.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const u64).cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (n, w);
+    }
+
     /// State `n`'s summary.
     #[inline]
     pub(super) fn of(&self, n: u32) -> &[u64] {
