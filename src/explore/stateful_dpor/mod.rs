@@ -122,6 +122,9 @@ struct Run<'a, M: Model> {
     /// not queued). Apart from [`Node`] (which holds the model's state) because the backwards
     /// search reads nothing else of a state: a flood touches many states, each a cache miss.
     first_in: Vec<u32>,
+    /// Per state, its in-edges as (source, label, row), in the order of `next_in`: the
+    /// backwards search reads them side by side rather than chasing edges.
+    in_edges: Vec<Vec<[u32; 3]>>,
     queued: Vec<u32>,
     /// Hash of a state's encoding -> the last state created with it (others via `same_hash`).
     index: FxHashMap<u64, u32>,
@@ -167,8 +170,6 @@ struct Run<'a, M: Model> {
     scratch_en: Vec<Choice>,
     scratch_acc: Accesses,
     scratch_bits: Vec<u64>,
-    /// In-edges of the state whose new pairs are being carried back.
-    scratch_in: Vec<u32>,
     /// What a crossing's conflicting pairs bring: the pairs that go on past the edge, and the
     /// events to backtrack for (`cw` words), gathered so that each lands in the source state
     /// once per crossing rather than once per pair. Kept empty between crossings.
@@ -208,6 +209,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             model,
             nodes: Vec::new(),
             first_in: Vec::new(),
+            in_edges: Vec::new(),
             queued: Vec::new(),
             index: FxHashMap::default(),
             edges: Vec::new(),
@@ -230,7 +232,6 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             scratch_en: Vec::new(),
             scratch_acc: Accesses::new(),
             scratch_bits: Vec::new(),
-            scratch_in: Vec::new(),
             hit_pairs: Vec::new(),
             hit_events: vec![0; k.div_ceil(64).max(1)],
             whole_crossings: WholeCrossings::default(),
@@ -341,6 +342,7 @@ impl<'a, M: Model> Run<'a, M> {
             same_hash: head,
         });
         self.first_in.push(NONE);
+        self.in_edges.push(Vec::new());
         self.queued.push(NONE);
         self.queue.reserve(self.nodes.len());
         search.new_state();
@@ -569,13 +571,9 @@ impl<'a, M: Model> Run<'a, M> {
         self.add_delta(n, w, m);
     }
 
-    /// Carries the pairs of `set` back through edge `t` (lines 8-16 of Algorithm 5 for each), into
+    /// Carries the pairs of `set` back through an edge (`src`, `label`, row `r`) (lines 8-16 of Algorithm 5 for each), into
     /// the summary of its source; the ones new there are queued to go on.
-    fn cross(&mut self, set: &[u64], t: u32) {
-        let (src, label, r) = {
-            let e = &self.edges[t as usize];
-            (e.src, e.label, e.row)
-        };
+    fn cross(&mut self, set: &[u64], src: u32, label: PairId, r: u32) {
         let mut hits = false;
         for (w, &d) in set.iter().enumerate() {
             if d == 0 {
@@ -611,9 +609,7 @@ impl<'a, M: Model> Run<'a, M> {
         debug_assert_eq!(d & !known, 0);
         let hit = d & !pass;
         if hit != 0 {
-            let memo = self.pairs.hits(r, w, hit);
-            add_words(&mut self.hit_events, &memo.events);
-            add_words(&mut self.hit_pairs, &memo.next);
+            self.pairs.cross_hits(r, w, hit, &mut self.hit_events, &mut self.hit_pairs);
         }
         (d & pass, hit != 0)
     }
@@ -720,22 +716,19 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let mut carry = std::mem::take(&mut self.carry);
             std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
-            // The in-edges first, with a prefetch of where each crossing will write in its
-            // source's summary: the sources are scattered, and a state can have many in-edges.
-            let mut ins = std::mem::take(&mut self.scratch_in);
-            ins.clear();
+            // The in-edges, with a prefetch of where each crossing reads and writes first: the
+            // sources and labels are scattered, and a state can have many in-edges.
+            let ins = std::mem::take(&mut self.in_edges[n as usize]);
             let first_word = carry.iter().position(|&w| w != 0).unwrap_or(0);
-            let mut t = self.first_in[n as usize];
-            while t != NONE {
-                let e = &self.edges[t as usize];
-                self.summaries.prefetch(e.src, first_word);
-                ins.push(t);
-                t = e.next_in;
+            for &[src, _, r] in &ins {
+                self.summaries.prefetch(src, first_word);
+                self.pairs.prefetch_row(r, first_word);
             }
-            for &t in &ins {
-                self.cross(&carry, t);
+            for &[src, label, r] in &ins {
+                self.cross(&carry, src, label, r);
             }
-            self.scratch_in = ins;
+            debug_assert!(self.in_edges[n as usize].is_empty());
+            self.in_edges[n as usize] = ins;
             self.carry = carry;
         }
     }
@@ -917,6 +910,7 @@ impl<'a, M: Model> Run<'a, M> {
                 self.edges[last as usize].next_in = t;
             }
             self.nodes[dst as usize].last_in = t;
+            self.in_edges[dst as usize].push([src, label, row]);
         }
         t
     }
