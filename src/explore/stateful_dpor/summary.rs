@@ -67,14 +67,14 @@ pub(super) fn add_words(words: &mut Vec<u64>, sparse: &[(u32, u64)]) {
     }
 }
 
-/// Remembered crossings of a whole summary through an edge label: (row, summary) -> (pairs that
-/// go on, events to backtrack for). Exact: the summary is kept and compared, the hash only finds
-/// it. Forgotten wholesale when it grows past a bound.
+/// Remembered crossings of a whole summary through an edge label: (row, summary number, see
+/// [`Summaries::id`]) -> (pairs that go on, events to backtrack for). Forgotten wholesale when it
+/// grows past a bound.
 #[derive(Default)]
 pub(super) struct WholeCrossings {
-    index: FxHashMap<(u32, u64), u32>,
-    /// Per entry: summary, pairs, events, as (start, len) in `words`.
-    entries: Vec<[(u32, u32); 3]>,
+    index: FxHashMap<(u32, u32), u32>,
+    /// Per entry: pairs, events, as (start, len) in `words`.
+    entries: Vec<[(u32, u32); 2]>,
     words: Vec<u64>,
 }
 
@@ -82,22 +82,14 @@ impl WholeCrossings {
     /// 16 MiB of remembered words at most.
     const MAX_WORDS: usize = 1 << 21;
 
-    fn key(r: u32, set: &[u64]) -> (u32, u64) {
-        // SAFETY: u64 has no padding and u8 no alignment requirement; same bytes, same length.
-        let bytes = unsafe { std::slice::from_raw_parts(set.as_ptr().cast::<u8>(), std::mem::size_of_val(set)) };
-        (r, xxhash_rust::xxh3::xxh3_64(bytes))
-    }
-
-    /// ORs into `pairs` and `events` what crossing `set` through row `r` gave, if remembered.
-    pub(super) fn recall(&self, r: u32, set: &[u64], pairs: &mut Vec<u64>, events: &mut Vec<u64>) -> bool {
-        let Some(&i) = self.index.get(&Self::key(r, set)) else {
+    /// ORs into `pairs` and `events` what crossing summary `id` through row `r` gave, if
+    /// remembered.
+    pub(super) fn recall(&self, r: u32, id: u32, pairs: &mut Vec<u64>, events: &mut Vec<u64>) -> bool {
+        let Some(&i) = self.index.get(&(r, id)) else {
             return false;
         };
-        let [k, p, e] = self.entries[i as usize];
+        let [p, e] = self.entries[i as usize];
         let slice = |(start, len): (u32, u32)| &self.words[start as usize..(start + len) as usize];
-        if slice(k) != set {
-            return false;
-        }
         for (into, from) in [(pairs, slice(p)), (events, slice(e))] {
             if into.len() < from.len() {
                 into.resize(from.len(), 0);
@@ -109,9 +101,10 @@ impl WholeCrossings {
         true
     }
 
-    /// Keeps what crossing `set` through row `r` gave.
-    pub(super) fn remember(&mut self, r: u32, set: &[u64], pairs: &[u64], events: &[u64]) {
-        if self.words.len() + set.len() + pairs.len() + events.len() > Self::MAX_WORDS {
+    /// Keeps what crossing summary `id` through row `r` gave.
+    pub(super) fn remember(&mut self, r: u32, id: u32, pairs: &[u64], events: &[u64]) {
+        let pairs = &pairs[..pairs.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1)];
+        if self.words.len() + pairs.len() + events.len() > Self::MAX_WORDS {
             self.index.clear();
             self.entries.clear();
             self.words.clear();
@@ -121,8 +114,8 @@ impl WholeCrossings {
             self.words.extend_from_slice(x);
             (start, x.len() as u32)
         };
-        let entry = [put(set), put(pairs), put(events)];
-        self.index.insert(Self::key(r, set), self.entries.len() as u32);
+        let entry = [put(pairs), put(events)];
+        self.index.insert((r, id), self.entries.len() as u32);
         self.entries.push(entry);
     }
 }
@@ -148,12 +141,24 @@ pub(super) struct Summaries {
     words: Vec<u64>,
     stride: usize,
     states: usize,
+    /// Per state, the number of its summary's content in `ids` ([`NONE`]: not known, as it
+    /// changed since): states share few distinct summaries.
+    sid: Vec<u32>,
+    /// Distinct summaries seen (trailing zero words cut), numbered in order; forgotten
+    /// wholesale (numbers are not reused) when they grow past a bound.
+    ids: FxHashMap<Box<[u64]>, u32>,
+    id_words: usize,
+    next_id: u32,
 }
 
 impl Summaries {
+    /// 16 MiB of distinct summaries at most.
+    const MAX_ID_WORDS: usize = 1 << 21;
+
     /// Adds an empty summary for a new state.
     pub(super) fn push_state(&mut self) {
         self.states += 1;
+        self.sid.push(NONE);
         self.words.resize(self.states * self.stride, 0);
     }
 
@@ -172,11 +177,46 @@ impl Summaries {
         self.stride = stride;
     }
 
-    /// Word `w` of state `n`'s summary (room made by [`Summaries::grow`]).
+    /// Adds the pairs `q` of word `w` to state `n`'s summary (room made by
+    /// [`Summaries::grow`]); returns those that are new there.
     #[inline]
-    pub(super) fn word_mut(&mut self, n: u32, w: usize) -> &mut u64 {
+    pub(super) fn add(&mut self, n: u32, w: usize, q: u64) -> u64 {
         debug_assert!(w < self.stride);
-        &mut self.words[n as usize * self.stride + w]
+        let word = &mut self.words[n as usize * self.stride + w];
+        let new = q & !*word;
+        if new != 0 {
+            *word |= new;
+            self.sid[n as usize] = NONE;
+        }
+        new
+    }
+
+    /// The number of state `n`'s summary content: equal numbers, equal summaries (and,
+    /// between two [`Summaries::id`] calls that return the same number, the reverse too).
+    pub(super) fn id(&mut self, n: u32) -> u32 {
+        let known = self.sid[n as usize];
+        if known != NONE {
+            return known;
+        }
+        let set = &self.words[n as usize * self.stride..(n as usize + 1) * self.stride];
+        let set = &set[..set.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1)];
+        let id = match self.ids.get(set) {
+            Some(&id) => id,
+            None => {
+                if self.id_words + set.len() > Self::MAX_ID_WORDS {
+                    self.ids.clear();
+                    self.id_words = 0;
+                    self.sid.fill(NONE);
+                }
+                let id = self.next_id;
+                self.next_id += 1;
+                self.id_words += set.len();
+                self.ids.insert(set.into(), id);
+                id
+            }
+        };
+        self.sid[n as usize] = id;
+        id
     }
 
     /// Asks the processor to fetch word `w` of state `n`'s summary ahead of its use.
@@ -336,6 +376,19 @@ pub(super) struct HitMemo {
     pub(super) next: SmallVec<[(u32, u64); 3]>,
 }
 
+/// ORs `bits` (not zero) into word `w` of `words`, growing it as needed; `touched` gets the
+/// words that were zero.
+#[inline]
+fn gather(words: &mut Vec<u64>, touched: &mut Vec<u32>, w: usize, bits: u64) {
+    if w >= words.len() {
+        words.resize(w + 1, 0);
+    }
+    if words[w] == 0 {
+        touched.push(w as u32);
+    }
+    words[w] |= bits;
+}
+
 /// ORs `bits` into word `w` of `words`, growing it as needed.
 #[inline]
 fn or_word(words: &mut Vec<u64>, w: usize, bits: u64) {
@@ -420,12 +473,14 @@ impl Row {
 
     /// ORs what way `i` of word `w` gave into `events` and `next`.
     #[inline]
-    fn recall(&self, w: usize, i: usize, events: &mut Vec<u64>, next: &mut Vec<u64>) {
+    fn recall(&self, w: usize, i: usize, events: &mut Vec<u64>, next: &mut Vec<u64>, touched: &mut Vec<u32>) {
         let way = &self.ways[w][i];
         if way.packed == SPILLED {
             let memo = &self.spill[way.bits[0] as usize];
             add_words(events, &memo.events);
-            add_words(next, &memo.next);
+            for &(x, bits) in &memo.next {
+                gather(next, touched, x as usize, bits);
+            }
             return;
         }
         let ne = (way.packed & 7) as usize;
@@ -436,7 +491,7 @@ impl Row {
             idx >>= 8;
         }
         for &bits in &way.bits[ne..ne + nn] {
-            or_word(next, (idx & 0xff) as usize, bits);
+            gather(next, touched, (idx & 0xff) as usize, bits);
             idx >>= 8;
         }
     }
@@ -613,13 +668,14 @@ impl Pairs {
     /// crossing row `r` (all met already): their events and the pairs that go on, computed once
     /// per distinct `hit` in a row (see [`Row::ways`]).
     #[inline]
-    pub(super) fn cross_hits(&mut self, r: u32, w: usize, hit: u64, events: &mut Vec<u64>, next: &mut Vec<u64>) {
+    /// `touched` gets the words of `next` that were zero.
+    pub(super) fn cross_hits(&mut self, r: u32, w: usize, hit: u64, events: &mut Vec<u64>, next: &mut Vec<u64>, touched: &mut Vec<u32>) {
         let row = &self.rows[r as usize];
         let i = match row.head[w].hits.iter().position(|&h| h == hit) {
             Some(i) => i,
             None => self.fill(r, w, hit),
         };
-        self.rows[r as usize].recall(w, i, events, next);
+        self.rows[r as usize].recall(w, i, events, next, touched);
     }
 
     /// Computes what `hit` gives (see [`Pairs::cross_hits`]) into the way after the last one
