@@ -625,24 +625,33 @@ impl<'a, M: Model> Run<'a, M> {
             let e = &self.edges[t as usize];
             (e.src, e.label, e.row)
         };
-        self.hit_whole = true;
         let id = self.summaries.id(dst);
-        if !self.whole_crossings.recall(r, id, &mut self.hit_pairs, &mut self.hit_events) {
-            let mut set = std::mem::take(&mut self.scratch_bits);
-            set.clear();
-            set.extend_from_slice(self.summaries.of(dst));
-            while set.last() == Some(&0) {
-                set.pop();
+        let crossings = std::mem::take(&mut self.whole_crossings);
+        if let Some((pairs, events)) = crossings.recall(r, id) {
+            Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, events);
+            self.grow_summaries();
+            for (w, &q) in pairs.iter().enumerate() {
+                self.arrive_word(src, w, q);
             }
-            for w in 0..set.len() {
-                if set[w] != 0 {
-                    let (pass, _) = self.meet_word(&set, w, label, r);
-                    add_words(&mut self.hit_pairs, &[(w as u32, pass)]);
-                }
-            }
-            self.whole_crossings.remember(r, id, &self.hit_pairs, &self.hit_events);
-            self.scratch_bits = set;
+            self.whole_crossings = crossings;
+            return;
         }
+        self.whole_crossings = crossings;
+        self.hit_whole = true;
+        let mut set = std::mem::take(&mut self.scratch_bits);
+        set.clear();
+        set.extend_from_slice(self.summaries.of(dst));
+        while set.last() == Some(&0) {
+            set.pop();
+        }
+        for w in 0..set.len() {
+            if set[w] != 0 {
+                let (pass, _) = self.meet_word(&set, w, label, r);
+                add_words(&mut self.hit_pairs, &[(w as u32, pass)]);
+            }
+        }
+        self.whole_crossings.remember(r, id, &self.hit_pairs, &self.hit_events);
+        self.scratch_bits = set;
         self.apply_hits(src);
     }
 
@@ -650,20 +659,8 @@ impl<'a, M: Model> Run<'a, M> {
     /// each where it is enabled, everything enabled if one of them is not), then the pairs
     /// gathered in `hit_pairs` arrive at `src`; both scratch sets are left empty.
     fn apply_hits(&mut self, src: u32) {
-        let at = src as usize * SETS * self.cw;
-        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
-        let all = (0..self.cw).any(|i| self.hit_events[i] & !self.sets[en + i] != 0);
-        let mut grew = false;
-        for i in 0..self.cw {
-            let add = if all { self.sets[en + i] } else { self.hit_events[i] };
-            let new = add & !self.sets[bt + i];
-            self.sets[bt + i] |= new;
-            grew |= new & !self.sets[done + i] != 0;
-            self.hit_events[i] = 0;
-        }
-        if grew {
-            self.dirty.push(Reverse(src));
-        }
+        Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, &self.hit_events);
+        self.hit_events.fill(0);
         self.grow_summaries();
         if std::mem::take(&mut self.hit_whole) {
             for w in 0..self.hit_pairs.len() {
@@ -680,6 +677,24 @@ impl<'a, M: Model> Run<'a, M> {
             self.hit_touched = touched;
         }
         self.hit_touched.clear();
+    }
+
+    /// Lines 9-12 of Algorithm 5 for every event of `events` at once: backtrack for each where
+    /// it is enabled at `src`, for everything enabled if one of them is not.
+    fn backtrack_for(sets: &mut [u64], dirty: &mut BinaryHeap<Reverse<u32>>, cw: usize, src: u32, events: &[u64]) {
+        let sets = &mut sets[src as usize * SETS * cw..(src as usize + 1) * SETS * cw];
+        let (en, bt, done) = (0, cw, 2 * cw);
+        let all = (0..cw).any(|i| events[i] & !sets[en + i] != 0);
+        let mut grew = false;
+        for i in 0..cw {
+            let add = if all { sets[en + i] } else { events[i] };
+            let new = add & !sets[bt + i];
+            sets[bt + i] |= new;
+            grew |= new & !sets[done + i] != 0;
+        }
+        if grew {
+            dirty.push(Reverse(src));
+        }
     }
 
     /// The pairs `q` of word `w` arrive at `src`; the new ones are queued to go on.

@@ -82,23 +82,13 @@ impl WholeCrossings {
     /// 16 MiB of remembered words at most.
     const MAX_WORDS: usize = 1 << 21;
 
-    /// ORs into `pairs` and `events` what crossing summary `id` through row `r` gave, if
-    /// remembered.
-    pub(super) fn recall(&self, r: u32, id: u32, pairs: &mut Vec<u64>, events: &mut Vec<u64>) -> bool {
-        let Some(&i) = self.index.get(&(r, id)) else {
-            return false;
-        };
+    /// What crossing summary `id` through row `r` gave, if remembered: (pairs, events).
+    #[inline]
+    pub(super) fn recall(&self, r: u32, id: u32) -> Option<(&[u64], &[u64])> {
+        let &i = self.index.get(&(r, id))?;
         let [p, e] = self.entries[i as usize];
         let slice = |(start, len): (u32, u32)| &self.words[start as usize..(start + len) as usize];
-        for (into, from) in [(pairs, slice(p)), (events, slice(e))] {
-            if into.len() < from.len() {
-                into.resize(from.len(), 0);
-            }
-            for (a, b) in into.iter_mut().zip(from) {
-                *a |= b;
-            }
-        }
-        true
+        Some((slice(p), slice(e)))
     }
 
     /// Keeps what crossing summary `id` through row `r` gave.
