@@ -122,9 +122,6 @@ struct Run<'a, M: Model> {
     /// not queued). Apart from [`Node`] (which holds the model's state) because the backwards
     /// search reads nothing else of a state: a flood touches many states, each a cache miss.
     first_in: Vec<u32>,
-    /// Per state, its in-edges as (source, label, row), in the order of `next_in`: the
-    /// backwards search reads them side by side rather than chasing edges.
-    in_edges: Vec<Vec<[u32; 3]>>,
     queued: Vec<u32>,
     /// Hash of a state's encoding -> the last state created with it (others via `same_hash`).
     index: FxHashMap<u64, u32>,
@@ -172,6 +169,8 @@ struct Run<'a, M: Model> {
     scratch_en: Vec<Choice>,
     scratch_acc: Accesses,
     scratch_bits: Vec<u64>,
+    /// In-edges of the state whose new pairs are being carried back: (source, label, row).
+    scratch_in: Vec<[u32; 3]>,
     /// What a crossing's conflicting pairs bring: the pairs that go on past the edge, and the
     /// events to backtrack for (`cw` words), gathered so that each lands in the source state
     /// once per crossing rather than once per pair. Kept empty between crossings.
@@ -215,7 +214,6 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             model,
             nodes: Vec::new(),
             first_in: Vec::new(),
-            in_edges: Vec::new(),
             queued: Vec::new(),
             index: FxHashMap::default(),
             edges: Vec::new(),
@@ -239,6 +237,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             scratch_en: Vec::new(),
             scratch_acc: Accesses::new(),
             scratch_bits: Vec::new(),
+            scratch_in: Vec::new(),
             hit_pairs: Vec::new(),
             hit_events: vec![0; k.div_ceil(64).max(1)],
             hit_touched: Vec::new(),
@@ -351,7 +350,6 @@ impl<'a, M: Model> Run<'a, M> {
             same_hash: head,
         });
         self.first_in.push(NONE);
-        self.in_edges.push(Vec::new());
         self.queued.push(NONE);
         self.queue.reserve(self.nodes.len());
         search.new_state();
@@ -758,7 +756,14 @@ impl<'a, M: Model> Run<'a, M> {
             std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
             // The in-edges, with a prefetch of where each crossing reads and writes first: the
             // sources and labels are scattered, and a state can have many in-edges.
-            let ins = std::mem::take(&mut self.in_edges[n as usize]);
+            let mut ins = std::mem::take(&mut self.scratch_in);
+            ins.clear();
+            let mut t = self.first_in[n as usize];
+            while t != NONE {
+                let e = &self.edges[t as usize];
+                ins.push([e.src, e.label, e.row]);
+                t = e.next_in;
+            }
             let mut nz = std::mem::take(&mut self.carry_words);
             nz.clear();
             nz.extend((0..carry.len() as u32).filter(|&w| carry[w as usize] != 0));
@@ -770,8 +775,7 @@ impl<'a, M: Model> Run<'a, M> {
             for &[src, label, r] in &ins {
                 self.cross(&carry, &nz, src, label, r);
             }
-            debug_assert!(self.in_edges[n as usize].is_empty());
-            self.in_edges[n as usize] = ins;
+            self.scratch_in = ins;
             self.carry = carry;
             self.carry_words = nz;
         }
@@ -947,7 +951,6 @@ impl<'a, M: Model> Run<'a, M> {
                 self.edges[last as usize].next_in = t;
             }
             self.nodes[dst as usize].last_in = t;
-            self.in_edges[dst as usize].push([src, label, row]);
         }
         t
     }
