@@ -655,7 +655,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Lines 9-12 of Algorithm 5 for every event gathered in `hit_events` at once (backtrack for
     /// each where it is enabled, everything enabled if one of them is not), then the pairs
-    /// gathered in `hit_pairs` arrive at `src`; both scratch sets are left empty.
+    /// gathered in `hit_pairs` arrive at `src`; both scratch sets are left zero.
     fn apply_hits(&mut self, src: u32) {
         Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, &self.hit_events);
         self.hit_events.fill(0);

@@ -656,10 +656,18 @@ impl Pairs {
 
     /// ORs into `events` and `next` what the conflicting pairs `hit` of word `w` give when
     /// crossing row `r` (all met already): their events and the pairs that go on, computed once
-    /// per distinct `hit` in a row (see [`Row::ways`]).
+    /// per distinct `hit` in a row (see [`Row::ways`]). `touched` gets the words of `next` that
+    /// were zero.
     #[inline]
-    /// `touched` gets the words of `next` that were zero.
-    pub(super) fn cross_hits(&mut self, r: u32, w: usize, hit: u64, events: &mut Vec<u64>, next: &mut Vec<u64>, touched: &mut Vec<u32>) {
+    pub(super) fn cross_hits(
+        &mut self,
+        r: u32,
+        w: usize,
+        hit: u64,
+        events: &mut Vec<u64>,
+        next: &mut Vec<u64>,
+        touched: &mut Vec<u32>,
+    ) {
         let row = &self.rows[r as usize];
         let i = match row.head[w].hits.iter().position(|&h| h == hit) {
             Some(i) => i,
