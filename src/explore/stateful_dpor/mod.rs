@@ -754,8 +754,8 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let mut carry = std::mem::take(&mut self.carry);
             std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
-            // The in-edges, with a prefetch of where each crossing reads and writes first: the
-            // sources and labels are scattered, and a state can have many in-edges.
+            // The in-edges first, with a prefetch of where each crossing writes in its source's
+            // summary: the sources are scattered, and a state can have many in-edges.
             let mut ins = std::mem::take(&mut self.scratch_in);
             ins.clear();
             let mut t = self.first_in[n as usize];
@@ -768,9 +768,8 @@ impl<'a, M: Model> Run<'a, M> {
             nz.clear();
             nz.extend((0..carry.len() as u32).filter(|&w| carry[w as usize] != 0));
             let first_word = nz.first().map_or(0, |&w| w as usize);
-            for &[src, _, r] in &ins {
+            for &[src, _, _] in &ins {
                 self.summaries.prefetch(src, first_word);
-                self.pairs.prefetch_row(r, first_word);
             }
             for &[src, label, r] in &ins {
                 self.cross(&carry, &nz, src, label, r);

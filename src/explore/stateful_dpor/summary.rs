@@ -618,18 +618,6 @@ impl Pairs {
         r
     }
 
-    /// Asks the processor to fetch word `w` of row `r` ahead of its use.
-    #[inline]
-    pub(super) fn prefetch_row(&self, r: u32, w: usize) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(h) = self.rows.get(r as usize).and_then(|row| row.head.get(w)) {
-            // SAFETY: a prefetch is a hint; the address is that of a live element.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((h as *const Head).cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (r, w);
-    }
-
     #[inline]
     pub(super) fn row_ref(&self, r: u32) -> &Row {
         &self.rows[r as usize]
