@@ -145,6 +145,8 @@ struct Run<'a, M: Model> {
     free_deltas: Vec<u32>,
     /// Scratch bitset: what is being carried.
     carry: Vec<u64>,
+    /// The words of `carry` that are not zero.
+    carry_words: Vec<u32>,
     /// Objects first written by an edge created since the last backwards search.
     fresh_writes: Vec<u32>,
     /// The current execution S (edges), reset when an execution ends.
@@ -167,13 +169,17 @@ struct Run<'a, M: Model> {
     scratch_en: Vec<Choice>,
     scratch_acc: Accesses,
     scratch_bits: Vec<u64>,
-    /// In-edges of the state whose new pairs are being carried back.
-    scratch_in: Vec<u32>,
+    /// In-edges of the state whose new pairs are being carried back: (source, label, row).
+    scratch_in: Vec<[u32; 3]>,
     /// What a crossing's conflicting pairs bring: the pairs that go on past the edge, and the
     /// events to backtrack for (`cw` words), gathered so that each lands in the source state
     /// once per crossing rather than once per pair. Kept empty between crossings.
     hit_pairs: Vec<u64>,
     hit_events: Vec<u64>,
+    /// The words of `hit_pairs` the crossing's conflicting pairs made non-zero, when
+    /// `hit_whole` is false (else every word may be non-zero).
+    hit_touched: Vec<u32>,
+    hit_whole: bool,
     /// What crossing a whole summary through an edge label gave (see [`Run::cross_whole`]).
     whole_crossings: WholeCrossings,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
@@ -219,6 +225,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             deltas: Vec::new(),
             free_deltas: Vec::new(),
             carry: Vec::new(),
+            carry_words: Vec::new(),
             fresh_writes: Vec::new(),
             exec: Vec::new(),
             dirty: BinaryHeap::new(),
@@ -233,6 +240,8 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             scratch_in: Vec::new(),
             hit_pairs: Vec::new(),
             hit_events: vec![0; k.div_ceil(64).max(1)],
+            hit_touched: Vec::new(),
+            hit_whole: false,
             whole_crossings: WholeCrossings::default(),
             refires: 0,
             // Position 0 is "never": real positions start at 1.
@@ -561,33 +570,23 @@ impl<'a, M: Model> Run<'a, M> {
     fn arrive(&mut self, n: u32, p: PairId) {
         self.grow_summaries();
         let (w, m) = (p as usize / 64, 1u64 << (p % 64));
-        let word = &mut *self.summaries.word_mut(n, w);
-        if *word & m != 0 {
-            return;
+        if self.summaries.add(n, w, m) != 0 {
+            self.add_delta(n, w, m);
         }
-        *word |= m;
-        self.add_delta(n, w, m);
     }
 
-    /// Carries the pairs of `set` back through edge `t` (lines 8-16 of Algorithm 5 for each), into
+    /// Carries the pairs of `set` back through an edge (`src`, `label`, row `r`) (lines 8-16 of Algorithm 5 for each), into
     /// the summary of its source; the ones new there are queued to go on.
-    fn cross(&mut self, set: &[u64], t: u32) {
-        let (src, label, r) = {
-            let e = &self.edges[t as usize];
-            (e.src, e.label, e.row)
-        };
+    /// `nz` lists the words of `set` that are not zero.
+    fn cross(&mut self, set: &[u64], nz: &[u32], src: u32, label: PairId, r: u32) {
         let mut hits = false;
-        for (w, &d) in set.iter().enumerate() {
-            if d == 0 {
-                continue;
-            }
+        for &w in nz {
+            let w = w as usize;
             let (pass, hit) = self.meet_word(set, w, label, r);
             hits |= hit;
             // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
-            let word = &mut *self.summaries.word_mut(src, w);
-            let new = pass & !*word;
+            let new = self.summaries.add(src, w, pass);
             if new != 0 {
-                *word |= new;
                 self.add_delta(src, w, new);
             }
         }
@@ -611,66 +610,101 @@ impl<'a, M: Model> Run<'a, M> {
         debug_assert_eq!(d & !known, 0);
         let hit = d & !pass;
         if hit != 0 {
-            let memo = self.pairs.hits(r, w, hit);
-            add_words(&mut self.hit_events, &memo.events);
-            add_words(&mut self.hit_pairs, &memo.next);
+            self.pairs.cross_hits(r, w, hit, &mut self.hit_events, &mut self.hit_pairs, &mut self.hit_touched);
         }
         (d & pass, hit != 0)
     }
 
-    /// [`Run::cross`] for a whole summary (`set`, trailing zero words cut) through edge `t` at a
-    /// state match. Summaries repeat (states share them) and an event's edges share a label, so
-    /// what a (label, summary) gives is remembered and, when it comes back, applied at once.
-    fn cross_whole(&mut self, set: &[u64], t: u32) {
+    /// [`Run::cross`] for the whole summary of `dst` through edge `t` at a state match. Summaries
+    /// repeat (states share them) and an event's edges share a label, so what a (label,
+    /// summary) gives is remembered and, when it comes back, applied at once.
+    fn cross_whole(&mut self, dst: u32, t: u32) {
         let (src, label, r) = {
             let e = &self.edges[t as usize];
             (e.src, e.label, e.row)
         };
-        if !self.whole_crossings.recall(r, set, &mut self.hit_pairs, &mut self.hit_events) {
-            for w in 0..set.len() {
-                if set[w] != 0 {
-                    let (pass, _) = self.meet_word(set, w, label, r);
-                    add_words(&mut self.hit_pairs, &[(w as u32, pass)]);
-                }
+        let id = self.summaries.id(dst);
+        let crossings = std::mem::take(&mut self.whole_crossings);
+        if let Some((pairs, events)) = crossings.recall(r, id) {
+            Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, events);
+            self.grow_summaries();
+            for (w, &q) in pairs.iter().enumerate() {
+                self.arrive_word(src, w, q);
             }
-            self.whole_crossings.remember(r, set, &self.hit_pairs, &self.hit_events);
+            self.whole_crossings = crossings;
+            return;
         }
+        self.whole_crossings = crossings;
+        self.hit_whole = true;
+        let mut set = std::mem::take(&mut self.scratch_bits);
+        set.clear();
+        set.extend_from_slice(self.summaries.of(dst));
+        while set.last() == Some(&0) {
+            set.pop();
+        }
+        for w in 0..set.len() {
+            if set[w] != 0 {
+                let (pass, _) = self.meet_word(&set, w, label, r);
+                add_words(&mut self.hit_pairs, &[(w as u32, pass)]);
+            }
+        }
+        self.whole_crossings.remember(r, id, &self.hit_pairs, &self.hit_events);
+        self.scratch_bits = set;
         self.apply_hits(src);
     }
 
     /// Lines 9-12 of Algorithm 5 for every event gathered in `hit_events` at once (backtrack for
     /// each where it is enabled, everything enabled if one of them is not), then the pairs
-    /// gathered in `hit_pairs` arrive at `src`; both scratch sets are left empty.
+    /// gathered in `hit_pairs` arrive at `src`; both scratch sets are left zero.
     fn apply_hits(&mut self, src: u32) {
-        let at = src as usize * SETS * self.cw;
-        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
-        let all = (0..self.cw).any(|i| self.hit_events[i] & !self.sets[en + i] != 0);
+        Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, &self.hit_events);
+        self.hit_events.fill(0);
+        self.grow_summaries();
+        if std::mem::take(&mut self.hit_whole) {
+            for w in 0..self.hit_pairs.len() {
+                self.arrive_word(src, w, self.hit_pairs[w]);
+            }
+            self.hit_pairs.clear();
+        } else {
+            let touched = std::mem::take(&mut self.hit_touched);
+            for &w in &touched {
+                let w = w as usize;
+                let q = std::mem::take(&mut self.hit_pairs[w]);
+                self.arrive_word(src, w, q);
+            }
+            self.hit_touched = touched;
+        }
+        self.hit_touched.clear();
+    }
+
+    /// Lines 9-12 of Algorithm 5 for every event of `events` at once: backtrack for each where
+    /// it is enabled at `src`, for everything enabled if one of them is not.
+    fn backtrack_for(sets: &mut [u64], dirty: &mut BinaryHeap<Reverse<u32>>, cw: usize, src: u32, events: &[u64]) {
+        let sets = &mut sets[src as usize * SETS * cw..(src as usize + 1) * SETS * cw];
+        let (en, bt, done) = (0, cw, 2 * cw);
+        let all = (0..cw).any(|i| events[i] & !sets[en + i] != 0);
         let mut grew = false;
-        for i in 0..self.cw {
-            let add = if all { self.sets[en + i] } else { self.hit_events[i] };
-            let new = add & !self.sets[bt + i];
-            self.sets[bt + i] |= new;
-            grew |= new & !self.sets[done + i] != 0;
-            self.hit_events[i] = 0;
+        for i in 0..cw {
+            let add = if all { sets[en + i] } else { events[i] };
+            let new = add & !sets[bt + i];
+            sets[bt + i] |= new;
+            grew |= new & !sets[done + i] != 0;
         }
         if grew {
-            self.dirty.push(Reverse(src));
+            dirty.push(Reverse(src));
         }
-        self.grow_summaries();
-        for w in 0..self.hit_pairs.len() {
-            let q = self.hit_pairs[w];
-            if q == 0 {
-                continue;
-            }
-            let word = &mut *self.summaries.word_mut(src, w);
-            let new = q & !*word;
-            if new != 0 {
-                *word |= new;
-                self.add_delta(src, w, new);
-            }
+    }
+
+    /// The pairs `q` of word `w` arrive at `src`; the new ones are queued to go on.
+    #[inline]
+    fn arrive_word(&mut self, src: u32, w: usize, q: u64) {
+        if q == 0 {
+            return;
         }
-        // Cleared rather than zeroed: it is only as long as the highest word a crossing reached.
-        self.hit_pairs.clear();
+        let new = self.summaries.add(src, w, q);
+        if new != 0 {
+            self.add_delta(src, w, new);
+        }
     }
 
     /// Notes that a backwards search is being queued.
@@ -720,23 +754,29 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let mut carry = std::mem::take(&mut self.carry);
             std::mem::swap(&mut carry, &mut self.deltas[slot as usize]);
-            // The in-edges first, with a prefetch of where each crossing will write in its
-            // source's summary: the sources are scattered, and a state can have many in-edges.
+            // The in-edges first, with a prefetch of where each crossing writes in its source's
+            // summary: the sources are scattered, and a state can have many in-edges.
             let mut ins = std::mem::take(&mut self.scratch_in);
             ins.clear();
-            let first_word = carry.iter().position(|&w| w != 0).unwrap_or(0);
             let mut t = self.first_in[n as usize];
             while t != NONE {
                 let e = &self.edges[t as usize];
-                self.summaries.prefetch(e.src, first_word);
-                ins.push(t);
+                ins.push([e.src, e.label, e.row]);
                 t = e.next_in;
             }
-            for &t in &ins {
-                self.cross(&carry, t);
+            let mut nz = std::mem::take(&mut self.carry_words);
+            nz.clear();
+            nz.extend((0..carry.len() as u32).filter(|&w| carry[w as usize] != 0));
+            let first_word = nz.first().map_or(0, |&w| w as usize);
+            for &[src, _, _] in &ins {
+                self.summaries.prefetch(src, first_word);
+            }
+            for &[src, label, r] in &ins {
+                self.cross(&carry, &nz, src, label, r);
             }
             self.scratch_in = ins;
             self.carry = carry;
+            self.carry_words = nz;
         }
     }
 
@@ -812,14 +852,7 @@ impl<'a, M: Model> Run<'a, M> {
         if !self.opts.no_graph_backtrack && !self.opts.no_summaries {
             // Appendix D: the summary of dst stands for everything reachable from it.
             self.begin_search();
-            let mut set = std::mem::take(&mut self.scratch_bits);
-            set.clear();
-            set.extend_from_slice(self.summaries.of(dst));
-            while set.last() == Some(&0) {
-                set.pop();
-            }
-            self.cross_whole(&set, t);
-            self.scratch_bits = set;
+            self.cross_whole(dst, t);
             if self.opts.eager_search {
                 self.finish_search(search);
             }

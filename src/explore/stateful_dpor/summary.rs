@@ -67,14 +67,14 @@ pub(super) fn add_words(words: &mut Vec<u64>, sparse: &[(u32, u64)]) {
     }
 }
 
-/// Remembered crossings of a whole summary through an edge label: (row, summary) -> (pairs that
-/// go on, events to backtrack for). Exact: the summary is kept and compared, the hash only finds
-/// it. Forgotten wholesale when it grows past a bound.
+/// Remembered crossings of a whole summary through an edge label: (row, summary number, see
+/// [`Summaries::id`]) -> (pairs that go on, events to backtrack for). Forgotten wholesale when it
+/// grows past a bound.
 #[derive(Default)]
 pub(super) struct WholeCrossings {
-    index: FxHashMap<(u32, u64), u32>,
-    /// Per entry: summary, pairs, events, as (start, len) in `words`.
-    entries: Vec<[(u32, u32); 3]>,
+    index: FxHashMap<(u32, u32), u32>,
+    /// Per entry: pairs, events, as (start, len) in `words`.
+    entries: Vec<[(u32, u32); 2]>,
     words: Vec<u64>,
 }
 
@@ -82,36 +82,19 @@ impl WholeCrossings {
     /// 16 MiB of remembered words at most.
     const MAX_WORDS: usize = 1 << 21;
 
-    fn key(r: u32, set: &[u64]) -> (u32, u64) {
-        // SAFETY: u64 has no padding and u8 no alignment requirement; same bytes, same length.
-        let bytes = unsafe { std::slice::from_raw_parts(set.as_ptr().cast::<u8>(), std::mem::size_of_val(set)) };
-        (r, xxhash_rust::xxh3::xxh3_64(bytes))
-    }
-
-    /// ORs into `pairs` and `events` what crossing `set` through row `r` gave, if remembered.
-    pub(super) fn recall(&self, r: u32, set: &[u64], pairs: &mut Vec<u64>, events: &mut Vec<u64>) -> bool {
-        let Some(&i) = self.index.get(&Self::key(r, set)) else {
-            return false;
-        };
-        let [k, p, e] = self.entries[i as usize];
+    /// What crossing summary `id` through row `r` gave, if remembered: (pairs, events).
+    #[inline]
+    pub(super) fn recall(&self, r: u32, id: u32) -> Option<(&[u64], &[u64])> {
+        let &i = self.index.get(&(r, id))?;
+        let [p, e] = self.entries[i as usize];
         let slice = |(start, len): (u32, u32)| &self.words[start as usize..(start + len) as usize];
-        if slice(k) != set {
-            return false;
-        }
-        for (into, from) in [(pairs, slice(p)), (events, slice(e))] {
-            if into.len() < from.len() {
-                into.resize(from.len(), 0);
-            }
-            for (a, b) in into.iter_mut().zip(from) {
-                *a |= b;
-            }
-        }
-        true
+        Some((slice(p), slice(e)))
     }
 
-    /// Keeps what crossing `set` through row `r` gave.
-    pub(super) fn remember(&mut self, r: u32, set: &[u64], pairs: &[u64], events: &[u64]) {
-        if self.words.len() + set.len() + pairs.len() + events.len() > Self::MAX_WORDS {
+    /// Keeps what crossing summary `id` through row `r` gave.
+    pub(super) fn remember(&mut self, r: u32, id: u32, pairs: &[u64], events: &[u64]) {
+        let pairs = &pairs[..pairs.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1)];
+        if self.words.len() + pairs.len() + events.len() > Self::MAX_WORDS {
             self.index.clear();
             self.entries.clear();
             self.words.clear();
@@ -121,8 +104,8 @@ impl WholeCrossings {
             self.words.extend_from_slice(x);
             (start, x.len() as u32)
         };
-        let entry = [put(set), put(pairs), put(events)];
-        self.index.insert(Self::key(r, set), self.entries.len() as u32);
+        let entry = [put(pairs), put(events)];
+        self.index.insert((r, id), self.entries.len() as u32);
         self.entries.push(entry);
     }
 }
@@ -148,12 +131,24 @@ pub(super) struct Summaries {
     words: Vec<u64>,
     stride: usize,
     states: usize,
+    /// Per state, the number of its summary's content in `ids` ([`NONE`]: not known, as it
+    /// changed since): states share few distinct summaries.
+    sid: Vec<u32>,
+    /// Distinct summaries seen (trailing zero words cut), numbered in order; forgotten
+    /// wholesale (numbers are not reused) when they grow past a bound.
+    ids: FxHashMap<Box<[u64]>, u32>,
+    id_words: usize,
+    next_id: u32,
 }
 
 impl Summaries {
+    /// 16 MiB of distinct summaries at most.
+    const MAX_ID_WORDS: usize = 1 << 21;
+
     /// Adds an empty summary for a new state.
     pub(super) fn push_state(&mut self) {
         self.states += 1;
+        self.sid.push(NONE);
         self.words.resize(self.states * self.stride, 0);
     }
 
@@ -172,11 +167,46 @@ impl Summaries {
         self.stride = stride;
     }
 
-    /// Word `w` of state `n`'s summary (room made by [`Summaries::grow`]).
+    /// Adds the pairs `q` of word `w` to state `n`'s summary (room made by
+    /// [`Summaries::grow`]); returns those that are new there.
     #[inline]
-    pub(super) fn word_mut(&mut self, n: u32, w: usize) -> &mut u64 {
+    pub(super) fn add(&mut self, n: u32, w: usize, q: u64) -> u64 {
         debug_assert!(w < self.stride);
-        &mut self.words[n as usize * self.stride + w]
+        let word = &mut self.words[n as usize * self.stride + w];
+        let new = q & !*word;
+        if new != 0 {
+            *word |= new;
+            self.sid[n as usize] = NONE;
+        }
+        new
+    }
+
+    /// The number of state `n`'s summary content: equal numbers, equal summaries (and,
+    /// between two [`Summaries::id`] calls that return the same number, the reverse too).
+    pub(super) fn id(&mut self, n: u32) -> u32 {
+        let known = self.sid[n as usize];
+        if known != NONE {
+            return known;
+        }
+        let set = &self.words[n as usize * self.stride..(n as usize + 1) * self.stride];
+        let set = &set[..set.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1)];
+        let id = match self.ids.get(set) {
+            Some(&id) => id,
+            None => {
+                if self.id_words + set.len() > Self::MAX_ID_WORDS {
+                    self.ids.clear();
+                    self.id_words = 0;
+                    self.sid.fill(NONE);
+                }
+                let id = self.next_id;
+                self.next_id += 1;
+                self.id_words += set.len();
+                self.ids.insert(set.into(), id);
+                id
+            }
+        };
+        self.sid[n as usize] = id;
+        id
     }
 
     /// Asks the processor to fetch word `w` of state `n`'s summary ahead of its use.
@@ -280,24 +310,49 @@ impl MaxQueue {
 /// Per edge label: what meeting each pair met so far gives.
 #[derive(Default)]
 pub(super) struct Row {
-    /// Per word of pair ids: [pairs already met with this label, those of them that do not
-    /// conflict with it and go on unchanged]. Side by side, as crossing an edge reads both.
-    met: Vec<[u64; 2]>,
+    /// Per word of pair ids: the pairs already met with this label, those of them that do not
+    /// conflict with it and go on unchanged, and the words of hits its memo ways hold; one
+    /// cache line, as crossing an edge reads all of it.
+    head: Vec<Head>,
     /// Per word, what goes on past the edge for each conflicting pair of the word, in the order
     /// of their bits (pair id + 1; 0 when no access is left): a conflicting pair's entry is at
     /// its rank among the word's conflicting bits, so a crossing finds it with a popcount
     /// rather than a hash lookup (a summary of a few thousand pairs can conflict with an edge
     /// almost entirely).
     next: Vec<Vec<u32>>,
-    /// Per word, the last set of conflicting pairs crossed and what it gave: summaries that
-    /// cross one label are much alike, so the same word of hits comes back again and again.
-    memo: Vec<[HitMemo; MEMO_WAYS]>,
-    /// Per word, the words of hits its memo ways hold (0: none; a crossing never asks for 0),
-    /// apart from what they give so that looking one up reads a single cache line.
-    memo_hits: Vec<[u64; MEMO_WAYS]>,
-    /// Per word, which of its memo ways is replaced next.
-    victim: Vec<u8>,
+    /// Per word, what the last sets of conflicting pairs crossed gave (their words of hits are
+    /// in [`Head::hits`]): summaries that cross one label are much alike, so the same word of
+    /// hits comes back again and again. A way is one cache line.
+    ways: Vec<[Way; MEMO_WAYS]>,
+    /// What ways too large for a cache line gave, and the free entries.
+    spill: Vec<HitMemo>,
+    spill_free: Vec<u32>,
 }
+
+/// A row's word: see [`Row::head`].
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Head {
+    met: u64,
+    pass: u64,
+    /// Words of hits held by the memo ways (0: none; a crossing never asks for 0).
+    hits: [u64; MEMO_WAYS],
+    /// Which way is replaced next.
+    victim: u64,
+}
+
+/// What a word of conflicting pairs gives, packed: `packed` holds the number of words of events
+/// (3 bits), then of pairs that go on (3 bits), then each word's index (8 bits each, events
+/// first), `bits` the words' bits. [`SPILLED`]: too large, `bits[0]` indexes [`Row::spill`].
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Way {
+    packed: u64,
+    bits: [u64; WAY_WORDS],
+}
+
+const WAY_WORDS: usize = 7;
+const SPILLED: u64 = u64::MAX;
 
 /// Remembered words of hits per label word: the whole summaries crossed at state matches and the
 /// smaller sets the backwards search carries alternate.
@@ -311,18 +366,40 @@ pub(super) struct HitMemo {
     pub(super) next: SmallVec<[(u32, u64); 3]>,
 }
 
+/// ORs `bits` (not zero) into word `w` of `words`, growing it as needed; `touched` gets the
+/// words that were zero.
+#[inline]
+fn gather(words: &mut Vec<u64>, touched: &mut Vec<u32>, w: usize, bits: u64) {
+    if w >= words.len() {
+        words.resize(w + 1, 0);
+    }
+    if words[w] == 0 {
+        touched.push(w as u32);
+    }
+    words[w] |= bits;
+}
+
+/// ORs `bits` into word `w` of `words`, growing it as needed.
+#[inline]
+fn or_word(words: &mut Vec<u64>, w: usize, bits: u64) {
+    if w >= words.len() {
+        words.resize(w + 1, 0);
+    }
+    words[w] |= bits;
+}
+
 impl Row {
     /// Word `w` of (pairs met, pairs that pass).
     #[inline]
     pub(super) fn word(&self, w: usize) -> [u64; 2] {
-        self.met.get(w).copied().unwrap_or([0, 0])
+        self.head.get(w).map_or([0, 0], |h| [h.met, h.pass])
     }
 
     /// What goes on past the edge for conflicting pair bit `b` of word `w` (already met):
     /// pair id + 1, 0 when nothing.
     #[inline]
     pub(super) fn next_of(&self, w: usize, b: u32) -> u32 {
-        let [met, pass] = self.met[w];
+        let [met, pass] = self.word(w);
         self.next_at(w, ((met & !pass) & ((1u64 << b) - 1)).count_ones())
     }
 
@@ -334,23 +411,78 @@ impl Row {
 
     fn note(&mut self, p: PairId, next: Option<u32>) {
         let w = p as usize / 64;
-        if w >= self.met.len() {
-            self.met.resize(w + 1, [0, 0]);
+        if w >= self.head.len() {
+            self.head.resize(w + 1, Head::default());
             self.next.resize_with(w + 1, Vec::new);
-            self.memo.resize_with(w + 1, Default::default);
-            self.victim.resize(w + 1, 0);
-            self.memo_hits.resize(w + 1, [0; MEMO_WAYS]);
+            self.ways.resize(w + 1, [Way::default(); MEMO_WAYS]);
         }
         let b = p % 64;
         let m = 1u64 << b;
-        self.met[w][0] |= m;
+        self.head[w].met |= m;
         match next {
-            None => self.met[w][1] |= m,
+            None => self.head[w].pass |= m,
             Some(q) => {
-                let [met, pass] = self.met[w];
+                let [met, pass] = self.word(w);
                 let rank = ((met & !pass) & (m - 1)).count_ones() as usize;
                 self.next[w].insert(rank, q);
             }
+        }
+    }
+
+    /// Keeps `memo` in way `i` of word `w`.
+    fn store(&mut self, w: usize, i: usize, memo: &HitMemo) {
+        let way = &mut self.ways[w][i];
+        if way.packed == SPILLED {
+            self.spill_free.push(way.bits[0] as u32);
+        }
+        let (ne, nn) = (memo.events.len(), memo.next.len());
+        let fits = ne + nn <= WAY_WORDS && memo.events.iter().chain(&memo.next).all(|&(x, _)| x < 256);
+        if fits {
+            let mut packed = ne as u64 | (nn as u64) << 3;
+            for (k, &(x, bits)) in memo.events.iter().chain(&memo.next).enumerate() {
+                packed |= u64::from(x) << (8 + 8 * k);
+                way.bits[k] = bits;
+            }
+            way.packed = packed;
+            return;
+        }
+        let copy = HitMemo { events: memo.events.clone(), next: memo.next.clone() };
+        let at = match self.spill_free.pop() {
+            Some(at) => {
+                self.spill[at as usize] = copy;
+                at
+            }
+            None => {
+                self.spill.push(copy);
+                self.spill.len() as u32 - 1
+            }
+        };
+        way.packed = SPILLED;
+        way.bits[0] = u64::from(at);
+    }
+
+    /// ORs what way `i` of word `w` gave into `events` and `next`.
+    #[inline]
+    fn recall(&self, w: usize, i: usize, events: &mut Vec<u64>, next: &mut Vec<u64>, touched: &mut Vec<u32>) {
+        let way = &self.ways[w][i];
+        if way.packed == SPILLED {
+            let memo = &self.spill[way.bits[0] as usize];
+            add_words(events, &memo.events);
+            for &(x, bits) in &memo.next {
+                gather(next, touched, x as usize, bits);
+            }
+            return;
+        }
+        let ne = (way.packed & 7) as usize;
+        let nn = (way.packed >> 3 & 7) as usize;
+        let mut idx = way.packed >> 8;
+        for &bits in &way.bits[..ne] {
+            or_word(events, (idx & 0xff) as usize, bits);
+            idx >>= 8;
+        }
+        for &bits in &way.bits[ne..ne + nn] {
+            gather(next, touched, (idx & 0xff) as usize, bits);
+            idx >>= 8;
         }
     }
 }
@@ -372,6 +504,7 @@ pub(super) struct Pairs {
     /// Per pair, [`Pairs::trim`]'s answer (pair id + 1, 0 for nothing left; [`NONE`]: not yet),
     /// forgotten whenever an object is first written.
     trimmed: Vec<u32>,
+    scratch_memo: HitMemo,
 }
 
 impl Pairs {
@@ -386,6 +519,7 @@ impl Pairs {
             whole_transition,
             written: FxHashSet::default(),
             trimmed: Vec::new(),
+            scratch_memo: HitMemo::default(),
         }
     }
 
@@ -508,20 +642,39 @@ impl Pairs {
         (true, row.next_of(p as usize / 64, p % 64).checked_sub(1))
     }
 
-    /// What the conflicting pairs `hit` of word `w` give when crossing row `r` (all met already):
-    /// computed once per distinct `hit` in a row (see [`Row::memo`]).
-    pub(super) fn hits(&mut self, r: u32, w: usize, hit: u64) -> &HitMemo {
+    /// ORs into `events` and `next` what the conflicting pairs `hit` of word `w` give when
+    /// crossing row `r` (all met already): their events and the pairs that go on, computed once
+    /// per distinct `hit` in a row (see [`Row::ways`]). `touched` gets the words of `next` that
+    /// were zero.
+    #[inline]
+    pub(super) fn cross_hits(
+        &mut self,
+        r: u32,
+        w: usize,
+        hit: u64,
+        events: &mut Vec<u64>,
+        next: &mut Vec<u64>,
+        touched: &mut Vec<u32>,
+    ) {
+        let row = &self.rows[r as usize];
+        let i = match row.head[w].hits.iter().position(|&h| h == hit) {
+            Some(i) => i,
+            None => self.fill(r, w, hit),
+        };
+        self.rows[r as usize].recall(w, i, events, next, touched);
+    }
+
+    /// Computes what `hit` gives (see [`Pairs::cross_hits`]) into the way after the last one
+    /// filled; returns the way.
+    #[cold]
+    fn fill(&mut self, r: u32, w: usize, hit: u64) -> usize {
         let row = &mut self.rows[r as usize];
-        if let Some(i) = row.memo_hits[w].iter().position(|&h| h == hit) {
-            return &self.rows[r as usize].memo[w][i];
-        }
-        // Not remembered: compute it into the way after the last one filled.
-        let i = row.victim[w] as usize % MEMO_WAYS;
-        row.victim[w] = row.victim[w].wrapping_add(1);
-        row.memo_hits[w][i] = hit;
-        let [met, pass] = row.met[w];
-        let conflicting = met & !pass;
-        let memo = &mut row.memo[w][i];
+        let head = &mut row.head[w];
+        let i = head.victim as usize % MEMO_WAYS;
+        head.victim = head.victim.wrapping_add(1);
+        head.hits[i] = hit;
+        let conflicting = head.met & !head.pass;
+        let mut memo = std::mem::take(&mut self.scratch_memo);
         memo.events.clear();
         memo.next.clear();
         let mut x = hit;
@@ -534,7 +687,9 @@ impl Pairs {
                 add_bit(&mut memo.next, q - 1);
             }
         }
-        &self.rows[r as usize].memo[w][i]
+        row.store(w, i, &memo);
+        self.scratch_memo = memo;
+        i
     }
 
     /// Makes sure every pair of `set` has been met with label `l` (row `r`).
