@@ -4,6 +4,7 @@
 //!   budget is spent, and the figures are totals over the complete runs.
 //! - Then generated models of growing size (events, variables), up to 78 events, and at 78
 //!   events with more variables (larger states): one run each, stopped by the time budget.
+//!
 //! The budget is TRACEPOR_BENCH_SECONDS (default 10); TRACEPOR_BENCH_STRATEGIES picks the
 //! strategies (default `full,stateful-dpor`). Run: `cargo bench --bench events`.
 

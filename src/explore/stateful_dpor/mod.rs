@@ -71,6 +71,9 @@ impl StatefulDpor {
     }
 }
 
+/// Pairs there must be before whole-summary crossings are remembered (see [`Run::cross_whole`]).
+const WHOLE_MEMO_PAIRS: usize = 8 * 64;
+
 /// Bitsets per state (see [`Run::sets`]).
 const SETS: usize = 4;
 
@@ -623,18 +626,32 @@ impl<'a, M: Model> Run<'a, M> {
             let e = &self.edges[t as usize];
             (e.src, e.label, e.row)
         };
-        let id = self.summaries.id(dst);
-        let crossings = std::mem::take(&mut self.whole_crossings);
-        if let Some((pairs, events)) = crossings.recall(r, id) {
-            Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, events);
-            self.grow_summaries();
-            for (w, &q) in pairs.iter().enumerate() {
-                self.arrive_word(src, w, q);
-            }
+        // Numbering a summary and looking it up costs about as much as crossing a short one;
+        // and where summaries seldom repeat (acyclic, bounded models) numbering them and keeping
+        // what they gave is wasted: the memo is for long summaries, and pauses itself then.
+        let id = if self.pairs.len() > WHOLE_MEMO_PAIRS && self.whole_crossings.active() {
+            let id = self.summaries.id(dst);
+            let crossings = std::mem::take(&mut self.whole_crossings);
+            let hit = match crossings.recall(r, id) {
+                Some((pairs, events)) => {
+                    Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, events);
+                    self.grow_summaries();
+                    for (w, &q) in pairs.iter().enumerate() {
+                        self.arrive_word(src, w, q);
+                    }
+                    true
+                }
+                None => false,
+            };
             self.whole_crossings = crossings;
-            return;
-        }
-        self.whole_crossings = crossings;
+            self.whole_crossings.note(hit);
+            if hit {
+                return;
+            }
+            Some(id)
+        } else {
+            None
+        };
         self.hit_whole = true;
         let mut set = std::mem::take(&mut self.scratch_bits);
         set.clear();
@@ -648,7 +665,9 @@ impl<'a, M: Model> Run<'a, M> {
                 add_words(&mut self.hit_pairs, &[(w as u32, pass)]);
             }
         }
-        self.whole_crossings.remember(r, id, &self.hit_pairs, &self.hit_events);
+        if let Some(id) = id {
+            self.whole_crossings.remember(r, id, &self.hit_pairs, &self.hit_events);
+        }
         self.scratch_bits = set;
         self.apply_hits(src);
     }

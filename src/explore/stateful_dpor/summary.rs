@@ -76,9 +76,43 @@ pub(super) struct WholeCrossings {
     /// Per entry: pairs, events, as (start, len) in `words`.
     entries: Vec<[(u32, u32); 2]>,
     words: Vec<u64>,
+    /// Lookups and hits in the current window of [`WholeCrossings::WINDOW`] lookups.
+    lookups: u32,
+    hits: u32,
+    /// Crossings left before the memo is tried again, after a window with too few hits.
+    paused: u32,
 }
 
 impl WholeCrossings {
+    const WINDOW: u32 = 4096;
+    const PAUSE: u32 = 1 << 16;
+
+    /// Whether to use the memo for this crossing: not for a while after a window in which
+    /// fewer than half the lookups hit (summaries that seldom repeat, as in acyclic models,
+    /// would only be numbered and kept for nothing).
+    #[inline]
+    pub(super) fn active(&mut self) -> bool {
+        if self.paused > 0 {
+            self.paused -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// Counts a lookup (`hit`: it was remembered).
+    #[inline]
+    pub(super) fn note(&mut self, hit: bool) {
+        self.lookups += 1;
+        self.hits += u32::from(hit);
+        if self.lookups == Self::WINDOW {
+            if self.hits < Self::WINDOW / 2 {
+                self.paused = Self::PAUSE;
+            }
+            self.lookups = 0;
+            self.hits = 0;
+        }
+    }
+
     /// 16 MiB of remembered words at most.
     const MAX_WORDS: usize = 1 << 21;
 
