@@ -19,8 +19,13 @@
 //!   dense pair ids, crossed an edge a word at a time (summary.rs); reads of objects no edge
 //!   writes yet are left out of the pairs until one does (they conflict with nothing). The
 //!   search is queued and runs only when Explore is about to read a backtrack set it could still
-//!   change ([`Run::choice_settled`]): its result does not depend on when it runs, and the
-//!   searches of several transitions then reach a state together.
+//!   change ([`Run::choice_settled`]), on entering a state or on coming back to one; Explore-all
+//!   takes the lowest state first. So no count depends on when the search runs (`eager_search`
+//!   runs it after every transition, for the tests that check this), and the searches of many
+//!   transitions reach a state together.
+//! - **Memos** (exact, for speed): what a word of conflicting pairs gives past an edge label
+//!   (summary.rs), and, where summaries are long, what a whole summary gives past a label at a
+//!   state match ([`Run::cross_whole`]): states share few distinct summaries.
 //!
 //! Enable flags: besides the model's accesses, each transition reads its own choice's flag and
 //! writes the flag of every choice whose enabledness it changes (the paper's assumption on

@@ -8,8 +8,9 @@
 //! an edge (lines 8-16 of Algorithm 5) depends only on the two pairs, so it is computed once per
 //! (label, pair) and kept per label as two bitsets (pairs met so far, and those of them that
 //! pass unchanged because nothing conflicts) plus the results of the conflicting ones. A whole
-//! summary then crosses an edge a word at a time, and only conflicting pairs are looked at one
-//! by one.
+//! summary then crosses an edge a word at a time; a word of conflicting pairs is looked at one
+//! by one the first time, and what it gave is kept in a few ways per label word (the same words
+//! come back: states share their summaries).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -183,7 +184,12 @@ impl Summaries {
     pub(super) fn push_state(&mut self) {
         self.states += 1;
         self.sid.push(NONE);
-        self.words.resize(self.states * self.stride, 0);
+        // Grown by an eighth at a time, not doubled: summaries are most of the memory.
+        let need = self.states * self.stride;
+        if need > self.words.capacity() {
+            self.words.reserve_exact((need - self.words.len()).max(need / 8));
+        }
+        self.words.resize(need, 0);
     }
 
     /// Makes room for `n` words per state.
@@ -191,8 +197,10 @@ impl Summaries {
         if n <= self.stride {
             return;
         }
-        let stride = n.max(2 * self.stride).max(1);
-        let mut words = vec![0; self.states * stride];
+        // A quarter more at a time: each growth copies every summary, as pairs appear one by one.
+        let stride = n.max(self.stride + self.stride.div_ceil(4)).max(1);
+        let mut words = Vec::with_capacity(self.states * stride + self.states * stride / 8);
+        words.resize(self.states * stride, 0);
         for s in 0..self.states {
             words[s * stride..s * stride + self.stride]
                 .copy_from_slice(&self.words[s * self.stride..(s + 1) * self.stride]);
