@@ -49,7 +49,7 @@ use crate::model::{Access, Accesses, Choice, Model};
 
 mod summary;
 
-use summary::{add_words, for_each_bit, MaxQueue, PairId, Pairs, Summaries, WholeCrossings, NONE};
+use summary::{for_each_bit, gather, MaxQueue, PairId, Pairs, Summaries, WholeCrossings, NONE};
 
 /// The `stateful-dpor` strategy; all switches off is the paper's algorithm with summaries.
 #[derive(Clone, Debug, Default)]
@@ -184,10 +184,8 @@ struct Run<'a, M: Model> {
     /// once per crossing rather than once per pair. Kept empty between crossings.
     hit_pairs: Vec<u64>,
     hit_events: Vec<u64>,
-    /// The words of `hit_pairs` the crossing's conflicting pairs made non-zero, when
-    /// `hit_whole` is false (else every word may be non-zero).
+    /// The words of `hit_pairs` the crossing made non-zero.
     hit_touched: Vec<u32>,
-    hit_whole: bool,
     /// What crossing a whole summary through an edge label gave (see [`Run::cross_whole`]).
     whole_crossings: WholeCrossings,
     /// Events re-fired past revisits in the current execution (for the cycle proviso fallback).
@@ -249,7 +247,6 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             hit_pairs: Vec::new(),
             hit_events: vec![0; k.div_ceil(64).max(1)],
             hit_touched: Vec::new(),
-            hit_whole: false,
             whole_crossings: WholeCrossings::default(),
             refires: 0,
             // Position 0 is "never": real positions start at 1.
@@ -491,12 +488,9 @@ impl<'a, M: Model> Run<'a, M> {
     /// Line 9-12 of Algorithm 5: `src` is where a transition conflicting with one of event `e`
     /// was taken; `e` is explored there too (everything enabled when `e` was not).
     fn conflict_at(&mut self, src: u32, e: Choice) {
-        if self.has(src, 0, e) {
-            self.add_backtrack(src, e);
-        } else {
-            // The event was not enabled there: the paper adds everything enabled.
-            self.add_all_enabled(src);
-        }
+        self.hit_events[e as usize / 64] |= 1 << (e % 64);
+        Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, &self.hit_events);
+        self.hit_events.fill(0);
     }
 
     /// Lines 8-16 of Algorithm 5 for predecessor `tb` and carried pair `p`: sets the backtrack
@@ -577,10 +571,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// Summary search: pair `p` has reached state `n` going backwards.
     fn arrive(&mut self, n: u32, p: PairId) {
         self.grow_summaries();
-        let (w, m) = (p as usize / 64, 1u64 << (p % 64));
-        if self.summaries.add(n, w, m) != 0 {
-            self.add_delta(n, w, m);
-        }
+        self.arrive_word(n, p as usize / 64, 1 << (p % 64));
     }
 
     /// Carries the pairs of `set` back through an edge (`src`, `label`, row `r`) (lines 8-16 of Algorithm 5 for each), into
@@ -593,10 +584,7 @@ impl<'a, M: Model> Run<'a, M> {
             let (pass, hit) = self.meet_word(set, w, label, r);
             hits |= hit;
             // Pairs with no access conflicting with the edge go on unchanged, a word at a time.
-            let new = self.summaries.add(src, w, pass);
-            if new != 0 {
-                self.add_delta(src, w, new);
-            }
+            self.arrive_word(src, w, pass);
         }
         if hits {
             self.apply_hits(src);
@@ -657,7 +645,6 @@ impl<'a, M: Model> Run<'a, M> {
         } else {
             None
         };
-        self.hit_whole = true;
         let mut set = std::mem::take(&mut self.scratch_bits);
         set.clear();
         set.extend_from_slice(self.summaries.of(dst));
@@ -667,7 +654,9 @@ impl<'a, M: Model> Run<'a, M> {
         for w in 0..set.len() {
             if set[w] != 0 {
                 let (pass, _) = self.meet_word(&set, w, label, r);
-                add_words(&mut self.hit_pairs, &[(w as u32, pass)]);
+                if pass != 0 {
+                    gather(&mut self.hit_pairs, &mut self.hit_touched, w, pass);
+                }
             }
         }
         if let Some(id) = id {
@@ -684,20 +673,13 @@ impl<'a, M: Model> Run<'a, M> {
         Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, &self.hit_events);
         self.hit_events.fill(0);
         self.grow_summaries();
-        if std::mem::take(&mut self.hit_whole) {
-            for w in 0..self.hit_pairs.len() {
-                self.arrive_word(src, w, self.hit_pairs[w]);
-            }
-            self.hit_pairs.clear();
-        } else {
-            let touched = std::mem::take(&mut self.hit_touched);
-            for &w in &touched {
-                let w = w as usize;
-                let q = std::mem::take(&mut self.hit_pairs[w]);
-                self.arrive_word(src, w, q);
-            }
-            self.hit_touched = touched;
+        let touched = std::mem::take(&mut self.hit_touched);
+        for &w in &touched {
+            let w = w as usize;
+            let q = std::mem::take(&mut self.hit_pairs[w]);
+            self.arrive_word(src, w, q);
         }
+        self.hit_touched = touched;
         self.hit_touched.clear();
     }
 

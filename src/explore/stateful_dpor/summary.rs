@@ -55,7 +55,7 @@ where
 
 /// ORs sparse (word, bits) into a bitset, growing it as needed.
 #[inline]
-pub(super) fn add_words(words: &mut Vec<u64>, sparse: &[(u32, u64)]) {
+fn add_words(words: &mut Vec<u64>, sparse: &[(u32, u64)]) {
     for &(w, bits) in sparse {
         if bits == 0 {
             continue;
@@ -411,7 +411,7 @@ pub(super) struct HitMemo {
 /// ORs `bits` (not zero) into word `w` of `words`, growing it as needed; `touched` gets the
 /// words that were zero.
 #[inline]
-fn gather(words: &mut Vec<u64>, touched: &mut Vec<u32>, w: usize, bits: u64) {
+pub(super) fn gather(words: &mut Vec<u64>, touched: &mut Vec<u32>, w: usize, bits: u64) {
     if w >= words.len() {
         words.resize(w + 1, 0);
     }
