@@ -16,7 +16,7 @@ use tracepor::model::{self, LoadOptions, Loaded};
 fn main() {
     let seconds: f64 = std::env::var("TRACEPOR_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10.0);
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/em-explorer");
+    let root = em_explorer();
     let traces = [
         "tacas-2016/remind-me",
         "tacas-2016/mytracks",
@@ -50,4 +50,12 @@ fn main() {
             );
         }
     }
+}
+
+/// EM-Explorer's traces, where the project reads them (../shared/traces/em-explorer; it ships
+/// no copy).
+fn em_explorer() -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/em-explorer");
+    assert!(dir.is_dir(), "EM-Explorer's traces are not at {}: put shared/ beside this project", dir.display());
+    dir
 }

@@ -35,7 +35,7 @@ fn parse(c: &mut Criterion) {
         b.iter(|| parse_trace(Path::new("gen.txt"), big.as_bytes()).unwrap().ops.len())
     });
     let real =
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/em-explorer/tacas-2016/aarddict/trace.txt"))
+        std::fs::read(em_explorer().join("tacas-2016/aarddict/trace.txt"))
             .unwrap();
     g.throughput(Throughput::Bytes(real.len() as u64));
     g.bench_function("aarddict trace.txt", |b| b.iter(|| parse_trace(Path::new("t.txt"), &real).unwrap().ops.len()));
@@ -44,3 +44,11 @@ fn parse(c: &mut Criterion) {
 
 criterion_group!(benches, parse);
 criterion_main!(benches);
+
+/// EM-Explorer's traces, where the project reads them (../shared/traces/em-explorer; it ships
+/// no copy).
+fn em_explorer() -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/em-explorer");
+    assert!(dir.is_dir(), "EM-Explorer's traces are not at {}: put shared/ beside this project", dir.display());
+    dir
+}

@@ -91,7 +91,7 @@ fn a_reported_deadlock_replays_with_the_printed_command() {
 
 #[test]
 fn a_limit_stops_the_search_with_partial_figures_and_exit_3() {
-    let trace = "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1";
+    let trace = &common::em_explorer_arg("benchmark-traces/multithreading-with-multiple-queues/trace1");
     let o = tracepor(&["check", trace, "--strategy", "full", "--max-states", "50", "--json"]);
     assert_eq!(code(&o), 3);
     let v = json(&o);
@@ -109,7 +109,7 @@ fn a_limit_stops_the_search_with_partial_figures_and_exit_3() {
 /// finished one does not.
 #[test]
 fn a_stopped_dpor_search_estimates_its_share_explored() {
-    let trace = "traces/em-explorer/tacas-2016/music";
+    let trace = &common::em_explorer_arg("tacas-2016/music");
     for strategy in ["dpor", "dpor-sleep"] {
         let o = tracepor(&["check", trace, "--strategy", strategy, "--time-limit", "0.5", "--json"]);
         assert_eq!(code(&o), 3);
@@ -120,7 +120,7 @@ fn a_stopped_dpor_search_estimates_its_share_explored() {
                 .to_string();
         assert!(text.contains("estimated explored:"), "{text}");
     }
-    let o = tracepor(&["check", "traces/em-explorer/tacas-2016/remind-me", "--strategy", "dpor-sleep", "--json"]);
+    let o = tracepor(&["check", &common::em_explorer_arg("tacas-2016/remind-me"), "--strategy", "dpor-sleep", "--json"]);
     assert_eq!(code(&o), 0);
     let v = json(&o);
     assert!(v["estimated_done"].is_null() && v["sleep_blocked"].as_u64().unwrap() > 0);
@@ -154,11 +154,11 @@ fn bad_input_exits_2_with_one_located_message() {
 
 #[test]
 fn config_cfg_and_folders_are_accepted() {
-    let cfg = "traces/em-explorer/benchmark-traces/multithreading-with-single-queue/trace2/config.cfg";
+    let cfg = &common::em_explorer_arg("benchmark-traces/multithreading-with-single-queue/trace2/config.cfg");
     let a = json(&tracepor(&["check", cfg, "--strategy", "full", "--json"]));
     let b = json(&tracepor(&[
         "check",
-        "traces/em-explorer/benchmark-traces/multithreading-with-single-queue/trace2/trace.txt",
+        &common::em_explorer_arg("benchmark-traces/multithreading-with-single-queue/trace2/trace.txt"),
         "--strategy",
         "full",
         "--json",
@@ -169,7 +169,7 @@ fn config_cfg_and_folders_are_accepted() {
 
 #[test]
 fn stats_and_compare_print_tables() {
-    let o = tracepor(&["stats", "traces/em-explorer/tacas-2016/remind-me", "--json"]);
+    let o = tracepor(&["stats", &common::em_explorer_arg("tacas-2016/remind-me"), "--json"]);
     assert_eq!(code(&o), 0);
     let v = json(&o);
     assert_eq!(v["operations"], 444);
@@ -194,7 +194,7 @@ fn dot_writes_the_state_graph_and_refuses_large_ones() {
     let big = dir.join("big.dot");
     let o = tracepor(&[
         "check",
-        "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1",
+        &common::em_explorer_arg("benchmark-traces/multithreading-with-multiple-queues/trace1"),
         "--strategy",
         "full",
         "--dot",
@@ -234,7 +234,7 @@ fn shards_split_a_corpus_without_overlap() {
 
 #[test]
 fn memory_limit_and_progress_flags() {
-    let trace = "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1";
+    let trace = &common::em_explorer_arg("benchmark-traces/multithreading-with-multiple-queues/trace1");
     let o = tracepor(&["check", trace, "--strategy", "full", "--max-memory", "1", "--json"]);
     assert_eq!(code(&o), 3);
     assert_eq!(json(&o)["stopped_by"], "memory limit reached");
@@ -248,7 +248,7 @@ fn ctrl_c_ends_the_search_cleanly_with_partial_figures() {
     let child = Command::new(env!("CARGO_BIN_EXE_tracepor"))
         .args([
             "check",
-            "traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1",
+            &common::em_explorer_arg("benchmark-traces/multithreading-with-multiple-queues/trace1"),
             "--strategy",
             "full-stateless",
             "--json",

@@ -1,4 +1,4 @@
-//! `dpor`, `dpor-sleep` and `em-dpor` on the shipped EM-Explorer traces (traces/em-explorer):
+//! `dpor`, `dpor-sleep` and `em-dpor` on EM-Explorer's traces (../shared/traces/em-explorer):
 //! soundness (the outcome set equals the exhaustive `full` one on every hand-written benchmark
 //! trace, and on every fixture under fixtures/em) and the counts EM-Explorer reports
 //! (traces/reference/em-explorer-counts.tsv, a copy of shared/reference), asserted where tracepor matches them; the
@@ -13,10 +13,11 @@ use tracepor::explore::{self, Limits, Outcomes, Stats};
 use tracepor::model::em::EmModel;
 use tracepor::model::{load, LoadOptions, Loaded};
 
-/// The project root: its copies of the shared traces and of the reference counts live under
-/// traces/, so that the suite runs from a clone alone.
+mod common;
+
+/// The project root: the reference counts live under traces/reference.
 fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    common::root()
 }
 
 fn model(dir: &Path) -> EmModel {
@@ -35,7 +36,7 @@ fn run(m: &EmModel, name: &str, limit: Duration) -> (Stats, Outcomes) {
 
 /// Every benchmark trace folder, as "benchmark-traces/<group>/.../traceN".
 fn benchmark_traces() -> Vec<String> {
-    let root = shared().join("traces/em-explorer");
+    let root = common::em_explorer();
     let mut out = Vec::new();
     let mut stack = vec![root.join("benchmark-traces")];
     while let Some(d) = stack.pop() {
@@ -76,10 +77,10 @@ const KNOWN_DIFFERENCES: &[(&str, &str, u64, u64)] = &[];
 #[test]
 fn benchmark_traces_keep_full_outcome_sets_and_reference_counts() {
     let traces = benchmark_traces();
-    assert_eq!(traces.len(), 28, "the 28 hand-written traces are expected under traces/em-explorer");
+    assert_eq!(traces.len(), 28, "the 28 hand-written traces are expected under ../shared/traces/em-explorer");
     let mut problems = Vec::new();
     for t in &traces {
-        let m = model(&shared().join("traces/em-explorer").join(t));
+        let m = model(&common::em_explorer().join(t));
         let (fs, full) = run(&m, "full", Duration::from_secs(60));
         assert!(fs.finished, "{t}: full did not finish");
         for name in ["dpor", "dpor-sleep", "em-dpor"] {
@@ -110,7 +111,7 @@ fn benchmark_traces_keep_full_outcome_sets_and_reference_counts() {
 fn tacas_traces_em_dpor_counts() {
     for app in ["remind-me", "aarddict", "music", "charachter-recognition"] {
         let t = format!("tacas-2016/{app}");
-        let m = model(&shared().join("traces/em-explorer").join(&t));
+        let m = model(&common::em_explorer().join(&t));
         let (st, _) = run(&m, "em-dpor", Duration::from_secs(60));
         assert!(st.finished, "{t}: em-dpor did not finish");
         assert_eq!(Some((st.executions, st.transitions)), reference(&t, "em-dpor"), "{t}");
@@ -120,7 +121,7 @@ fn tacas_traces_em_dpor_counts() {
 #[test]
 fn remind_me_dpor_matches_reference_and_em_dpor_outcomes() {
     let t = "tacas-2016/remind-me";
-    let m = model(&shared().join("traces/em-explorer").join(t));
+    let m = model(&common::em_explorer().join(t));
     let (sd, dpor) = run(&m, "dpor", Duration::from_secs(60));
     let (se, em) = run(&m, "em-dpor", Duration::from_secs(60));
     assert!(sd.finished && se.finished);
@@ -135,7 +136,7 @@ fn remind_me_dpor_matches_reference_and_em_dpor_outcomes() {
 fn tacas_traces_dpor_sleep_keeps_em_dpor_outcomes() {
     for (app, dpor_runs) in [("remind-me", 24), ("charachter-recognition", 1_284_788), ("mytracks", 6_051_416)] {
         let t = format!("tacas-2016/{app}");
-        let m = model(&shared().join("traces/em-explorer").join(&t));
+        let m = model(&common::em_explorer().join(&t));
         let (ss, sleep) = run(&m, "dpor-sleep", Duration::from_secs(120));
         let (se, em) = run(&m, "em-dpor", Duration::from_secs(120));
         assert!(ss.finished && se.finished, "{t}: did not finish");

@@ -13,7 +13,7 @@ use tracepor::explore::{self, Limits};
 
 #[test]
 fn stateful_dpor_matches_full_on_em_traces() {
-    let base = common::root().join("traces/em-explorer/benchmark-traces");
+    let base = common::em_explorer().join("benchmark-traces");
     let mut checked = 0;
     for dir in common::trace_dirs(&base) {
         let m = common::em(&dir);

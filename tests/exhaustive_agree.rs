@@ -29,7 +29,7 @@ const SMALL: &[&str] = &[
 
 #[test]
 fn full_and_full_stateless_reach_the_same_outcomes() {
-    let base = common::root().join("traces/em-explorer/benchmark-traces");
+    let base = common::em_explorer().join("benchmark-traces");
     for name in SMALL {
         let m = common::em(&base.join(name));
         let (sf, full) = common::run_em(&m, "full", Limits::default());
@@ -43,7 +43,7 @@ fn full_and_full_stateless_reach_the_same_outcomes() {
 
 #[test]
 fn full_finishes_on_every_benchmark_trace() {
-    for d in common::trace_dirs(&common::root().join("traces/em-explorer/benchmark-traces")) {
+    for d in common::trace_dirs(&common::em_explorer().join("benchmark-traces")) {
         let m = common::em(&d);
         let (stats, found) = common::run_em(&m, "full", Limits::default());
         assert!(stats.finished, "{}", d.display());
@@ -53,7 +53,7 @@ fn full_finishes_on_every_benchmark_trace() {
 
 #[test]
 fn deadlock_traces_are_reported_with_replayable_schedules() {
-    let base = common::root().join("traces/em-explorer/benchmark-traces/only-multithreading/deadlocks");
+    let base = common::em_explorer().join("benchmark-traces/only-multithreading/deadlocks");
     for d in common::trace_dirs(&base) {
         let m = common::em(&d);
         let (_, found) = common::run_em(&m, "full", Limits::default());

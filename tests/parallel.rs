@@ -14,7 +14,7 @@ use tracepor::model::em::EmModel;
 
 #[test]
 fn counts_and_outcomes_do_not_depend_on_threads_or_storage() {
-    let base = common::root().join("traces/em-explorer/benchmark-traces");
+    let base = common::em_explorer().join("benchmark-traces");
     // (trace, strategies): full-stateless only where it enumerates in well under a second.
     for (trace, names) in [
         ("multithreading-with-multiple-queues/trace3", &["full"][..]),
@@ -46,7 +46,7 @@ fn counts_and_outcomes_do_not_depend_on_threads_or_storage() {
 #[test]
 fn fingerprints_take_fewer_bytes_per_state() {
     let m = common::em(
-        &common::root().join("traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace3"),
+        &common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace3"),
     );
     let bytes = |hash_compact| {
         let mut s = explore::for_em_trace("full").unwrap();
@@ -62,7 +62,7 @@ fn fingerprints_take_fewer_bytes_per_state() {
 #[test]
 fn a_state_limit_stops_parallel_workers_too() {
     let m = common::em(
-        &common::root().join("traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace1"),
+        &common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace1"),
     );
     let mut s = explore::for_em_trace("full").unwrap();
     let mut search = Search::new(&m, Limits { max_states: Some(5000), ..Limits::default() });
@@ -90,7 +90,7 @@ fn dpor_on(
 
 #[test]
 fn dpor_counts_do_not_depend_on_threads() {
-    let base = common::root().join("traces/em-explorer");
+    let base = common::em_explorer();
     let mut donated_somewhere = false;
     for trace in [
         "benchmark-traces/multithreading-with-multiple-queues/trace1",
@@ -126,7 +126,7 @@ fn dpor_counts_do_not_depend_on_threads() {
 
 #[test]
 fn limits_stop_a_parallel_dpor() {
-    let m = common::em(&common::root().join("traces/em-explorer/tacas-2016/charachter-recognition"));
+    let m = common::em(&common::em_explorer().join("tacas-2016/charachter-recognition"));
     // A time limit: every worker stops, and the figures so far are kept.
     let limits = Limits { time: Some(Duration::from_millis(300)), ..Limits::default() };
     let (stats, _, _) = dpor_on(&m, 2, limits, Arc::new(AtomicBool::new(false)));
@@ -151,7 +151,7 @@ fn limits_stop_a_parallel_dpor() {
 #[test]
 fn stop_at_first_error_ends_a_parallel_dpor() {
     let m = common::em(
-        &common::root().join("traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace2"),
+        &common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace2"),
     );
     let limits = Limits { stop_at_first_error: true, ..Limits::default() };
     let (stats, found, _) = dpor_on(&m, 2, limits, Arc::new(AtomicBool::new(false)));

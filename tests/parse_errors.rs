@@ -1,5 +1,7 @@
 //! Bad EM inputs are rejected with file, line, column and the offending text, never a panic.
 
+mod common;
+
 use std::path::Path;
 
 use tracepor::model::em::EmModel;
@@ -124,9 +126,7 @@ fn xorshift(state: &mut u64) -> u64 {
 
 #[test]
 fn no_input_makes_the_parser_panic() {
-    let real =
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/em-explorer/tacas-2016/remind-me/trace.txt"))
-            .unwrap();
+    let real = std::fs::read(common::em_explorer().join("tacas-2016/remind-me/trace.txt")).unwrap();
     let mut seed = 0x9e3779b97f4a7c15u64;
     for round in 0..3000 {
         let mut bytes = if round % 3 == 0 {

@@ -7,7 +7,7 @@ use tracepor::model::Model;
 
 #[test]
 fn every_shipped_trace_replays_its_recorded_order() {
-    let dirs = common::trace_dirs(&common::root().join("traces/em-explorer"));
+    let dirs = common::trace_dirs(&common::em_explorer());
     assert_eq!(dirs.len(), 33, "5 TACAS traces and 28 benchmark traces expected");
     for d in dirs {
         let m = common::em(&d);

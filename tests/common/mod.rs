@@ -13,6 +13,27 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// EM-Explorer's traces (the five TACAS 2016 apps and the 28 hand-written benchmarks), read
+/// where they are published for this project: `../shared/traces/em-explorer`. The project
+/// ships no copy (issue 18); a test that needs them fails here, saying where to put them.
+pub fn em_explorer() -> PathBuf {
+    let dir = root().join("../shared/traces/em-explorer");
+    assert!(
+        dir.join("tacas-2016").is_dir() && dir.join("benchmark-traces").is_dir(),
+        "EM-Explorer's traces are not at {}: put a checkout of shared/ beside this project \
+         (or copy EM-Explorer's test-traces/ there as traces/em-explorer/{{tacas-2016,benchmark-traces}})",
+        dir.display()
+    );
+    dir
+}
+
+/// `em_explorer()` joined with `rel`, as a path relative to the project root (what the
+/// binary, run from the root, is given).
+pub fn em_explorer_arg(rel: &str) -> String {
+    em_explorer();
+    format!("../shared/traces/em-explorer/{rel}")
+}
+
 /// Loads an EM trace (file, folder or config).
 pub fn em(path: &Path) -> EmModel {
     match model::load(path, LoadOptions::default()) {
