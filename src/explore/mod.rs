@@ -29,6 +29,7 @@ pub mod full_stateless;
 pub mod graph;
 pub mod outcomes;
 mod par_dpor;
+pub mod shorten;
 pub mod stateful_dpor;
 pub mod stats;
 

@@ -444,8 +444,16 @@ impl Model for EmModel {
         match self.trace.ops[op as usize].kind {
             OpKind::Read { loc } => out.push(Access { object: loc, write: false }),
             OpKind::Write { loc } => out.push(Access { object: loc, write: true }),
-            OpKind::Lock { .. } | OpKind::Unlock { .. } => {
-                out.push(Access { object: self.lock_object(self.slot[op as usize]), write: true })
+            // Only an acquire (the lock free before it) touches the lock as others see it: a
+            // re-entrant LOCK or UNLOCK, and the release, run while no other thread's LOCK can
+            // (never co-enabled with one, so never a race). A release that unblocks a waiting
+            // LOCK is dependent with it through the enabling, which the stepper sees.
+            OpKind::Lock { .. } => {
+                let l = self.slot[op as usize];
+                let (owner, depth) = (s.get(LOCKS, 2 * l as usize), s.get(LOCKS, 2 * l as usize + 1));
+                if depth == 0 || owner != c + 1 {
+                    out.push(Access { object: self.lock_object(l), write: true })
+                }
             }
             OpKind::Post { dest, .. } => {
                 if let Some(d) = self.thread_of_raw(dest) {
@@ -453,6 +461,16 @@ impl Model for EmModel {
                 }
             }
             _ => {}
+        }
+    }
+
+    fn blocked(&self, s: &EmState, c: Choice, out: &mut Accesses) -> bool {
+        match self.next_op(s, c) {
+            Some(op) if !self.op_enabled(s, op) => {
+                self.accesses(s, c, out);
+                true
+            }
+            _ => false,
         }
     }
 

@@ -75,6 +75,15 @@ pub trait Model: Sync {
     fn enabled(&self, s: &Self::State, out: &mut Vec<Choice>);
     /// Appends what the transition of `c` from `s` would touch, without taking it.
     fn accesses(&self, s: &Self::State, c: Choice, out: &mut Accesses);
+    /// When `c` is blocked in `s` (it has a next transition that cannot run yet: a LOCK held by
+    /// another thread, a WAIT with no NOTIFY), appends what that transition would touch and
+    /// returns true. DPOR looks back from blocked transitions as from executed ones (Flanagan
+    /// and Godefroid examine next(s, p) of every process, enabled or not): otherwise a
+    /// transition that can run only if it is reordered before the one that blocks it is never
+    /// seen. Models whose choices are atomic events have none (the default).
+    fn blocked(&self, _s: &Self::State, _c: Choice, _out: &mut Accesses) -> bool {
+        false
+    }
     /// Takes the transition of enabled choice `c`. An error means the step ends in an error
     /// state (no successor); `s` is then unspecified.
     fn step(&self, s: &mut Self::State, c: Choice) -> Result<(), ModelError>;

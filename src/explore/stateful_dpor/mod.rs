@@ -541,6 +541,35 @@ impl<'a, M: Model> Run<'a, M> {
         }
     }
 
+    /// The backwards search from the transitions blocked in a new state `n` (see
+    /// [`Model::blocked`]), as if each had been taken there: the pair (event, its accesses and
+    /// a read of its flag) arrives at `n`. A LOCK blocked by another thread's acquire then sets
+    /// the backtrack point before that acquire, which no executed transition would: the run in
+    /// which it goes first may never execute it at all (it deadlocks). The summaries carry such
+    /// pairs through later edges into `n` like any other.
+    fn look_back_from_blocked(&mut self, n: u32, search: &mut Search<'_, M>) {
+        if self.opts.no_summaries || self.opts.no_graph_backtrack {
+            return;
+        }
+        let mut acc = std::mem::take(&mut self.scratch_acc);
+        for c in 0..self.model.choices() {
+            acc.clear();
+            if self.has(n, 0, c) || !self.model.blocked(&self.nodes[n as usize].state, c, &mut acc) {
+                continue;
+            }
+            acc.push(Access { object: flag_object(c), write: false });
+            acc.sort();
+            if let Some(q) = self.pairs.intern(c, &acc).and_then(|p| self.pairs.trim(p)) {
+                self.begin_search();
+                self.arrive(n, q);
+            }
+        }
+        self.scratch_acc = acc;
+        if self.opts.eager_search {
+            self.finish_search(search);
+        }
+    }
+
     /// Makes room in every summary for all pairs interned so far.
     fn grow_summaries(&mut self) {
         self.summaries.grow(self.pairs.len().div_ceil(64));
@@ -1086,6 +1115,9 @@ impl<'a, M: Model> Run<'a, M> {
                 }
             }
             self.update_backtrack_set(t, search);
+            if fresh {
+                self.look_back_from_blocked(dst, search);
+            }
             let in_history = self.nodes[dst as usize].in_history;
             let revisit = !fresh && !in_history && self.nodes[dst as usize].s_pos != NONE;
             if in_history || (revisit && self.is_full_cycle(t)) {

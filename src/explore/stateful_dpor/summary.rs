@@ -749,8 +749,22 @@ impl Pairs {
 
     fn classify(&mut self, l: PairId, r: u32, p: PairId) {
         let (l_event, l_list) = self.pairs[l as usize];
-        let p_list = self.pairs[p as usize].1;
+        let (p_event, p_list) = self.pairs[p as usize];
         let (mine, theirs) = (&self.lists[l_list as usize], &self.lists[p_list as usize]);
+        if l_event == p_event {
+            // An earlier transition of the same event is program order, not a race: firing the
+            // event at its source is that very transition. Only what it covers (it writes the
+            // object) stops here; a read of ours meeting a write of ours goes on.
+            let covered = |x: &crate::model::Access| mine.iter().any(|y| y.object == x.object && y.write);
+            if !theirs.iter().any(covered) {
+                self.rows[r as usize].note(p, None);
+                return;
+            }
+            let rest: Accesses = theirs.iter().copied().filter(|x| !covered(x)).collect();
+            let next = self.intern(l_event, &rest).map_or(0, |q| q + 1);
+            self.rows[r as usize].note(p, Some(next));
+            return;
+        }
         let clash = |x: &crate::model::Access| mine.iter().any(|y| y.object == x.object && (x.write || y.write));
         let conflict = theirs.iter().any(clash);
         if !conflict {

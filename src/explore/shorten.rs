@@ -1,0 +1,95 @@
+//! Short counterexamples: a schedule that reaches an error or a deadlock is shortened by
+//! replaying smaller schedules (delta debugging, Zeller and Hildebrandt, "Simplifying and
+//! Isolating Failure-Inducing Input", TSE 2002: ddmin over the schedule's steps).
+//!
+//! A candidate counts when it replays (each step enabled where it is taken) and reproduces the
+//! same finding: an error of the same kind and source line (a candidate that hits it earlier is
+//! cut there), or a state with nothing enabled and the same outcome. The result is 1-minimal
+//! with respect to removing any single step when the replay budget allows, not necessarily the
+//! shortest schedule; reports say "shortened from N steps". Replays are bounded
+//! ([`REPLAY_BUDGET`]), so a long schedule costs at most a few seconds.
+
+use crate::model::{Choice, Model, ModelError};
+
+/// What a schedule must reproduce.
+pub enum Finding<'a> {
+    Error(&'a ModelError),
+    /// A state with nothing enabled whose outcome has this canonical text.
+    Stuck(&'a str),
+}
+
+/// Steps replayed at most while shortening one schedule.
+pub const REPLAY_BUDGET: u64 = 20_000_000;
+
+/// Replays `path`; returns how many of its steps reproduce `target` (None when it does not).
+fn reproduces<M: Model>(
+    m: &M,
+    path: &[Choice],
+    target: &Finding<'_>,
+    en: &mut Vec<Choice>,
+    spent: &mut u64,
+) -> Option<usize> {
+    let mut s = m.initial();
+    for (i, &c) in path.iter().enumerate() {
+        *spent += 1;
+        en.clear();
+        m.enabled(&s, en);
+        if !en.contains(&c) {
+            return None;
+        }
+        if let Err(e) = m.step(&mut s, c) {
+            return match target {
+                Finding::Error(want) if e.kind == want.kind && e.line == want.line => Some(i + 1),
+                _ => None,
+            };
+        }
+    }
+    match target {
+        Finding::Stuck(text) => {
+            en.clear();
+            m.enabled(&s, en);
+            (en.is_empty() && m.outcome(&s).text == *text).then_some(path.len())
+        }
+        Finding::Error(_) => None,
+    }
+}
+
+/// A schedule no longer than `path` that still reaches `target` (`path` itself when it does not
+/// replay to it, or nothing shorter was found within the budget).
+pub fn shorten<M: Model>(m: &M, path: &[Choice], target: &Finding<'_>) -> Vec<Choice> {
+    let mut en = Vec::new();
+    let mut spent = 0u64;
+    let Some(n) = reproduces(m, path, target, &mut en, &mut spent) else {
+        return path.to_vec();
+    };
+    let mut cur = path[..n].to_vec();
+    let mut parts = 2usize;
+    let mut candidate = Vec::with_capacity(cur.len());
+    while cur.len() >= 2 && spent < REPLAY_BUDGET {
+        let chunk = cur.len().div_ceil(parts);
+        let mut reduced = false;
+        let mut start = 0;
+        while start < cur.len() && spent < REPLAY_BUDGET {
+            candidate.clear();
+            candidate.extend_from_slice(&cur[..start]);
+            candidate.extend_from_slice(&cur[(start + chunk).min(cur.len())..]);
+            if let Some(k) = reproduces(m, &candidate, target, &mut en, &mut spent) {
+                candidate.truncate(k);
+                std::mem::swap(&mut cur, &mut candidate);
+                reduced = true;
+                // Go on at the same place with the same granularity: what follows the removed
+                // chunk may go too.
+                continue;
+            }
+            start += chunk;
+        }
+        if reduced {
+            parts = parts.saturating_sub(1).max(2);
+        } else if chunk == 1 {
+            break;
+        } else {
+            parts = (parts * 2).min(cur.len());
+        }
+    }
+    cur
+}

@@ -1,0 +1,276 @@
+//! The differential soundness suite (issue 12): every strategy, on every input kind it accepts,
+//! under every option that changes what it explores, must reach exactly the outcome set of an
+//! exhaustive search (em-trace.md "Outcomes"; event-model.md "What counts": distinct errors and
+//! nothing-enabled states), on generated inputs.
+//!
+//! - Strategies come from the registry (`explore::STRATEGIES` and what applies to each model
+//!   type): a strategy joins this suite by being registered, not by being listed here.
+//! - The baseline is `Exhaustive` (tests/events_common), a breadth-first search over every
+//!   enabled choice written apart from every strategy under test.
+//! - EM traces (tests/common/gen_em.rs) run plain, with `--threads 2` and with
+//!   `--hash-compact`; event models (tests/events_common/gen.rs) run plain, with
+//!   `--conflicts`, with `--bound k`, and with both. Stateless strategies on event models run
+//!   only under a bound (cli.md).
+//! - `TRACEPOR_SOUNDNESS_SEEDS=n` sets how many seeds of each kind (default 250; thousands on
+//!   demand, e.g. `TRACEPOR_SOUNDNESS_SEEDS=3000 cargo test --release --test soundness`).
+//!
+//! That the suite can fail is shown by `suite_catches_unsound_ablations`: the stateful-DPOR
+//! ablations that the paper shows unsound must each be caught on some generated input, and
+//! docs/soundness.md lists the bugs planted by hand and caught.
+
+mod common;
+mod events_common;
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tracepor::explore::{self, Ablation, Limits, Outcomes, Search, Stats, Strategies, Strategy};
+use tracepor::model::em::EmModel;
+use tracepor::model::events::{EventModel, EventOptions};
+use tracepor::model::Model;
+use tracepor::trace::em::{parse_dependence, parse_trace};
+
+use common::gen_em::generate;
+use events_common::gen::gen_model;
+use events_common::Exhaustive;
+
+fn seeds() -> u64 {
+    std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(250)
+}
+
+/// An option that changes what a search explores, and its label as on the command line.
+#[derive(Clone, Copy, Debug)]
+struct Variant {
+    label: &'static str,
+    threads: usize,
+    hash_compact: bool,
+}
+
+const EM_VARIANTS: [Variant; 3] = [
+    Variant { label: "", threads: 1, hash_compact: false },
+    Variant { label: "--threads 2", threads: 2, hash_compact: false },
+    Variant { label: "--hash-compact", threads: 1, hash_compact: true },
+];
+
+/// Event-model load options under which every strategy is checked.
+const EVENT_OPTIONS: [(&str, EventOptions); 4] = [
+    ("", EventOptions { conflicts: false, bound: None }),
+    ("--conflicts", EventOptions { conflicts: true, bound: None }),
+    ("--bound 2", EventOptions { conflicts: false, bound: Some(2) }),
+    ("--conflicts --bound 1", EventOptions { conflicts: true, bound: Some(1) }),
+];
+
+/// Runs `strategy` on `m` with `variant`'s options and `ablation`, under a time limit.
+fn run<M: Model>(
+    m: &M,
+    strategy: &mut dyn Strategy<M>,
+    variant: Variant,
+    ablation: Ablation,
+    limit: Duration,
+) -> (Stats, Outcomes) {
+    let limits = Limits { time: Some(limit), ..Limits::default() };
+    let mut search = Search::new(m, limits).with_cancel(Arc::new(AtomicBool::new(false)));
+    search.options.threads = variant.threads;
+    search.options.hash_compact = variant.hash_compact;
+    search.options.ablation = ablation;
+    let (stats, found, _) = explore::run_search(search, strategy);
+    (stats, found)
+}
+
+/// The exhaustive search's statistics and findings.
+fn baseline<M: Model>(m: &M) -> (Stats, Outcomes) {
+    let (stats, found) = run(m, &mut Exhaustive, EM_VARIANTS[0], Ablation::default(), Duration::from_secs(600));
+    assert!(stats.finished);
+    (stats, found)
+}
+
+/// What differs between two outcome sets, for the failure message: (lost, invented).
+fn difference(expected: &Outcomes, found: &Outcomes) -> (Vec<String>, Vec<String>) {
+    let keys = |o: &Outcomes| -> Vec<String> {
+        o.lines()
+            .map(str::to_owned)
+            .chain(o.errors().map(|f| format!("error {} line {}: {}", f.error.kind, f.error.line, f.error.message)))
+            .collect()
+    };
+    let (e, f) = (keys(expected), keys(found));
+    (e.iter().filter(|x| !f.contains(x)).cloned().collect(), f.iter().filter(|x| !e.contains(x)).cloned().collect())
+}
+
+/// One disagreement, or a run that did not finish.
+#[derive(Default)]
+struct Tally {
+    checked: usize,
+    runs: usize,
+    unfinished: Vec<String>,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    /// Compares one run against the baseline. A run a limit stopped may have reached less, but
+    /// never anything the baseline did not.
+    fn compare(&mut self, what: String, input: &str, expected: &Outcomes, stats: &Stats, found: &Outcomes) {
+        self.runs += 1;
+        let (lost, invented) = difference(expected, found);
+        if !invented.is_empty() {
+            self.failures.push(format!("{what}: invented {invented:?}\n{input}"));
+        } else if !stats.finished {
+            self.unfinished.push(what);
+        } else if !lost.is_empty() || found.deadlocks() != expected.deadlocks() {
+            self.failures.push(format!("{what}: lost {lost:?}\n{input}"));
+        }
+    }
+
+    fn assert_sound(&self, kind: &str) {
+        assert!(
+            self.failures.is_empty(),
+            "{} unsound runs on {kind}:\n{}",
+            self.failures.len(),
+            self.failures.join("\n")
+        );
+        // A strategy may explore more than the exhaustive search has states on a tiny input
+        // (EM-DPOR, like EM-Explorer, can): such runs must stay rare or the suite proves little.
+        assert!(
+            self.unfinished.len() * 50 <= self.runs,
+            "too many runs did not finish on {kind}: {:?} of {}",
+            self.unfinished,
+            self.runs
+        );
+        eprintln!("{kind}: {} inputs, {} runs, unfinished: {:?}", self.checked, self.runs, self.unfinished);
+    }
+}
+
+fn em_model(seed: u64, text: &str, dependence: &str) -> EmModel {
+    let fail = |e: tracepor::trace::InputError| -> ! { panic!("seed {seed}: {e}\n{text}\n{dependence}") };
+    let mut t = parse_trace(Path::new("gen.txt"), text.as_bytes()).unwrap_or_else(|e| fail(e));
+    parse_dependence(Path::new("dependence.txt"), dependence.as_bytes(), &mut t).unwrap_or_else(|e| fail(e));
+    EmModel::new(t).unwrap_or_else(|e| fail(e))
+}
+
+fn event_model(text: &str, opts: EventOptions) -> EventModel {
+    events_common::model(text, opts)
+}
+
+/// Strategies registered for model type `M`.
+fn registered<M: Strategies>() -> Vec<&'static str> {
+    explore::applicable::<M>()
+}
+
+/// Stateless strategies need `--bound k` on event models (cli.md); `full` and `stateful-dpor`
+/// are the stateful ones.
+fn needs_bound(name: &str) -> bool {
+    !matches!(name, "full" | "stateful-dpor")
+}
+
+#[test]
+fn generated_traces_are_valid_recordings() {
+    let mut ok = 0;
+    for seed in 0..200u64 {
+        let Some((text, dependence)) = generate(seed) else { continue };
+        let m = em_model(seed, &text, &dependence);
+        m.replay_recorded().unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        ok += 1;
+    }
+    assert!(ok > 150, "too few generated traces replay ({ok} of 200)");
+}
+
+/// Inputs whose exhaustive state space is at most this large are checked under every variant;
+/// larger ones (up to [`LARGE`]) plainly, with a shorter limit: every interleaving of a trace
+/// with a few thousand states is already millions of runs for `full-stateless`.
+const SMALL: u64 = 400;
+const LARGE: u64 = 4_000;
+
+#[test]
+fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
+    let names = registered::<EmModel>();
+    assert!(names.len() >= 6, "EM strategies registered: {names:?}");
+    let mut tally = Tally::default();
+    let mut large = Tally::default();
+    for seed in 0..seeds() {
+        let Some((text, dependence)) = generate(seed) else { continue };
+        let m = em_model(seed, &text, &dependence);
+        let input = format!("{text}-- dependence.txt\n{dependence}");
+        let (base, expected) = baseline(&m);
+        let states = base.states.unwrap_or(u64::MAX);
+        if states > LARGE {
+            continue;
+        }
+        let (t, variants, limit) = if states <= SMALL {
+            (&mut tally, &EM_VARIANTS[..], Duration::from_secs(5))
+        } else {
+            (&mut large, &EM_VARIANTS[..1], Duration::from_millis(500))
+        };
+        t.checked += 1;
+        for &name in &names {
+            for &variant in variants {
+                let mut s = <EmModel as Strategies>::strategy(name).expect("registered");
+                let (stats, found) = run(&m, s.as_mut(), variant, Ablation::default(), limit);
+                t.compare(format!("seed {seed}: {name} {}", variant.label), &input, &expected, &stats, &found);
+            }
+        }
+    }
+    assert!(tally.checked as u64 >= seeds() / 3, "only {} seeds gave a small trace", tally.checked);
+    tally.assert_sound("EM traces");
+    // On the larger traces a run the limit stopped is checked only for what it found.
+    large.unfinished.clear();
+    large.assert_sound("larger EM traces");
+}
+
+#[test]
+fn every_strategy_reaches_the_exhaustive_findings_on_event_models() {
+    let names = registered::<EventModel>();
+    assert!(names.len() >= 5, "event-model strategies registered: {names:?}");
+    let mut tally = Tally::default();
+    for seed in 0..seeds() {
+        let text = gen_model(&mut SmallRng::seed_from_u64(seed));
+        for (label, opts) in EVENT_OPTIONS {
+            let m = event_model(&text, opts);
+            let (_, expected) = baseline(&m);
+            tally.checked += 1;
+            for &name in &names {
+                if opts.bound.is_none() && needs_bound(name) {
+                    continue;
+                }
+                let mut s = <EventModel as Strategies>::strategy(name).expect("registered");
+                let variant = Variant { label, ..EM_VARIANTS[0] };
+                let (stats, found) = run(&m, s.as_mut(), variant, Ablation::default(), Duration::from_secs(5));
+                tally.compare(format!("seed {seed}: {name} {label}"), &text, &expected, &stats, &found);
+            }
+        }
+    }
+    tally.assert_sound("event models");
+}
+
+/// The suite can fail: each ablation of `stateful-dpor` that the paper's Section 4 shows
+/// unsound is caught on some generated input (with the seeds of a CI run).
+#[test]
+fn suite_catches_unsound_ablations() {
+    let ablations = [
+        ("--no-full-cycle", Ablation { no_full_cycle: true, ..Ablation::default() }),
+        ("--no-graph-backtrack", Ablation { no_graph_backtrack: true, ..Ablation::default() }),
+        ("--no-match-update", Ablation { no_match_update: true, ..Ablation::default() }),
+    ];
+    for (label, ablation) in ablations {
+        let mut caught = None;
+        'seeds: for seed in 0..seeds().max(250) {
+            let text = gen_model(&mut SmallRng::seed_from_u64(seed));
+            for (opt, opts) in EVENT_OPTIONS {
+                let m = event_model(&text, opts);
+                let (_, expected) = baseline(&m);
+                let mut s = <EventModel as Strategies>::strategy("stateful-dpor").expect("registered");
+                let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], ablation, Duration::from_secs(5));
+                let mut tally = Tally::default();
+                tally.compare(String::new(), "", &expected, &stats, &found);
+                if !tally.failures.is_empty() {
+                    caught = Some(format!("seed {seed} {opt}"));
+                    break 'seeds;
+                }
+            }
+        }
+        assert!(caught.is_some(), "stateful-dpor {label} was not caught by the suite");
+        eprintln!("stateful-dpor {label}: caught on {}", caught.unwrap_or_default());
+    }
+}
