@@ -29,6 +29,7 @@ pub mod full_stateless;
 pub mod graph;
 pub mod outcomes;
 mod par_dpor;
+pub mod registry;
 pub mod stateful_dpor;
 pub mod stats;
 
@@ -292,8 +293,8 @@ pub struct Group {
     states: AtomicU64,
 }
 
-/// Names of the strategies, as on the command line.
-pub const STRATEGIES: &[&str] = &["full", "full-stateless", "dpor", "dpor-sleep", "em-dpor", "stateful-dpor"];
+/// Names of the strategies, as on the command line, in [`registry::REGISTRY`]'s order.
+pub const STRATEGIES: &[&str] = &registry::NAMES;
 
 /// Runs `strategy` on `model` with `limits`. The caller has checked the strategy applies.
 pub fn run<M: Model>(
@@ -306,47 +307,23 @@ pub fn run<M: Model>(
     (stats, found)
 }
 
-/// A model type together with the strategies that apply to it, by name.
-pub trait Strategies: Model + Sized {
-    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>>;
-}
-
-impl Strategies for crate::model::em::EmModel {
+/// A model type together with the strategies that apply to it, by name (the registry's).
+pub trait Strategies: registry::Registered {
     fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
-        for_em_trace(name)
+        registry::lookup(name)?.build::<Self>()
     }
 }
 
-impl Strategies for crate::model::events::EventModel {
-    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
-        match name {
-            "full" => Some(Box::new(full::Full)),
-            // cli.md: stateless strategies need `--bound k` on event models (the caller checks).
-            "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
-            "dpor" => Some(Box::new(dpor_events::DporEvents::default())),
-            "dpor-sleep" => Some(Box::new(dpor_events::DporEvents { sleep_sets: true, ..Default::default() })),
-            "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
-            _ => None,
-        }
-    }
-}
+impl<M: registry::Registered> Strategies for M {}
 
 /// Names of the strategies that apply to model type `M`, in the order of [`STRATEGIES`].
 pub fn applicable<M: Strategies>() -> Vec<&'static str> {
-    STRATEGIES.iter().copied().filter(|s| M::strategy(s).is_some()).collect()
+    registry::applicable::<M>().map(|e| e.name).collect()
 }
 
 /// The strategies that apply to EM traces, by name.
 pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmModel>>> {
-    match name {
-        "full" => Some(Box::new(full::Full)),
-        "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
-        "dpor" => Some(Box::new(dpor::Dpor)),
-        "dpor-sleep" => Some(Box::new(dpor_sleep::DporSleep)),
-        "em-dpor" => Some(Box::new(em_dpor::EmDpor)),
-        "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
-        _ => None,
-    }
+    crate::model::em::EmModel::strategy(name)
 }
 
 /// Runs a prepared search (with progress or graph recording set up) to its end.
