@@ -103,25 +103,25 @@ struct Common {
     max_states: Option<u64>,
     #[arg(long, value_name = "MB")]
     max_memory: Option<u64>,
-    /// Worker threads for strategies that explore in parallel (full, full-stateless, dpor on EM traces).
+    /// Worker threads, for the strategies that explore in parallel (marked so in --strategy's help).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
     #[arg(long)]
     hash_compact: bool,
-    /// stateful-dpor ablation: end an execution at any state already on it.
+    /// Ablation (stateful DPOR): end an execution at any state already on it.
     #[arg(long)]
     no_full_cycle: bool,
-    /// stateful-dpor ablation: search backwards along the current stack only.
+    /// Ablation (stateful DPOR): search backwards along the current stack only.
     #[arg(long)]
     no_graph_backtrack: bool,
-    /// stateful-dpor ablation: treat a transition as a single access.
+    /// Ablation (stateful DPOR): treat a transition as a single access.
     #[arg(long)]
     no_per_location: bool,
-    /// stateful-dpor ablation: no backtracking from the graph at a state match.
+    /// Ablation (stateful DPOR): no backtracking from the graph at a state match.
     #[arg(long)]
     no_match_update: bool,
-    /// stateful-dpor: literal Algorithms 3 and 5 instead of the Appendix D summaries.
+    /// Stateful DPOR: literal Algorithms 3 and 5 instead of the Appendix D summaries.
     #[arg(long)]
     no_summaries: bool,
     #[arg(long)]

@@ -1,23 +1,40 @@
 //! Exploration: strategies that walk a [`Model`]'s interleavings, and the machinery they share.
 //!
-//! The seam is [`Strategy`]: one file per strategy, each driving a [`Search`], which counts
-//! (executions, transitions, states), enforces the limits, and collects outcomes, deadlocks and
-//! errors with the schedules that reach them. Strategies decide only *which* interleavings to
-//! walk; what was found is recorded the same way for all, so their results compare directly.
+//! Concepts, in the order a run meets them:
+//! - **Model** ([`crate::model::Model`]): states, enabled *choices* (a thread, an event), the
+//!   *accesses* of a transition (what makes two dependent), outcomes of ended executions.
+//! - **Registry** ([`registry`]): every strategy by name, with its paper, the inputs it applies
+//!   to, what it needs (`--bound`) and supports (`--threads`, `--dot`, ablations), and how to
+//!   build it per model type. The only place strategy names are written.
+//! - **Strategy** ([`Strategy`]): decides *which* interleavings to walk; one file per strategy.
+//!   Built once per run behind `Box<dyn>`; its loop is generic, so transitions are static calls.
+//! - **Search** ([`Search`]): what every strategy reports to: counters ([`Stats`]), limits and
+//!   Ctrl-C ([`Limits`], [`StopReason`]), options ([`SearchOptions`], [`Ablation`]), progress,
+//!   the state graph ([`graph`]), and what was found ([`Outcomes`]): outcome set, deadlocks,
+//!   errors, each with a schedule. Recorded the same way for all, so results compare directly.
+//! - **Seed / Group**: parallel workers of one search share a state count and halt together;
+//!   their findings come back through [`Search::absorb`].
+//! - **DPOR** (below): backtrack and done sets per state on a stateless path, happens-before
+//!   clocks, races reversed at the latest dependent transition; sleep sets; stateful variant
+//!   with a state transition graph for cycles.
 //!
 //! | file | strategy | state matching |
 //! |---|---|---|
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
+//! | `dfs` | the depth-first (and parallel breadth-first) walk both exhaustive ones share | |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
 //! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces; on event models in [`dpor_events`]) | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
 //! | `par_dpor` | `dpor` with `--threads N`: subtrees handed to idle workers | no |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
+//! | [`registry`] | the strategies by name, and what each needs and supports | |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
 //! | [`graph`] | the explored state graph, for `--dot` | |
+//!
+//! A new strategy: a file here implementing [`Strategy`], and one entry in [`registry`].
 
 mod dfs;
 pub mod dpor;

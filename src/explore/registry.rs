@@ -31,6 +31,8 @@ pub struct Entry {
     pub stateless: bool,
     /// Explores in parallel with `--threads N` (`dpor`: on EM traces).
     pub parallel: bool,
+    /// Explores every interleaving: a reference the reductions' outcome sets are checked against.
+    pub exhaustive: bool,
     /// Records the state graph that `--dot` writes.
     pub records_graph: bool,
     /// The ablation switches (`--no-…`) it reads; others ignore them.
@@ -49,6 +51,7 @@ pub const BASE: Entry = Entry {
     paper: "",
     stateless: false,
     parallel: false,
+    exhaustive: false,
     records_graph: false,
     ablations: &[],
     default_rank: 0,
@@ -63,6 +66,7 @@ pub const REGISTRY: &[Entry] = &[
         what: "stateful exhaustive search: every enabled choice, visited states not re-expanded",
         paper: "exhaustive baseline (EM-Explorer's stateful search)",
         parallel: true,
+        exhaustive: true,
         records_graph: true,
         default_rank: 1,
         em_trace: Some(|| Box::new(full::Full)),
@@ -75,6 +79,7 @@ pub const REGISTRY: &[Entry] = &[
         paper: "exhaustive baseline",
         stateless: true,
         parallel: true,
+        exhaustive: true,
         records_graph: true,
         em_trace: Some(|| Box::new(full_stateless::FullStateless)),
         events: Some(|| Box::new(full_stateless::FullStateless)),
@@ -182,12 +187,29 @@ pub fn default_for<M: Registered>() -> &'static Entry {
     applicable::<M>().max_by_key(|e| e.default_rank).expect("every model type has a strategy")
 }
 
-/// `--strategy`'s help: one line per strategy with the inputs it applies to.
+/// The exhaustive strategies, in registry order (`full` first: it also handles cycles).
+pub fn exhaustive() -> impl DoubleEndedIterator<Item = &'static Entry> {
+    REGISTRY.iter().filter(|e| e.exhaustive)
+}
+
+/// `--strategy`'s help: one line per strategy with the inputs it applies to and what it supports.
 pub fn help() -> String {
     let mut out = String::from("Strategy (default: the best sound one for the input):");
     for e in REGISTRY {
-        let kinds: Vec<&str> = e.kinds().into_iter().map(ModelKind::as_str).collect();
-        out.push_str(&format!("\n  {:<15} {} [{}]", e.name, e.what, kinds.join(", ")));
+        let mut notes: Vec<String> = e.kinds().into_iter().map(|k| k.as_str().to_string()).collect();
+        if e.stateless {
+            notes.push("--bound on events".into());
+        }
+        if e.parallel {
+            notes.push("--threads".into());
+        }
+        if e.records_graph {
+            notes.push("--dot".into());
+        }
+        if !e.ablations.is_empty() {
+            notes.push(e.ablations.iter().map(|a| format!("--{a}")).collect::<Vec<_>>().join(" "));
+        }
+        out.push_str(&format!("\n  {:<15} {} [{}]", e.name, e.what, notes.join("; ")));
     }
     out
 }
