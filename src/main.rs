@@ -372,7 +372,12 @@ fn check<M: Registered>(
     run_one(m, file, entry, common, dot)
 }
 
-fn compare<M: Registered>(m: &M, file: &Path, names: Option<&[String]>, common: &Common) -> Result<Vec<RunReport>, Fail> {
+fn compare<M: Registered>(
+    m: &M,
+    file: &Path,
+    names: Option<&[String]>,
+    common: &Common,
+) -> Result<Vec<RunReport>, Fail> {
     let mut runs = Vec::new();
     for entry in check::compare_set(m, names)? {
         let report = run_one(m, file, entry, common, None)?;
@@ -406,7 +411,10 @@ fn print_replay(replay: &Replay) -> Result<(), Fail> {
     }
     match &replay.end {
         ReplayEnd::NotEnabled { step, choice, enabled } => {
-            return Err(Fail(format!("schedule step {step}: `{choice}` is not enabled (enabled: {})", enabled.join(" "))))
+            return Err(Fail(format!(
+                "schedule step {step}: `{choice}` is not enabled (enabled: {})",
+                enabled.join(" ")
+            )))
         }
         ReplayEnd::Error(e) => println!("error: {}: {} (line {})", e.kind, e.message, e.line),
         ReplayEnd::Ended(outcome) => {

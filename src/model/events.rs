@@ -605,7 +605,9 @@ impl Model for EventModel {
                 .collect()
         });
         let fired = self.opts.bound.map(|_| {
-            (self.ast.events.iter().enumerate()).map(|(e, ev)| (ev.name.clone(), sl[self.fired_base() + e] as u32)).collect()
+            (self.ast.events.iter().enumerate())
+                .map(|(e, ev)| (ev.name.clone(), sl[self.fired_base() + e] as u32))
+                .collect()
         });
         Outcome::Events { vars, enabled, writers, fired }
     }
