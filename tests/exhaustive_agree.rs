@@ -75,7 +75,7 @@ fn deadlock_traces_are_reported_with_replayable_schedules() {
             assert!(en.is_empty());
             let o = m.outcome(&s);
             assert!(o.stuck());
-            assert_eq!(o.to_string(), outcome);
+            assert_eq!(o.to_string(), outcome.to_string());
         }
     }
 }
