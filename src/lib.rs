@@ -2,8 +2,10 @@
 //!
 //! Data flows one way: [`trace`] parses inputs -> [`model`] emulates the transition system an
 //! input defines (state, accesses, happens-before) -> [`explore`] walks its interleavings with
-//! one of several strategies -> [`report`] presents what was found.
+//! one of several strategies -> [`report`] presents what was found. [`check`] puts them
+//! together the way the command line does. See docs/architecture.md.
 
+pub mod check;
 pub mod explore;
 pub mod model;
 pub mod report;

@@ -11,9 +11,12 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use tracepor::explore::{self, graph::StateGraph, Limits, Search, Strategies};
-use tracepor::model::{self, parse_schedule, LoadOptions, Loaded, Model};
+use tracepor::check::{self, Check, Replay, ReplayEnd};
+use tracepor::explore::registry::{self, Entry, Registered};
+use tracepor::explore::{Ablation, Limits, SearchOptions};
+use tracepor::model::{self, LoadOptions, Model};
 use tracepor::report::{self, compare::InputRuns, RunReport};
+use tracepor::with_model;
 
 #[derive(Parser)]
 #[command(
@@ -31,8 +34,7 @@ enum Command {
     /// Explore an input with one strategy and report what was found.
     Check {
         file: PathBuf,
-        /// Strategy (default: the best sound one for the input).
-        #[arg(long)]
+        #[arg(long, help = registry::help())]
         strategy: Option<String>,
         /// Write the explored state graph here, for Graphviz (small searches only).
         #[arg(long, value_name = "PATH")]
@@ -101,25 +103,25 @@ struct Common {
     max_states: Option<u64>,
     #[arg(long, value_name = "MB")]
     max_memory: Option<u64>,
-    /// Worker threads for strategies that explore in parallel (full, full-stateless, dpor on EM traces).
+    /// Worker threads, for the strategies that explore in parallel (marked so in --strategy's help).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
     #[arg(long)]
     hash_compact: bool,
-    /// stateful-dpor ablation: end an execution at any state already on it.
+    /// Ablation (stateful DPOR): end an execution at any state already on it.
     #[arg(long)]
     no_full_cycle: bool,
-    /// stateful-dpor ablation: search backwards along the current stack only.
+    /// Ablation (stateful DPOR): search backwards along the current stack only.
     #[arg(long)]
     no_graph_backtrack: bool,
-    /// stateful-dpor ablation: treat a transition as a single access.
+    /// Ablation (stateful DPOR): treat a transition as a single access.
     #[arg(long)]
     no_per_location: bool,
-    /// stateful-dpor ablation: no backtracking from the graph at a state match.
+    /// Ablation (stateful DPOR): no backtracking from the graph at a state match.
     #[arg(long)]
     no_match_update: bool,
-    /// stateful-dpor: literal Algorithms 3 and 5 instead of the Appendix D summaries.
+    /// Stateful DPOR: literal Algorithms 3 and 5 instead of the Appendix D summaries.
     #[arg(long)]
     no_summaries: bool,
     #[arg(long)]
@@ -148,6 +150,20 @@ impl Common {
             max_memory_bytes: self.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
             stop_at_first_error: self.stop_at_first_error,
         })
+    }
+
+    fn search_options(&self) -> SearchOptions {
+        SearchOptions {
+            threads: self.threads.unwrap_or(1).max(1),
+            hash_compact: self.hash_compact,
+            ablation: Ablation {
+                no_full_cycle: self.no_full_cycle,
+                no_graph_backtrack: self.no_graph_backtrack,
+                no_per_location: self.no_per_location,
+                no_match_update: self.no_match_update,
+                no_summaries: self.no_summaries,
+            },
+        }
     }
 
     fn load_options(&self) -> LoadOptions {
@@ -203,16 +219,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs `$body` with `$m` bound to the loaded model, whatever its type.
-macro_rules! with_model {
-    ($loaded:expr, $m:ident => $body:expr) => {
-        match $loaded {
-            Loaded::Em($m) => $body,
-            Loaded::Events($m) => $body,
-        }
-    };
-}
-
 fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
         Command::Check { file, strategy, dot, common } => {
@@ -230,10 +236,10 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(report.exit_code())
         }
         Command::Compare { files, strategies, csv, markdown, svg, shard, common } => {
-            let mut inputs = expand_inputs(&files)?;
+            let mut inputs = check::expand_inputs(&files)?;
             if let Some(shard) = &shard {
-                let (i, n) = parse_shard(shard)?;
-                inputs.retain(|f| shard_of(f, n) == i);
+                let shard = check::Shard::parse(shard)?;
+                inputs.retain(|f| shard.contains(f));
             }
             let mut all = Vec::new();
             for file in &inputs {
@@ -268,7 +274,9 @@ fn run(cli: Cli) -> Result<i32, Fail> {
         }
         Command::Replay { file, schedule, bound, conflicts } => {
             let loaded = model::load(&file, LoadOptions { bound, conflicts })?;
-            with_model!(&loaded, m => replay(m, &schedule))
+            let replay = with_model!(&loaded, m => check::replay(m, &schedule))?;
+            print_replay(&replay)?;
+            Ok(replay.exit_code())
         }
         Command::Stats { file, json } => {
             let loaded = model::load(&file, LoadOptions::default())?;
@@ -286,114 +294,37 @@ fn run(cli: Cli) -> Result<i32, Fail> {
     }
 }
 
-/// `i/n` with 0 <= i < n.
-fn parse_shard(text: &str) -> Result<(usize, usize), Fail> {
-    let bad = || Fail(format!("--shard: expected i/n with 0 <= i < n, got `{text}`"));
-    let (i, n) = text.split_once('/').ok_or_else(bad)?;
-    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
-    if n == 0 || i >= n {
-        return Err(bad());
-    }
-    Ok((i, n))
-}
-
-/// The shard of an input: a hash of its path as given, the same on every machine.
-fn shard_of(file: &Path, n: usize) -> usize {
-    let bytes = file.to_string_lossy();
-    (xxhash_rust::xxh3::xxh3_64(bytes.as_bytes()) % n as u64) as usize
-}
-
 fn write(path: &Path, text: &str) -> Result<(), Fail> {
     std::fs::write(path, text).map_err(|e| Fail(format!("{}: cannot write: {e}", path.display())))
 }
 
-/// Files stand for themselves; a folder with a trace.txt is one trace; any other folder is
-/// searched for trace folders and `.events` files.
-fn expand_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, Fail> {
-    let mut out = Vec::new();
-    for f in files {
-        if !f.is_dir() || f.join("trace.txt").is_file() {
-            out.push(f.clone());
-            continue;
-        }
-        let mut found = Vec::new();
-        let mut stack = vec![f.clone()];
-        while let Some(d) = stack.pop() {
-            if d.join("trace.txt").is_file() {
-                found.push(d);
-                continue;
-            }
-            let entries = std::fs::read_dir(&d).map_err(|e| Fail(format!("{}: cannot read: {e}", d.display())))?;
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "events") {
-                    found.push(p);
-                }
-            }
-        }
-        if found.is_empty() {
-            return Err(Fail(format!("{}: no traces or event models in this folder", f.display())));
-        }
-        found.sort();
-        out.extend(found);
-    }
-    Ok(out)
-}
+/// The most states `--dot` draws; larger graphs are not written.
+const DOT_LIMIT: usize = 20_000;
 
-fn strategy_or_fail<M: Strategies>(m: &M, name: &str) -> Result<Box<dyn explore::Strategy<M>>, Fail> {
-    M::strategy(name).ok_or_else(|| {
-        if explore::STRATEGIES.contains(&name) {
-            Fail(format!("strategy `{name}` does not apply to {} inputs", m.kind()))
-        } else {
-            Fail(format!("unknown strategy `{name}` (known: {})", explore::STRATEGIES.join(", ")))
-        }
-    })
-}
-
-/// Stateless strategies walk every path; a cyclic event model has infinitely many.
-fn needs_bound<M: Model>(m: &M, name: &str) -> bool {
-    m.kind() == "events" && matches!(name, "full-stateless" | "dpor" | "dpor-sleep")
-}
-
-/// The best sound strategy this build has for `M`.
-fn default_strategy<M: Strategies>() -> &'static str {
-    let have = explore::applicable::<M>();
-    ["em-dpor", "stateful-dpor", "dpor", "full"].into_iter().find(|s| have.contains(s)).unwrap_or("full")
-}
-
-/// Runs one strategy on one input, with progress, limits, Ctrl-C and graph recording.
-fn run_one<M: Strategies>(
+/// Runs one strategy on one input with the command line's limits, options, progress bar and
+/// Ctrl-C, writing the state graph when `dot` asks for it.
+fn run_one<M: Registered>(
     m: &M,
     file: &Path,
-    name: &str,
+    entry: &Entry,
     common: &Common,
     dot: Option<&Path>,
 ) -> Result<RunReport, Fail> {
-    let mut strategy = strategy_or_fail(m, name)?;
-    if needs_bound(m, name) && common.bound.is_none() {
-        return Err(Fail(format!("strategy `{name}` is stateless: on an event model it needs --bound k")));
-    }
-    let mut search = Search::new(m, common.limits()?).with_cancel(cancel_flag());
-    search.options.threads = common.threads.unwrap_or(1).max(1);
-    search.options.hash_compact = common.hash_compact;
-    search.options.ablation = explore::Ablation {
-        no_full_cycle: common.no_full_cycle,
-        no_graph_backtrack: common.no_graph_backtrack,
-        no_per_location: common.no_per_location,
-        no_match_update: common.no_match_update,
-        no_summaries: common.no_summaries,
-    };
+    let mut run = Check::new(m)
+        .strategy(entry.name)?
+        .file(file.display().to_string())
+        .limits(common.limits()?)
+        .options(common.search_options())
+        .cancel(cancel_flag());
     let bar = common.show_progress().then(|| {
         let bar = ProgressBar::new_spinner();
         bar.set_style(ProgressStyle::with_template("{spinner} {prefix} {elapsed_precise} {msg}").unwrap());
-        bar.set_prefix(name.to_string());
+        bar.set_prefix(entry.name);
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
     });
     if let Some(bar) = bar.clone() {
-        search.progress = Some(Box::new(move |s, elapsed| {
+        run = run.on_progress(move |s, elapsed| {
             let rate = s.transitions as f64 / elapsed.as_secs_f64().max(1e-9);
             let estimate = s.estimated_done.map_or(String::new(), |d| format!("  ~{:.2}% of the tree", d * 100.0));
             bar.set_message(format!(
@@ -402,59 +333,57 @@ fn run_one<M: Strategies>(
                 s.states.map_or("-".into(), |n| n.to_string()),
                 s.transitions
             ));
-        }));
+        });
     }
-    const DOT_LIMIT: usize = 20_000;
     if dot.is_some() {
-        search.graph = Some(StateGraph::new(DOT_LIMIT));
+        run = run.record_graph(DOT_LIMIT);
     }
-    let (stats, found, graph) = explore::run_search(search, strategy.as_mut());
+    let (report, graph) = run.run_with_graph();
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    if let (Some(path), Some(g)) = (dot, graph) {
-        if g.overflowed {
-            eprintln!("tracepor: not writing {}: the state graph has more than {DOT_LIMIT} states", path.display());
-        } else if g.edges.is_empty() && stats.transitions > 0 {
-            eprintln!("tracepor: not writing {}: strategy `{name}` does not record its state graph", path.display());
-        } else {
-            write(path, &report::dot::render(&g, &file.display().to_string()))?;
+    if let Some(path) = dot {
+        match graph {
+            None => eprintln!(
+                "tracepor: not writing {}: strategy `{}` does not record its state graph",
+                path.display(),
+                entry.name
+            ),
+            Some(g) if g.overflowed => {
+                eprintln!("tracepor: not writing {}: the state graph has more than {DOT_LIMIT} states", path.display())
+            }
+            Some(g) => write(path, &report::dot::render(&g, &file.display().to_string()))?,
         }
     }
-    Ok(RunReport::new(&file.display().to_string(), m, name, stats, found))
+    Ok(report)
 }
 
-fn check<M: Strategies>(
+fn check<M: Registered>(
     m: &M,
     file: &Path,
     strategy: Option<&str>,
     dot: Option<&Path>,
     common: &Common,
 ) -> Result<RunReport, Fail> {
-    let name = strategy.unwrap_or_else(|| default_strategy::<M>());
-    run_one(m, file, name, common, dot)
+    let entry = match strategy {
+        Some(name) => check::strategy_for(m, name)?,
+        None => registry::default_for::<M>(),
+    };
+    run_one(m, file, entry, common, dot)
 }
 
-fn compare<M: Strategies>(
+fn compare<M: Registered>(
     m: &M,
     file: &Path,
     names: Option<&[String]>,
     common: &Common,
 ) -> Result<Vec<RunReport>, Fail> {
-    let names: Vec<String> = match names {
-        Some(n) => n.to_vec(),
-        None => explore::applicable::<M>()
-            .into_iter()
-            .filter(|n| common.bound.is_some() || !needs_bound(m, n))
-            .map(String::from)
-            .collect(),
-    };
     let mut runs = Vec::new();
-    for name in &names {
-        let report = run_one(m, file, name, common, None)?;
+    for entry in check::compare_set(m, names)? {
+        let report = run_one(m, file, entry, common, None)?;
         if let Some(path) = &common.outcomes {
             let mut p = path.clone().into_os_string();
-            p.push(format!(".{name}"));
+            p.push(format!(".{}", entry.name));
             write(Path::new(&p), &report.outcome_text())?;
         }
         runs.push(report);
@@ -462,54 +391,37 @@ fn compare<M: Strategies>(
     Ok(runs)
 }
 
-/// Re-executes `schedule`, printing each step with its accesses and what changed.
-fn replay<M: Model>(m: &M, schedule: &str) -> Result<i32, Fail> {
-    let path = parse_schedule(m, schedule)?;
-    let mut s = m.initial();
-    let mut enabled = Vec::new();
-    for (i, &c) in path.iter().enumerate() {
-        enabled.clear();
-        m.enabled(&s, &mut enabled);
-        if !enabled.contains(&c) {
-            let names: Vec<String> = enabled.iter().map(|&e| m.choice_name(e)).collect();
+/// Prints each step with its accesses and what changed, then how the schedule ended.
+fn print_replay(replay: &Replay) -> Result<(), Fail> {
+    let failed = matches!(replay.end, ReplayEnd::Error(_));
+    for (i, step) in replay.steps.iter().enumerate() {
+        // A failed step leads to no state: nothing to show of what it touched or changed.
+        if failed && i + 1 == replay.steps.len() {
+            println!("{:>5}  [{}] {}", i + 1, step.choice, step.what);
+            continue;
+        }
+        let accesses = if step.accesses.is_empty() {
+            String::new()
+        } else {
+            let parts: Vec<String> =
+                step.accesses.iter().map(|(w, o)| format!("{} {o}", if *w { "W" } else { "R" })).collect();
+            format!("   {{{}}}", parts.join(", "))
+        };
+        println!("{:>5}  [{}] {}{accesses}{}", i + 1, step.choice, step.what, step.changed);
+    }
+    match &replay.end {
+        ReplayEnd::NotEnabled { step, choice, enabled } => {
             return Err(Fail(format!(
-                "schedule step {}: `{}` is not enabled (enabled: {})",
-                i + 1,
-                m.choice_name(c),
-                names.join(" ")
-            )));
+                "schedule step {step}: `{choice}` is not enabled (enabled: {})",
+                enabled.join(" ")
+            )))
         }
-        let what = m.describe(&s, c);
-        let mut accesses = tracepor::model::Accesses::new();
-        m.accesses(&s, c, &mut accesses);
-        let before = s.clone();
-        if let Err(e) = m.step(&mut s, c) {
-            println!("{:>5}  [{}] {what}", i + 1, m.choice_name(c));
-            println!("error: {}: {} (line {})", e.kind, e.message, e.line);
-            return Ok(1);
+        ReplayEnd::Error(e) => println!("error: {}: {} (line {})", e.kind, e.message, e.line),
+        ReplayEnd::Ended(outcome) => {
+            println!("end: nothing enabled; {}", if outcome.stuck() { "stuck (deadlock)" } else { "complete" });
+            println!("outcome: {outcome}");
         }
-        let changed = m.explain_step(&before, &s, c);
-        println!("{:>5}  [{}] {what}{}{}", i + 1, m.choice_name(c), access_text(m, &accesses), changed);
+        ReplayEnd::Open { enabled } => println!("end of schedule; still enabled: {}", enabled.join(" ")),
     }
-    enabled.clear();
-    m.enabled(&s, &mut enabled);
-    if enabled.is_empty() {
-        let outcome = m.outcome(&s);
-        println!("end: nothing enabled; {}", if outcome.stuck { "stuck (deadlock)" } else { "complete" });
-        println!("outcome: {}", outcome.text);
-        Ok(if outcome.stuck && m.kind() == "em-trace" { 1 } else { 0 })
-    } else {
-        let names: Vec<String> = enabled.iter().map(|&e| m.choice_name(e)).collect();
-        println!("end of schedule; still enabled: {}", names.join(" "));
-        Ok(0)
-    }
-}
-
-fn access_text<M: Model>(m: &M, accesses: &[tracepor::model::Access]) -> String {
-    if accesses.is_empty() {
-        return String::new();
-    }
-    let parts: Vec<String> =
-        accesses.iter().map(|a| format!("{} {}", if a.write { "W" } else { "R" }, m.object_name(a.object))).collect();
-    format!("   {{{}}}", parts.join(", "))
+    Ok(())
 }

@@ -194,7 +194,7 @@ fn lifecycle_enable_orders_its_trigger() {
 fn outcome_text_is_canonical() {
     let m = model(LOOPER);
     let end = m.replay_recorded().unwrap();
-    assert_eq!(m.outcome(&end).text, "rf 16<-13 19<-13 | final 13 | stuck");
+    assert_eq!(m.outcome(&end).to_string(), "rf 16<-13 19<-13 | final 13 | stuck");
     let dl = model(
         "1 START\n2 THREADINIT tid:1\n3 FORK par-tid:1 child-tid:2\n4 LOCK tid:1 lock-obj:0x1\n\
          5 LOCK tid:1 lock-obj:0x2\n6 UNLOCK tid:1 lock-obj:0x2\n7 UNLOCK tid:1 lock-obj:0x1\n8 THREADINIT tid:2\n\
@@ -209,8 +209,8 @@ fn outcome_text_is_canonical() {
     dl.enabled(&s, &mut en);
     assert!(en.is_empty());
     let o = dl.outcome(&s);
-    assert!(o.stuck);
-    assert_eq!(o.text, "rf | final | stuck 5 6 7 10 11 12");
+    assert!(o.stuck());
+    assert_eq!(o.to_string(), "rf | final | stuck 5 6 7 10 11 12");
 }
 
 #[test]
@@ -225,5 +225,5 @@ fn reads_record_the_write_they_observed() {
         assert_eq!(m.enabled_op(&s, t), Some(p as u32), "op {i}");
         m.step(&mut s, t).unwrap();
     }
-    assert_eq!(m.outcome(&s).text, "rf 16<-13 19<-0 | final 13 | stuck");
+    assert_eq!(m.outcome(&s).to_string(), "rf 16<-13 19<-0 | final 13 | stuck");
 }

@@ -38,7 +38,7 @@ fn check(text: &str, opts: EventOptions, label: &str) -> (u64, u64, bool, bool) 
             for &c in schedule {
                 m.step(&mut s, c).expect("a nothing-enabled state's schedule replays without error");
             }
-            assert_eq!(m.outcome(&s).text, outcome, "{what}: schedule leads to the state it names");
+            assert_eq!(m.outcome(&s).to_string(), outcome.to_string(), "{what}: schedule leads to the state it names");
         }
         if !continue_after_errors && !sleep_sets {
             result.1 = ds.transitions;

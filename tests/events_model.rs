@@ -70,8 +70,8 @@ fn enable_and_disable_flags() {
     m.step(&mut s, ev(&m, "b")).unwrap();
     assert!(enabled(&m, &s).is_empty());
     let o = m.outcome(&s);
-    assert!(o.stuck);
-    assert_eq!(o.text, "vars | enabled");
+    assert!(o.stuck());
+    assert_eq!(o.to_string(), "vars | enabled");
 }
 
 #[test]
@@ -196,7 +196,7 @@ fn bound_limits_fires_and_enters_the_state() {
     assert_eq!(s.slots()[0], 0, "back to the initial value");
     assert_ne!(e0, e2, "but the counter differs");
     assert!(enabled(&m, &s).is_empty());
-    assert_eq!(m.outcome(&s).text, "vars x=0 | enabled e | fired e=2");
+    assert_eq!(m.outcome(&s).to_string(), "vars x=0 | enabled e | fired e=2");
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn outcome_text_names_values_and_enabled_set() {
     );
     let mut s = m.initial();
     m.step(&mut s, ev(&m, "go")).unwrap();
-    assert_eq!(m.outcome(&s).text, "vars x=3 mode=away | enabled | writers mode=main");
+    assert_eq!(m.outcome(&s).to_string(), "vars x=3 mode=away | enabled | writers mode=main");
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn check_one(text: &str, opts: EventOptions, seed: u64) -> (u64, u64) {
             for &c in schedule {
                 tracepor::model::Model::step(&m, &mut s, c).expect("deadlock schedule replays");
             }
-            assert_eq!(tracepor::model::Model::outcome(&m, &s).text, outcome);
+            assert_eq!(tracepor::model::Model::outcome(&m, &s).to_string(), outcome.to_string());
         }
         assert!(stats.states.unwrap() <= full_stats.states.unwrap());
     }

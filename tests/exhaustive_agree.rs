@@ -74,8 +74,8 @@ fn deadlock_traces_are_reported_with_replayable_schedules() {
             m.enabled(&s, &mut en);
             assert!(en.is_empty());
             let o = m.outcome(&s);
-            assert!(o.stuck);
-            assert_eq!(o.text, outcome);
+            assert!(o.stuck());
+            assert_eq!(o.to_string(), outcome.to_string());
         }
     }
 }

@@ -16,7 +16,7 @@ fn every_shipped_trace_replays_its_recorded_order() {
         m.enabled(&end, &mut enabled);
         assert!(enabled.is_empty(), "{}: something still enabled after the recorded order", d.display());
         let outcome = m.outcome(&end);
-        assert!(!outcome.stuck, "{}: recorded order leaves operations unrun: {}", d.display(), outcome.text);
+        assert!(!outcome.stuck(), "{}: recorded order leaves operations unrun: {}", d.display(), outcome);
         assert_eq!(end.executed_count(), m.trace.ops.len());
     }
 }

@@ -3,8 +3,9 @@
 //! exhaustive search (em-trace.md "Outcomes"; event-model.md "What counts": distinct errors and
 //! nothing-enabled states), on generated inputs.
 //!
-//! - Strategies come from the registry (`explore::STRATEGIES` and what applies to each model
-//!   type): a strategy joins this suite by being registered, not by being listed here.
+//! - Strategies come from the registry (`explore::registry`): a strategy joins this suite by
+//!   being registered for a model type, not by being listed here. `--threads 2` runs for the
+//!   entries that explore in parallel; stateless ones run on event models only under a bound.
 //! - The baseline is `Exhaustive` (tests/events_common), a breadth-first search over every
 //!   enabled choice written apart from every strategy under test.
 //! - EM traces (tests/common/gen_em.rs) run plain, with `--threads 2` and with
@@ -28,7 +29,8 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use tracepor::explore::{self, Ablation, Limits, Outcomes, Search, Stats, Strategies, Strategy};
+use tracepor::explore::registry::{self, Entry, Registered};
+use tracepor::explore::{self, Ablation, Limits, Outcomes, Search, Stats, Strategy};
 use tracepor::model::em::EmModel;
 use tracepor::model::events::{EventModel, EventOptions};
 use tracepor::model::Model;
@@ -155,14 +157,13 @@ fn event_model(text: &str, opts: EventOptions) -> EventModel {
 }
 
 /// Strategies registered for model type `M`.
-fn registered<M: Strategies>() -> Vec<&'static str> {
-    explore::applicable::<M>()
+fn registered<M: Registered>() -> Vec<&'static Entry> {
+    registry::applicable::<M>().collect()
 }
 
-/// Stateless strategies need `--bound k` on event models (cli.md); `full` and `stateful-dpor`
-/// are the stateful ones.
-fn needs_bound(name: &str) -> bool {
-    !matches!(name, "full" | "stateful-dpor")
+/// Whether `variant` changes what `entry` explores (`--threads` only parallel ones).
+fn applies(entry: &Entry, variant: Variant) -> bool {
+    variant.threads == 1 || entry.parallel
 }
 
 #[test]
@@ -186,7 +187,7 @@ const LARGE: u64 = 4_000;
 #[test]
 fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
     let names = registered::<EmModel>();
-    assert!(names.len() >= 6, "EM strategies registered: {names:?}");
+    assert!(names.len() >= 6, "only {} EM strategies registered", names.len());
     let mut tally = Tally::default();
     let mut large = Tally::default();
     for seed in 0..seeds() {
@@ -204,9 +205,10 @@ fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
             (&mut large, &EM_VARIANTS[..1], Duration::from_millis(500))
         };
         t.checked += 1;
-        for &name in &names {
-            for &variant in variants {
-                let mut s = <EmModel as Strategies>::strategy(name).expect("registered");
+        for entry in &names {
+            let name = entry.name;
+            for &variant in variants.iter().filter(|v| applies(entry, **v)) {
+                let mut s = entry.build::<EmModel>().expect("registered");
                 let (stats, found) = run(&m, s.as_mut(), variant, Ablation::default(), limit);
                 t.compare(format!("seed {seed}: {name} {}", variant.label), &input, &expected, &stats, &found);
             }
@@ -222,7 +224,7 @@ fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
 #[test]
 fn every_strategy_reaches_the_exhaustive_findings_on_event_models() {
     let names = registered::<EventModel>();
-    assert!(names.len() >= 5, "event-model strategies registered: {names:?}");
+    assert!(names.len() >= 5, "only {} event-model strategies registered", names.len());
     let mut tally = Tally::default();
     for seed in 0..seeds() {
         let text = gen_model(&mut SmallRng::seed_from_u64(seed));
@@ -230,11 +232,9 @@ fn every_strategy_reaches_the_exhaustive_findings_on_event_models() {
             let m = event_model(&text, opts);
             let (_, expected) = baseline(&m);
             tally.checked += 1;
-            for &name in &names {
-                if opts.bound.is_none() && needs_bound(name) {
-                    continue;
-                }
-                let mut s = <EventModel as Strategies>::strategy(name).expect("registered");
+            for entry in names.iter().filter(|e| e.runs_on(&m)) {
+                let name = entry.name;
+                let mut s = entry.build::<EventModel>().expect("registered");
                 let variant = Variant { label, ..EM_VARIANTS[0] };
                 let (stats, found) = run(&m, s.as_mut(), variant, Ablation::default(), Duration::from_secs(5));
                 tally.compare(format!("seed {seed}: {name} {label}"), &text, &expected, &stats, &found);
@@ -260,7 +260,7 @@ fn suite_catches_unsound_ablations() {
             for (opt, opts) in EVENT_OPTIONS {
                 let m = event_model(&text, opts);
                 let (_, expected) = baseline(&m);
-                let mut s = <EventModel as Strategies>::strategy("stateful-dpor").expect("registered");
+                let mut s = registry::lookup("stateful-dpor").and_then(|e| e.build::<EventModel>()).expect("registered");
                 let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], ablation, Duration::from_secs(5));
                 let mut tally = Tally::default();
                 tally.compare(String::new(), "", &expected, &stats, &found);

@@ -467,7 +467,7 @@ fn arrive<M: Model>(
 /// An execution ends at `state` (nothing enabled): its outcome is recorded.
 fn end_at<M: Model>(search: &mut Search<'_, M>, state: &M::State, id: u32, path: &[Choice]) {
     if let Some(g) = search.graph.as_mut() {
-        if search.model.outcome(state).stuck {
+        if search.model.outcome(state).stuck() {
             g.stuck.push(id);
         }
     }

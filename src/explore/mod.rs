@@ -1,23 +1,40 @@
 //! Exploration: strategies that walk a [`Model`]'s interleavings, and the machinery they share.
 //!
-//! The seam is [`Strategy`]: one file per strategy, each driving a [`Search`], which counts
-//! (executions, transitions, states), enforces the limits, and collects outcomes, deadlocks and
-//! errors with the schedules that reach them. Strategies decide only *which* interleavings to
-//! walk; what was found is recorded the same way for all, so their results compare directly.
+//! Concepts, in the order a run meets them:
+//! - **Model** ([`crate::model::Model`]): states, enabled *choices* (a thread, an event), the
+//!   *accesses* of a transition (what makes two dependent), outcomes of ended executions.
+//! - **Registry** ([`registry`]): every strategy by name, with its paper, the inputs it applies
+//!   to, what it needs (`--bound`) and supports (`--threads`, `--dot`, ablations), and how to
+//!   build it per model type. The only place strategy names are written.
+//! - **Strategy** ([`Strategy`]): decides *which* interleavings to walk; one file per strategy.
+//!   Built once per run behind `Box<dyn>`; its loop is generic, so transitions are static calls.
+//! - **Search** ([`Search`]): what every strategy reports to: counters ([`Stats`]), limits and
+//!   Ctrl-C ([`Limits`], [`StopReason`]), options ([`SearchOptions`], [`Ablation`]), progress,
+//!   the state graph ([`graph`]), and what was found ([`Outcomes`]): outcome set, deadlocks,
+//!   errors, each with a schedule. Recorded the same way for all, so results compare directly.
+//! - **Seed / Group**: parallel workers of one search share a state count and halt together;
+//!   their findings come back through [`Search::absorb`].
+//! - **DPOR** (below): backtrack and done sets per state on a stateless path, happens-before
+//!   clocks, races reversed at the latest dependent transition; sleep sets; stateful variant
+//!   with a state transition graph for cycles.
 //!
 //! | file | strategy | state matching |
 //! |---|---|---|
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
+//! | `dfs` | the depth-first (and parallel breadth-first) walk both exhaustive ones share | |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
 //! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces; on event models in [`dpor_events`]) | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
 //! | `par_dpor` | `dpor` with `--threads N`: subtrees handed to idle workers | no |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
+//! | [`registry`] | the strategies by name, and what each needs and supports | |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
 //! | [`graph`] | the explored state graph, for `--dot` | |
+//!
+//! A new strategy: a file here implementing [`Strategy`], and one entry in [`registry`].
 
 mod dfs;
 pub mod dpor;
@@ -29,6 +46,7 @@ pub mod full_stateless;
 pub mod graph;
 pub mod outcomes;
 mod par_dpor;
+pub mod registry;
 pub mod shorten;
 pub mod stateful_dpor;
 pub mod stats;
@@ -293,8 +311,8 @@ pub struct Group {
     states: AtomicU64,
 }
 
-/// Names of the strategies, as on the command line.
-pub const STRATEGIES: &[&str] = &["full", "full-stateless", "dpor", "dpor-sleep", "em-dpor", "stateful-dpor"];
+/// Names of the strategies, as on the command line, in [`registry::REGISTRY`]'s order.
+pub const STRATEGIES: &[&str] = &registry::NAMES;
 
 /// Runs `strategy` on `model` with `limits`. The caller has checked the strategy applies.
 pub fn run<M: Model>(
@@ -307,47 +325,23 @@ pub fn run<M: Model>(
     (stats, found)
 }
 
-/// A model type together with the strategies that apply to it, by name.
-pub trait Strategies: Model + Sized {
-    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>>;
-}
-
-impl Strategies for crate::model::em::EmModel {
+/// A model type together with the strategies that apply to it, by name (the registry's).
+pub trait Strategies: registry::Registered {
     fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
-        for_em_trace(name)
+        registry::lookup(name)?.build::<Self>()
     }
 }
 
-impl Strategies for crate::model::events::EventModel {
-    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
-        match name {
-            "full" => Some(Box::new(full::Full)),
-            // cli.md: stateless strategies need `--bound k` on event models (the caller checks).
-            "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
-            "dpor" => Some(Box::new(dpor_events::DporEvents::default())),
-            "dpor-sleep" => Some(Box::new(dpor_events::DporEvents { sleep_sets: true, ..Default::default() })),
-            "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
-            _ => None,
-        }
-    }
-}
+impl<M: registry::Registered> Strategies for M {}
 
 /// Names of the strategies that apply to model type `M`, in the order of [`STRATEGIES`].
 pub fn applicable<M: Strategies>() -> Vec<&'static str> {
-    STRATEGIES.iter().copied().filter(|s| M::strategy(s).is_some()).collect()
+    registry::applicable::<M>().map(|e| e.name).collect()
 }
 
 /// The strategies that apply to EM traces, by name.
 pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmModel>>> {
-    match name {
-        "full" => Some(Box::new(full::Full)),
-        "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
-        "dpor" => Some(Box::new(dpor::Dpor)),
-        "dpor-sleep" => Some(Box::new(dpor_sleep::DporSleep)),
-        "em-dpor" => Some(Box::new(em_dpor::EmDpor)),
-        "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
-        _ => None,
-    }
+    crate::model::em::EmModel::strategy(name)
 }
 
 /// Runs a prepared search (with progress or graph recording set up) to its end.

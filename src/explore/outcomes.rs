@@ -14,20 +14,23 @@ pub struct Found {
 
 #[derive(Clone, Debug, Default)]
 pub struct Outcomes {
-    /// Canonical outcome text -> whether it is stuck.
+    /// Canonical outcome text (the set's key, so lines come out in byte order) -> whether it is
+    /// stuck.
     outcomes: BTreeMap<String, bool>,
     /// Distinct errors by (kind, line), first schedule kept.
     errors: BTreeMap<(&'static str, usize, String), Found>,
-    /// Stuck outcomes with the first schedule reaching each.
-    deadlocks: BTreeMap<String, Vec<Choice>>,
+    /// Stuck outcomes, by canonical text, with the first schedule reaching each.
+    deadlocks: BTreeMap<String, (Outcome, Vec<Choice>)>,
 }
 
 impl Outcomes {
     pub fn add_outcome(&mut self, outcome: Outcome, path: &[Choice]) {
-        if outcome.stuck && !self.deadlocks.contains_key(&outcome.text) {
-            self.deadlocks.insert(outcome.text.clone(), path.to_vec());
+        let text = outcome.to_string();
+        let stuck = outcome.stuck();
+        if stuck && !self.deadlocks.contains_key(&text) {
+            self.deadlocks.insert(text.clone(), (outcome, path.to_vec()));
         }
-        self.outcomes.entry(outcome.text).or_insert(outcome.stuck);
+        self.outcomes.entry(text).or_insert(stuck);
     }
 
     pub fn add_error(&mut self, error: ModelError, path: &[Choice]) {
@@ -66,8 +69,9 @@ impl Outcomes {
         self.deadlocks.len()
     }
 
-    pub fn deadlock_schedules(&self) -> impl Iterator<Item = (&str, &[Choice])> {
-        self.deadlocks.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+    /// Each distinct stuck outcome with the first schedule that reached it.
+    pub fn deadlock_schedules(&self) -> impl Iterator<Item = (&Outcome, &[Choice])> {
+        self.deadlocks.values().map(|(o, path)| (o, path.as_slice()))
     }
 
     pub fn errors(&self) -> impl Iterator<Item = &Found> {

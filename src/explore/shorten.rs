@@ -9,13 +9,13 @@
 //! shortest schedule; reports say "shortened from N steps". Replays are bounded
 //! ([`REPLAY_BUDGET`]), so a long schedule costs at most a few seconds.
 
-use crate::model::{Choice, Model, ModelError};
+use crate::model::{Choice, Model, ModelError, Outcome};
 
 /// What a schedule must reproduce.
 pub enum Finding<'a> {
     Error(&'a ModelError),
-    /// A state with nothing enabled whose outcome has this canonical text.
-    Stuck(&'a str),
+    /// A state with nothing enabled with this outcome.
+    Stuck(&'a Outcome),
 }
 
 /// Steps replayed at most while shortening one schedule.
@@ -45,10 +45,10 @@ fn reproduces<M: Model>(
         }
     }
     match target {
-        Finding::Stuck(text) => {
+        Finding::Stuck(want) => {
             en.clear();
             m.enabled(&s, en);
-            (en.is_empty() && m.outcome(&s).text == *text).then_some(path.len())
+            (en.is_empty() && m.outcome(&s) == **want).then_some(path.len())
         }
         Finding::Error(_) => None,
     }

@@ -12,7 +12,7 @@
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use super::{Access, Accesses, Choice, Model, ModelError, Outcome};
+use super::{Access, Accesses, Choice, Model, ModelError, ModelKind, Outcome};
 use crate::trace::em::{EmTrace, EnvKind, OpKind};
 use crate::trace::InputError;
 
@@ -392,8 +392,8 @@ impl EmModel {
 impl Model for EmModel {
     type State = EmState;
 
-    fn kind(&self) -> &'static str {
-        "em-trace"
+    fn kind(&self) -> ModelKind {
+        ModelKind::EmTrace
     }
 
     fn choices(&self) -> u32 {
@@ -532,31 +532,19 @@ impl Model for EmModel {
     }
 
     fn outcome(&self, s: &EmState) -> Outcome {
-        use std::fmt::Write;
-        let mut text = String::from("rf");
-        for (p, o) in self.trace.ops.iter().enumerate() {
-            if let OpKind::Read { .. } = o.kind {
-                if s.executed(p as u32) {
-                    let _ = write!(text, " {}<-{}", o.index, s.get(RF, self.slot[p] as usize));
-                }
-            }
-        }
-        text.push_str(" | final");
-        let writes = &s.buf[s.buf[LAST_WRITE] as usize..s.buf[RF] as usize];
-        let mut finals: Vec<u32> = writes.iter().copied().filter(|&w| w != 0).collect();
-        finals.sort_unstable();
-        for w in finals {
-            let _ = write!(text, " {w}");
-        }
-        text.push_str(" | stuck");
-        let mut stuck = false;
+        let mut reads_from = Vec::new();
+        let mut stuck = Vec::new();
         for (p, o) in self.trace.ops.iter().enumerate() {
             if !s.executed(p as u32) {
-                stuck = true;
-                let _ = write!(text, " {}", o.index);
+                stuck.push(o.index);
+            } else if let OpKind::Read { .. } = o.kind {
+                reads_from.push((o.index, s.get(RF, self.slot[p] as usize)));
             }
         }
-        Outcome { text, stuck }
+        let writes = &s.buf[s.buf[LAST_WRITE] as usize..s.buf[RF] as usize];
+        let mut final_writes: Vec<u32> = writes.iter().copied().filter(|&w| w != 0).collect();
+        final_writes.sort_unstable();
+        Outcome::EmTrace { reads_from, final_writes, stuck }
     }
 
     fn choice_name(&self, c: Choice) -> String {

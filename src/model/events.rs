@@ -18,7 +18,7 @@
 
 use smallvec::SmallVec;
 
-use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
+use crate::model::{Access, Accesses, Choice, Model, ModelError, ModelKind, Outcome};
 use crate::trace::events::{BinOp, EventModelAst, Expr, Stmt, Ty, UnOp};
 
 /// Properties and instantiation of an event model (`--conflicts`, `--bound k`).
@@ -508,8 +508,8 @@ impl EventModel {
 impl Model for EventModel {
     type State = EventState;
 
-    fn kind(&self) -> &'static str {
-        "events"
+    fn kind(&self) -> ModelKind {
+        ModelKind::Events
     }
 
     fn choices(&self) -> u32 {
@@ -593,33 +593,27 @@ impl Model for EventModel {
 
     fn outcome(&self, s: &EventState) -> Outcome {
         let sl = &s.slots;
-        let mut text = String::from("vars");
-        for (i, v) in self.ast.vars.iter().enumerate() {
-            text.push_str(&format!(" {}={}", v.name, self.show(i, sl[i])));
-        }
-        text.push_str(" | enabled");
-        for (e, ev) in self.ast.events.iter().enumerate() {
-            if sl[self.flag_base() + e] != 0 {
-                text.push(' ');
-                text.push_str(&ev.name);
-            }
-        }
-        if self.opts.conflicts {
-            text.push_str(" | writers");
-            for (i, v) in self.ast.vars.iter().enumerate() {
-                let w = sl[self.writer_base() + i];
-                if w != 0 {
-                    text.push_str(&format!(" {}={}", v.name, self.ast.apps[(w - 1) as usize]));
-                }
-            }
-        }
-        if self.opts.bound.is_some() {
-            text.push_str(" | fired");
-            for (e, ev) in self.ast.events.iter().enumerate() {
-                text.push_str(&format!(" {}={}", ev.name, sl[self.fired_base() + e]));
-            }
-        }
-        Outcome { text, stuck: true }
+        let vars = self.ast.vars.iter().enumerate().map(|(i, v)| (v.name.clone(), self.show(i, sl[i]))).collect();
+        let enabled = (self.ast.events.iter().enumerate())
+            .filter(|&(e, _)| sl[self.flag_base() + e] != 0)
+            .map(|(_, ev)| ev.name.clone())
+            .collect();
+        let writers = self.opts.conflicts.then(|| {
+            (self.ast.vars.iter().enumerate())
+                .filter(|&(i, _)| sl[self.writer_base() + i] != 0)
+                .map(|(i, v)| (v.name.clone(), self.ast.apps[(sl[self.writer_base() + i] - 1) as usize].to_string()))
+                .collect()
+        });
+        let fired = self.opts.bound.map(|_| {
+            (self.ast.events.iter().enumerate())
+                .map(|(e, ev)| (ev.name.clone(), sl[self.fired_base() + e] as u32))
+                .collect()
+        });
+        Outcome::Events { vars, enabled, writers, fired }
+    }
+
+    fn paths_are_finite(&self) -> bool {
+        self.opts.bound.is_some()
     }
 
     fn choice_name(&self, c: Choice) -> String {

@@ -53,21 +53,147 @@ pub struct ModelError {
     pub app: Option<String>,
 }
 
-/// What a configuration with nothing enabled amounts to.
+/// The kind of input a model was built from, as cli.md's JSON `model` field names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// An Android trace of EM-Explorer (em-trace.md).
+    EmTrace,
+    /// A SmartThings-style event model (event-model.md).
+    Events,
+    /// SmartThings SmartApps, Groovy source checked together as one system.
+    SmartApps,
+}
+
+impl ModelKind {
+    pub const ALL: [ModelKind; 3] = [ModelKind::EmTrace, ModelKind::Events, ModelKind::SmartApps];
+
+    /// The name of cli.md (`"em-trace"`, `"events"`, `"smartapps"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelKind::EmTrace => "em-trace",
+            ModelKind::Events => "events",
+            ModelKind::SmartApps => "smartapps",
+        }
+    }
+
+    /// Whether an execution that ends with work left over is itself an error. A trace was
+    /// recorded running to completion, so a stuck replay of it is a deadlock of the app; an
+    /// event model ends whenever no event is enabled, which is just where it stops.
+    pub fn deadlock_is_error(self) -> bool {
+        self == ModelKind::EmTrace
+    }
+}
+
+impl std::fmt::Display for ModelKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ModelKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// What a configuration with nothing enabled amounts to. Strategies are compared on the set of
+/// these; [`Outcome`]'s `Display` is the canonical line of em-trace.md (`rf 12<-7 15<-0 | final
+/// 9 22 | stuck`), the one text form, written to `--outcomes` files and used as the set's key.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
-    /// Canonical one-line text (em-trace.md's `rf … | final … | stuck …` on EM traces).
-    pub text: String,
-    /// A deadlock: work was left that can never run.
-    pub stuck: bool,
+pub enum Outcome {
+    /// An EM trace's end: who each executed read read from, the last write of each location,
+    /// and the operations never run (a deadlock when there are any). All by operation index.
+    EmTrace { reads_from: Vec<(u32, u32)>, final_writes: Vec<u32>, stuck: Vec<u32> },
+    /// An event model's end (no event enabled): variable values, events still enabled, and,
+    /// when asked for, the app that last wrote each variable (`--conflicts`) and how often each
+    /// event fired (`--bound`). Values are shown as the model prints them.
+    Events {
+        vars: Vec<(String, String)>,
+        enabled: Vec<String>,
+        writers: Option<Vec<(String, String)>>,
+        fired: Option<Vec<(String, u32)>>,
+    },
+}
+
+impl Outcome {
+    /// A deadlock: work was left that can never run. Every end of an event model counts, as
+    /// cli.md's `deadlocks` counts its distinct nothing-enabled states.
+    pub fn stuck(&self) -> bool {
+        match self {
+            Outcome::EmTrace { stuck, .. } => !stuck.is_empty(),
+            Outcome::Events { .. } => true,
+        }
+    }
+
+    /// The operations never run (EM traces), ascending by index; empty otherwise.
+    pub fn stuck_operations(&self) -> &[u32] {
+        match self {
+            Outcome::EmTrace { stuck, .. } => stuck,
+            Outcome::Events { .. } => &[],
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::EmTrace { reads_from, final_writes, stuck } => {
+                f.write_str("rf")?;
+                for (r, w) in reads_from {
+                    write!(f, " {r}<-{w}")?;
+                }
+                f.write_str(" | final")?;
+                for w in final_writes {
+                    write!(f, " {w}")?;
+                }
+                f.write_str(" | stuck")?;
+                for o in stuck {
+                    write!(f, " {o}")?;
+                }
+            }
+            Outcome::Events { vars, enabled, writers, fired } => {
+                f.write_str("vars")?;
+                for (v, x) in vars {
+                    write!(f, " {v}={x}")?;
+                }
+                f.write_str(" | enabled")?;
+                for e in enabled {
+                    write!(f, " {e}")?;
+                }
+                if let Some(writers) = writers {
+                    f.write_str(" | writers")?;
+                    for (v, app) in writers {
+                        write!(f, " {v}={app}")?;
+                    }
+                }
+                if let Some(fired) = fired {
+                    f.write_str(" | fired")?;
+                    for (e, n) in fired {
+                        write!(f, " {e}={n}")?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A transition system explored by the strategies.
 pub trait Model: Sync {
     type State: Clone + Send;
 
-    /// `"em-trace"` or `"events"`, as in the JSON reports.
-    fn kind(&self) -> &'static str;
+    /// What kind of input this model was built from.
+    fn kind(&self) -> ModelKind;
+    /// Whether a stuck execution is an error to report (see [`ModelKind::deadlock_is_error`]).
+    fn deadlock_is_error(&self) -> bool {
+        self.kind().deadlock_is_error()
+    }
+    /// Whether every path ends: stateless strategies walk every path and need this. True of EM
+    /// traces; event models have it only under `--bound k`.
+    fn paths_are_finite(&self) -> bool {
+        true
+    }
     /// Number of scheduling units (choices are `0..choices()`).
     fn choices(&self) -> u32;
     fn initial(&self) -> Self::State;
@@ -190,6 +316,18 @@ pub struct LoadOptions {
 pub enum Loaded {
     Em(em::EmModel),
     Events(events::EventModel),
+}
+
+/// Runs `$body` with `$m` bound to the model inside a [`Loaded`], whatever its type (each arm
+/// is compiled for its own model type, so the body stays statically dispatched).
+#[macro_export]
+macro_rules! with_model {
+    ($loaded:expr, $m:ident => $body:expr) => {
+        match $loaded {
+            $crate::model::Loaded::Em($m) => $body,
+            $crate::model::Loaded::Events($m) => $body,
+        }
+    };
 }
 
 /// Reads `path` (any input kind of cli.md) and builds its transition system.

@@ -6,12 +6,12 @@
 use std::fmt::Write;
 
 use super::{opt, RunReport};
+use crate::explore::registry;
 
 /// Whether every finished run has the same outcome set, errors and deadlocks as the
 /// exhaustive reference (`full`, else `full-stateless`). `None` when no finished reference ran.
 pub fn agreement(runs: &[RunReport]) -> Option<bool> {
-    let reference =
-        ["full", "full-stateless"].iter().find_map(|name| runs.iter().find(|r| r.strategy == *name && r.finished))?;
+    let reference = registry::exhaustive().find_map(|e| runs.iter().find(|r| r.strategy == e.name && r.finished))?;
     Some(runs.iter().filter(|r| r.finished).all(|r| r.found.same_as(&reference.found)))
 }
 
@@ -71,7 +71,8 @@ fn rows(inputs: &[InputRuns]) -> Vec<[String; 13]> {
                 r.errors.len().to_string(),
                 format!("{:.3}", r.time_s),
                 r.peak_rss_bytes.map_or("-".into(), |b| format!("{:.1}", b as f64 / (1u64 << 20) as f64)),
-                ratio(input.reduction(r, &["full-stateless", "full"])),
+                // The stateless count, when there is one, is the whole tree: the fairer baseline.
+                ratio(input.reduction(r, &registry::exhaustive().rev().map(|e| e.name).collect::<Vec<_>>())),
                 ratio(input.reduction(r, &["dpor"])),
                 if r.finished { "yes".into() } else { r.stopped_by.unwrap_or("no").into() },
             ]);

@@ -8,7 +8,7 @@ pub mod text;
 use serde::Serialize;
 
 use crate::explore::{Outcomes, Stats};
-use crate::model::{format_schedule, Model};
+use crate::model::{format_schedule, Model, ModelKind};
 
 /// One error or deadlock, as cli.md's JSON has it.
 #[derive(Clone, Debug, Serialize)]
@@ -25,7 +25,7 @@ pub struct ErrorReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
     pub file: String,
-    pub model: &'static str,
+    pub model: ModelKind,
     pub strategy: String,
     pub finished: bool,
     pub executions: u64,
@@ -66,14 +66,14 @@ impl RunReport {
             })
             .collect();
         // On EM traces a stuck execution is the error: report each distinct one.
-        if model.kind() == "em-trace" {
+        if model.deadlock_is_error() {
             for (outcome, schedule) in found.deadlock_schedules() {
-                let stuck = outcome.rsplit("| stuck").next().unwrap_or("").trim();
-                let first = stuck.split(' ').next().and_then(|s| s.parse().ok()).unwrap_or(0);
+                let stuck = outcome.stuck_operations();
+                let list: Vec<String> = stuck.iter().map(u32::to_string).collect();
                 errors.push(ErrorReport {
                     kind: "deadlock".into(),
-                    message: format!("stuck: operations {stuck} never run"),
-                    line: first,
+                    message: format!("stuck: operations {} never run", list.join(" ")),
+                    line: stuck.first().map_or(0, |&o| o as usize),
                     event: None,
                     app: None,
                     schedule: format_schedule(model, schedule),
@@ -107,7 +107,7 @@ impl RunReport {
     /// Exit code of cli.md: 1 found something, 3 a limit stopped the search, 0 otherwise.
     pub fn exit_code(&self) -> i32 {
         let errors =
-            self.errors.iter().any(|e| e.kind != "deadlock") || (self.model == "em-trace" && self.deadlocks > 0);
+            self.errors.iter().any(|e| e.kind != "deadlock") || (self.model.deadlock_is_error() && self.deadlocks > 0);
         if errors {
             1
         } else if !self.finished {

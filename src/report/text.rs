@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::{bytes, opt, RunReport};
+use crate::model::ModelKind;
 
 fn rule(out: &mut String, title: &str) {
     let _ = writeln!(out, "{:=<60} {title}", "");
@@ -30,7 +31,7 @@ pub fn render(r: &RunReport, sut: &str) -> String {
         let _ = writeln!(out, "{}: {}", e.kind, e.message);
         let place = match (&e.event, &e.app) {
             (Some(ev), Some(app)) => format!("line {} (event {ev}, app {app})", e.line),
-            _ if r.model == "em-trace" => format!("operation {}", e.line),
+            _ if r.model == ModelKind::EmTrace => format!("operation {}", e.line),
             _ => format!("line {}", e.line),
         };
         let _ = writeln!(out, "  at:       {place}");

@@ -1001,7 +1001,7 @@ impl<'a, M: Model> Run<'a, M> {
         if self.set(n, 0).iter().all(|&w| w == 0) {
             let node = &self.nodes[n as usize];
             if let Some(g) = search.graph.as_mut() {
-                if self.model.outcome(&node.state).stuck {
+                if self.model.outcome(&node.state).stuck() {
                     g.stuck.push(n);
                 }
             }

@@ -1,0 +1,299 @@
+//! What the command line does, as a library: [`Check`] runs one strategy on one model and
+//! returns its [`RunReport`]; [`compare_set`] picks the strategies `compare` runs; [`replay`]
+//! re-executes one schedule; [`expand_inputs`] and [`Shard`] turn command-line paths into the
+//! inputs to check. `main.rs` parses arguments and prints; the policy lives here.
+//!
+//! ```no_run
+//! # use tracepor::{check::Check, model::{self, Loaded}};
+//! let Loaded::Em(m) = model::load("trace.txt".as_ref(), Default::default())? else { return Ok(()) };
+//! let report = Check::new(&m).strategy("em-dpor")?.run();
+//! assert!(report.finished);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::explore::graph::StateGraph;
+use crate::explore::registry::{self, Entry, Registered};
+use crate::explore::{run_search, Limits, Search, SearchOptions, Stats};
+use crate::model::{parse_schedule, Accesses, Model, ModelError, Outcome};
+use crate::report::RunReport;
+
+/// A usage or input problem, in one message (the command line exits 2 with it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckError(pub String);
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// The strategy `name`, if it can run on `model`; otherwise why not.
+pub fn strategy_for<M: Registered>(model: &M, name: &str) -> Result<&'static Entry, CheckError> {
+    let Some(entry) = registry::lookup(name) else {
+        return Err(CheckError(format!("unknown strategy `{name}` (known: {})", registry::NAMES.join(", "))));
+    };
+    if !entry.applies_to::<M>() {
+        return Err(CheckError(format!("strategy `{name}` does not apply to {} inputs", model.kind())));
+    }
+    if !entry.runs_on(model) {
+        return Err(CheckError(format!("strategy `{name}` is stateless: on an event model it needs --bound k")));
+    }
+    Ok(entry)
+}
+
+/// One run of one strategy on one model, set up step by step.
+pub struct Check<'m, M: Registered> {
+    model: &'m M,
+    file: String,
+    strategy: &'static Entry,
+    limits: Limits,
+    options: SearchOptions,
+    progress: Option<crate::explore::Progress<'m>>,
+    cancel: Option<Arc<AtomicBool>>,
+    graph_limit: Option<usize>,
+}
+
+impl<'m, M: Registered> Check<'m, M> {
+    /// A run of the best sound strategy for `model`, without limits.
+    pub fn new(model: &'m M) -> Self {
+        Check {
+            model,
+            file: String::new(),
+            strategy: registry::default_for::<M>(),
+            limits: Limits::default(),
+            options: SearchOptions::default(),
+            progress: None,
+            cancel: None,
+            graph_limit: None,
+        }
+    }
+
+    /// Runs strategy `name` instead; an error says why it cannot run on this model.
+    pub fn strategy(mut self, name: &str) -> Result<Self, CheckError> {
+        self.strategy = strategy_for(self.model, name)?;
+        Ok(self)
+    }
+
+    /// The registry entry of the strategy this run will use.
+    pub fn entry(&self) -> &'static Entry {
+        self.strategy
+    }
+
+    /// The input's name as reports show it (`file` in the JSON).
+    pub fn file(mut self, name: impl Into<String>) -> Self {
+        self.file = name.into();
+        self
+    }
+
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Threads, state compaction, ablation switches.
+    pub fn options(mut self, options: SearchOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Called every few thousand transitions with the figures so far and the time spent.
+    pub fn on_progress(mut self, f: impl FnMut(&Stats, Duration) + Send + 'm) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+
+    /// A flag that, once set (e.g. by Ctrl-C), ends the search cleanly with what it found.
+    pub fn cancel(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(flag);
+        self
+    }
+
+    /// Records the explored state graph, up to `max_states` states (see [`Check::run_with_graph`]).
+    pub fn record_graph(mut self, max_states: usize) -> Self {
+        self.graph_limit = Some(max_states);
+        self
+    }
+
+    pub fn run(self) -> RunReport {
+        self.run_with_graph().0
+    }
+
+    /// Runs, returning the state graph too when one was asked for and the strategy records one.
+    pub fn run_with_graph(self) -> (RunReport, Option<StateGraph>) {
+        let entry = self.strategy;
+        let mut strategy = entry.build::<M>().expect("checked by strategy_for");
+        let mut search = Search::new(self.model, self.limits);
+        if let Some(flag) = self.cancel {
+            search = search.with_cancel(flag);
+        }
+        search.options = self.options;
+        search.progress = self.progress;
+        if entry.records_graph {
+            search.graph = self.graph_limit.map(StateGraph::new);
+        }
+        let (stats, found, graph) = run_search(search, strategy.as_mut());
+        (RunReport::new(&self.file, self.model, entry.name, stats, found), graph)
+    }
+}
+
+/// The strategies `compare` runs on `model`: those named, each checked to run on it, or by
+/// default every registered one that can.
+pub fn compare_set<M: Registered>(model: &M, names: Option<&[String]>) -> Result<Vec<&'static Entry>, CheckError> {
+    match names {
+        Some(names) => names.iter().map(|n| strategy_for(model, n)).collect(),
+        None => Ok(registry::applicable::<M>().filter(|e| e.runs_on(model)).collect()),
+    }
+}
+
+/// One step of a replay: the choice taken, what it did, what it touched and what it changed.
+#[derive(Clone, Debug)]
+pub struct ReplayStep {
+    pub choice: String,
+    pub what: String,
+    /// `(write, object name)` for each access.
+    pub accesses: Vec<(bool, String)>,
+    /// What the step changed, as the model explains it (empty when nothing to say).
+    pub changed: String,
+}
+
+/// How a replay ended.
+#[derive(Clone, Debug)]
+pub enum ReplayEnd {
+    /// Step `step` (from 1) names a choice that is not enabled there.
+    NotEnabled { step: usize, choice: String, enabled: Vec<String> },
+    /// The last step ended in an error state.
+    Error(ModelError),
+    /// Nothing is enabled after the schedule.
+    Ended(Outcome),
+    /// The schedule ran out with these choices still enabled.
+    Open { enabled: Vec<String> },
+}
+
+/// A schedule re-executed step by step.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    pub steps: Vec<ReplayStep>,
+    pub end: ReplayEnd,
+    deadlock_is_error: bool,
+}
+
+impl Replay {
+    /// cli.md's exit code: 1 when the schedule reproduces an error or (where that is an error)
+    /// a deadlock, 2 when it cannot be followed, 0 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match &self.end {
+            ReplayEnd::NotEnabled { .. } => 2,
+            ReplayEnd::Error(_) => 1,
+            ReplayEnd::Ended(o) if o.stuck() && self.deadlock_is_error => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// Re-executes `schedule` (in [`crate::model::format_schedule`]'s text) on `model`.
+pub fn replay<M: Model>(model: &M, schedule: &str) -> Result<Replay, CheckError> {
+    let path = parse_schedule(model, schedule).map_err(CheckError)?;
+    let names = |cs: &[u32]| cs.iter().map(|&e| model.choice_name(e)).collect::<Vec<_>>();
+    let mut s = model.initial();
+    let mut enabled = Vec::new();
+    let mut steps = Vec::new();
+    let done = |steps, end| Ok(Replay { steps, end, deadlock_is_error: model.deadlock_is_error() });
+    for (i, &c) in path.iter().enumerate() {
+        enabled.clear();
+        model.enabled(&s, &mut enabled);
+        if !enabled.contains(&c) {
+            let end = ReplayEnd::NotEnabled { step: i + 1, choice: model.choice_name(c), enabled: names(&enabled) };
+            return done(steps, end);
+        }
+        let what = model.describe(&s, c);
+        let mut accesses = Accesses::new();
+        model.accesses(&s, c, &mut accesses);
+        let accesses = accesses.iter().map(|a| (a.write, model.object_name(a.object))).collect();
+        let before = s.clone();
+        let result = model.step(&mut s, c);
+        let changed = if result.is_ok() { model.explain_step(&before, &s, c) } else { String::new() };
+        steps.push(ReplayStep { choice: model.choice_name(c), what, accesses, changed });
+        if let Err(e) = result {
+            return done(steps, ReplayEnd::Error(e));
+        }
+    }
+    enabled.clear();
+    model.enabled(&s, &mut enabled);
+    let end = if enabled.is_empty() {
+        ReplayEnd::Ended(model.outcome(&s))
+    } else {
+        ReplayEnd::Open { enabled: names(&enabled) }
+    };
+    done(steps, end)
+}
+
+/// The inputs named on the command line: files stand for themselves; a folder with a
+/// `trace.txt` is one trace; any other folder is searched for trace folders and `.events`
+/// files, sorted by path.
+pub fn expand_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, CheckError> {
+    let mut out = Vec::new();
+    for f in files {
+        if !f.is_dir() || f.join("trace.txt").is_file() {
+            out.push(f.clone());
+            continue;
+        }
+        let mut found = Vec::new();
+        let mut stack = vec![f.clone()];
+        while let Some(d) = stack.pop() {
+            if d.join("trace.txt").is_file() {
+                found.push(d);
+                continue;
+            }
+            let entries =
+                std::fs::read_dir(&d).map_err(|e| CheckError(format!("{}: cannot read: {e}", d.display())))?;
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "events") {
+                    found.push(p);
+                }
+            }
+        }
+        if found.is_empty() {
+            return Err(CheckError(format!("{}: no traces or event models in this folder", f.display())));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// Share `index` of `count` of the inputs (`--shard i/n`), for job arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// `i/n` with 0 <= i < n.
+    pub fn parse(text: &str) -> Result<Shard, CheckError> {
+        let bad = || CheckError(format!("--shard: expected i/n with 0 <= i < n, got `{text}`"));
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether `file` falls in this shard: a hash of its path as given, the same on every
+    /// machine, so the shards of one job array split the inputs between them.
+    pub fn contains(&self, file: &Path) -> bool {
+        let bytes = file.to_string_lossy();
+        (xxhash_rust::xxh3::xxh3_64(bytes.as_bytes()) % self.count as u64) as usize == self.index
+    }
+}

@@ -1,0 +1,230 @@
+//! The strategies, in one table: each one's name, the paper it follows, the inputs it applies
+//! to, what it needs and supports, and how to build it for each model type. The command line's
+//! help, `compare`'s default set, the error for a strategy that does not apply, the README's
+//! table and the soundness tests all read [`REGISTRY`]; a strategy's name is written here only.
+//!
+//! Adding a strategy: one [`Entry`] (with `..BASE`), plus its `Strategy` impl.
+//! Adding a model type: one builder field on [`Entry`] (`None` in [`BASE`]), one
+//! [`Registered`] impl returning it, and the builder in the entries that apply to the model.
+//!
+//! A builder is called once per run and hands back `Box<dyn Strategy<M>>`; the strategy's own
+//! loop is generic over `M`, so the transitions themselves are statically dispatched.
+
+use super::{dpor, dpor_events, dpor_sleep, em_dpor, full, full_stateless, stateful_dpor, Strategy};
+use crate::model::em::EmModel;
+use crate::model::events::EventModel;
+use crate::model::{Model, ModelKind};
+
+/// Builds a fresh strategy for model type `M`.
+pub type Build<M> = Option<fn() -> Box<dyn Strategy<M>>>;
+
+/// One strategy and what it needs and supports.
+pub struct Entry {
+    /// The name on the command line (`--strategy`, `--strategies`) and in reports.
+    pub name: &'static str,
+    /// One line on what it does, for `--help` and the README's table.
+    pub what: &'static str,
+    /// The paper and section it follows.
+    pub paper: &'static str,
+    /// Walks every path without matching states: on a model whose paths need not end (an
+    /// event model without `--bound k`) it would not terminate.
+    pub stateless: bool,
+    /// Explores in parallel with `--threads N` (`dpor`: on EM traces).
+    pub parallel: bool,
+    /// Explores every interleaving: a reference the reductions' outcome sets are checked against.
+    pub exhaustive: bool,
+    /// Records the state graph that `--dot` writes.
+    pub records_graph: bool,
+    /// The ablation switches (`--no-…`) it reads; others ignore them.
+    pub ablations: &'static [&'static str],
+    /// Among the strategies that apply to an input, the highest rank is the default (the best
+    /// sound one); 0 is never the default.
+    pub default_rank: u8,
+    pub em_trace: Build<EmModel>,
+    pub events: Build<EventModel>,
+}
+
+/// An entry that applies to nothing; entries override what they have.
+pub const BASE: Entry = Entry {
+    name: "",
+    what: "",
+    paper: "",
+    stateless: false,
+    parallel: false,
+    exhaustive: false,
+    records_graph: false,
+    ablations: &[],
+    default_rank: 0,
+    em_trace: None,
+    events: None,
+};
+
+/// Every strategy, in the order `compare` runs them and tables list them.
+pub const REGISTRY: &[Entry] = &[
+    Entry {
+        name: "full",
+        what: "stateful exhaustive search: every enabled choice, visited states not re-expanded",
+        paper: "exhaustive baseline (EM-Explorer's stateful search)",
+        parallel: true,
+        exhaustive: true,
+        records_graph: true,
+        default_rank: 1,
+        em_trace: Some(|| Box::new(full::Full)),
+        events: Some(|| Box::new(full::Full)),
+        ..BASE
+    },
+    Entry {
+        name: "full-stateless",
+        what: "every interleaving, no state matching",
+        paper: "exhaustive baseline",
+        stateless: true,
+        parallel: true,
+        exhaustive: true,
+        records_graph: true,
+        em_trace: Some(|| Box::new(full_stateless::FullStateless)),
+        events: Some(|| Box::new(full_stateless::FullStateless)),
+        ..BASE
+    },
+    Entry {
+        name: "dpor",
+        what: "Flanagan-Godefroid DPOR with persistent sets; posts to one queue are dependent",
+        paper: "Flanagan and Godefroid, POPL 2005; EM-Explorer's baseline on EM traces",
+        stateless: true,
+        parallel: true,
+        default_rank: 2,
+        em_trace: Some(|| Box::new(dpor::Dpor)),
+        events: Some(|| Box::new(dpor_events::DporEvents::default())),
+        ..BASE
+    },
+    Entry {
+        name: "dpor-sleep",
+        what: "`dpor` with sleep sets",
+        paper: "Godefroid's sleep sets over Flanagan and Godefroid, POPL 2005",
+        stateless: true,
+        em_trace: Some(|| Box::new(dpor_sleep::DporSleep)),
+        events: Some(|| Box::new(dpor_events::DporEvents { sleep_sets: true, ..Default::default() })),
+        ..BASE
+    },
+    Entry {
+        name: "em-dpor",
+        what: "Maiya et al. dependence-covering sets (EM traces)",
+        paper: "Maiya et al., TACAS 2016 (docs/em-dpor.md, sections 4.2-4.3)",
+        stateless: true,
+        default_rank: 4,
+        em_trace: Some(|| Box::new(em_dpor::EmDpor)),
+        ..BASE
+    },
+    Entry {
+        name: "stateful-dpor",
+        what: "Trimananda et al. stateful DPOR for cyclic state spaces (Algorithms 1-5, Appendix D summaries)",
+        paper: "Trimananda et al., VMCAI 2022, Algorithms 1-5 and Appendix D",
+        ablations: &["no-full-cycle", "no-graph-backtrack", "no-per-location", "no-match-update", "no-summaries"],
+        default_rank: 3,
+        em_trace: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
+        events: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
+        ..BASE
+    },
+];
+
+/// A model type whose strategies the registry knows how to build.
+pub trait Registered: Model + Sized {
+    /// This model type's builder in `entry`, if the strategy applies to it.
+    fn builder(entry: &Entry) -> Build<Self>;
+}
+
+impl Registered for EmModel {
+    fn builder(entry: &Entry) -> Build<Self> {
+        entry.em_trace
+    }
+}
+
+impl Registered for EventModel {
+    fn builder(entry: &Entry) -> Build<Self> {
+        entry.events
+    }
+}
+
+impl Entry {
+    /// Builds this strategy for `M`, when it applies.
+    pub fn build<M: Registered>(&self) -> Option<Box<dyn Strategy<M>>> {
+        M::builder(self).map(|b| b())
+    }
+
+    pub fn applies_to<M: Registered>(&self) -> bool {
+        M::builder(self).is_some()
+    }
+
+    /// Whether it can run on `model` as loaded (a stateless one needs paths that end).
+    pub fn runs_on<M: Registered>(&self, model: &M) -> bool {
+        self.applies_to::<M>() && (!self.stateless || model.paths_are_finite())
+    }
+
+    /// The input kinds it applies to, for documentation (`--help`, README).
+    pub fn kinds(&self) -> Vec<ModelKind> {
+        let mut out = Vec::new();
+        if self.em_trace.is_some() {
+            out.push(ModelKind::EmTrace);
+        }
+        if self.events.is_some() {
+            out.push(ModelKind::Events);
+        }
+        out
+    }
+}
+
+/// The entry named `name`.
+pub fn lookup(name: &str) -> Option<&'static Entry> {
+    REGISTRY.iter().find(|e| e.name == name)
+}
+
+/// The strategies that apply to model type `M`, in registry order.
+pub fn applicable<M: Registered>() -> impl Iterator<Item = &'static Entry> {
+    REGISTRY.iter().filter(|e| e.applies_to::<M>())
+}
+
+/// The best sound strategy for model type `M` (highest [`Entry::default_rank`]).
+pub fn default_for<M: Registered>() -> &'static Entry {
+    applicable::<M>().max_by_key(|e| e.default_rank).expect("every model type has a strategy")
+}
+
+/// The exhaustive strategies, in registry order (`full` first: it also handles cycles).
+pub fn exhaustive() -> impl DoubleEndedIterator<Item = &'static Entry> {
+    REGISTRY.iter().filter(|e| e.exhaustive)
+}
+
+/// `--strategy`'s help: one line per strategy with the inputs it applies to and what it supports.
+pub fn help() -> String {
+    let mut out = String::from("Strategy (default: the best sound one for the input):");
+    for e in REGISTRY {
+        let mut notes: Vec<String> = e.kinds().into_iter().map(|k| k.as_str().to_string()).collect();
+        if e.stateless {
+            notes.push("--bound on events".into());
+        }
+        if e.parallel {
+            notes.push("--threads".into());
+        }
+        if e.records_graph {
+            notes.push("--dot".into());
+        }
+        if !e.ablations.is_empty() {
+            notes.push(e.ablations.iter().map(|a| format!("--{a}")).collect::<Vec<_>>().join(" "));
+        }
+        out.push_str(&format!("\n  {:<15} {} [{}]", e.name, e.what, notes.join("; ")));
+    }
+    out
+}
+
+const fn name_at(i: usize) -> &'static str {
+    REGISTRY[i].name
+}
+
+/// The names, as an array computed from [`REGISTRY`] at compile time.
+pub const NAMES: [&str; REGISTRY.len()] = {
+    let mut out = [""; REGISTRY.len()];
+    let mut i = 0;
+    while i < REGISTRY.len() {
+        out[i] = name_at(i);
+        i += 1;
+    }
+    out
+};

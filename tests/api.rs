@@ -1,0 +1,141 @@
+//! The library entry point (`tracepor::check`) and the strategy registry: a run from Rust does
+//! what the command line does, and every list of strategies (help, README, `compare`) is the
+//! registry's.
+
+use std::path::{Path, PathBuf};
+
+use tracepor::check::{self, Check, ReplayEnd, Shard};
+use tracepor::explore::registry::{self, REGISTRY};
+use tracepor::explore::{applicable, Limits, STRATEGIES};
+use tracepor::model::em::EmModel;
+use tracepor::model::events::EventModel;
+use tracepor::model::{self, LoadOptions, Loaded, Model, ModelKind};
+
+fn em(path: &str) -> EmModel {
+    match model::load(Path::new(path), LoadOptions::default()).unwrap() {
+        Loaded::Em(m) => m,
+        _ => panic!("{path} is not an EM trace"),
+    }
+}
+
+fn events(path: &str, bound: Option<u32>) -> EventModel {
+    match model::load(Path::new(path), LoadOptions { bound, conflicts: false }).unwrap() {
+        Loaded::Events(m) => m,
+        _ => panic!("{path} is not an event model"),
+    }
+}
+
+#[test]
+fn readme_strategy_table_names_exactly_the_registered_strategies() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let table = readme.split("| name | what | inputs | state matching |").nth(1).expect("the strategy table");
+    let names: Vec<&str> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').nth(1).unwrap().trim().trim_matches('`'))
+        .collect();
+    assert_eq!(names, STRATEGIES);
+    assert_eq!(STRATEGIES, REGISTRY.iter().map(|e| e.name).collect::<Vec<_>>());
+}
+
+#[test]
+fn every_strategy_is_in_the_help_and_applies_to_some_input() {
+    let help = registry::help();
+    for e in REGISTRY {
+        assert!(help.contains(e.name), "{} missing from --help", e.name);
+        assert!(!e.kinds().is_empty(), "{} applies to nothing", e.name);
+        assert!(!e.paper.is_empty() && !e.what.is_empty(), "{} undocumented", e.name);
+    }
+    assert_eq!(registry::lookup("em-dpor").unwrap().kinds(), [ModelKind::EmTrace]);
+}
+
+#[test]
+fn defaults_are_the_best_sound_strategy_for_each_input() {
+    assert_eq!(registry::default_for::<EmModel>().name, "em-dpor");
+    assert_eq!(registry::default_for::<EventModel>().name, "stateful-dpor");
+    assert_eq!(Check::new(&em("fixtures/em/two-posters")).entry().name, "em-dpor");
+}
+
+#[test]
+fn a_check_from_rust_reports_what_the_command_line_does() {
+    let m = em("fixtures/em/abba-deadlock");
+    let report = Check::new(&m).strategy("full").unwrap().file("abba").limits(Limits::default()).run();
+    assert_eq!(report.model, ModelKind::EmTrace);
+    assert_eq!(report.strategy, "full");
+    assert_eq!(report.file, "abba");
+    assert!(report.finished);
+    assert_eq!(report.exit_code(), 1);
+    let deadlock = report.errors.iter().find(|e| e.kind == "deadlock").expect("the deadlock");
+    assert_eq!(deadlock.message, "stuck: operations 5 6 7 10 11 12 never run");
+    assert_eq!(deadlock.line, 5);
+    // The library's replay of the reported schedule ends stuck, which on a trace is an error.
+    let replay = check::replay(&m, &deadlock.schedule).unwrap();
+    match &replay.end {
+        ReplayEnd::Ended(o) => {
+            assert!(o.stuck());
+            assert_eq!(o.stuck_operations(), [5, 6, 7, 10, 11, 12]);
+            assert!(o.to_string().ends_with("| stuck 5 6 7 10 11 12"), "{o}");
+        }
+        other => panic!("replay ended {other:?}"),
+    }
+    assert_eq!(replay.exit_code(), 1);
+    assert_eq!(serde_json::to_value(report.model).unwrap(), "em-trace");
+}
+
+#[test]
+fn a_progress_callback_may_borrow_from_the_caller() {
+    let m = em("fixtures/em/two-posters");
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let report = Check::new(&m)
+        .strategy("full-stateless")
+        .unwrap()
+        .on_progress(|_, _| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+        .run();
+    assert!(report.finished);
+    assert!(report.executions > 0);
+}
+
+#[test]
+fn strategies_that_cannot_run_say_why() {
+    let m = events("fixtures/events/premature-termination.events", None);
+    let err = |name: &str| Check::new(&m).strategy(name).err().expect("refused").to_string();
+    assert!(err("no-such").contains("unknown strategy `no-such` (known: full, "));
+    assert_eq!(err("em-dpor"), "strategy `em-dpor` does not apply to events inputs");
+    assert!(err("dpor").contains("--bound"));
+    assert!(!m.deadlock_is_error());
+    // compare's default set leaves out what cannot run without a bound, and only that.
+    let names = |m: &EventModel| check::compare_set(m, None).unwrap().iter().map(|e| e.name).collect::<Vec<_>>();
+    assert_eq!(names(&m), ["full", "stateful-dpor"]);
+    let bounded = events("fixtures/events/premature-termination.events", Some(2));
+    assert_eq!(names(&bounded), applicable::<EventModel>());
+    assert!(check::compare_set(&m, Some(&["em-dpor".to_string()])).is_err());
+}
+
+#[test]
+fn replay_stops_where_the_schedule_cannot_be_followed() {
+    let m = em("fixtures/em/abba-deadlock");
+    assert!(check::replay(&m, "no-such-thread").is_err());
+    let first = m.choice_name(0);
+    let replay = check::replay(&m, &format!("{first}*1000")).unwrap();
+    assert!(matches!(replay.end, ReplayEnd::NotEnabled { .. }), "{:?}", replay.end);
+    assert_eq!(replay.exit_code(), 2);
+}
+
+#[test]
+fn folders_expand_and_shards_partition_them() {
+    let inputs = check::expand_inputs(&[PathBuf::from("fixtures")]).unwrap();
+    assert!(inputs.contains(&PathBuf::from("fixtures/em/abba-deadlock")));
+    assert!(inputs.contains(&PathBuf::from("fixtures/events/example.events")));
+    assert!(inputs.windows(2).all(|w| w[0] <= w[1]));
+    let shards: Vec<Shard> = (0..3).map(|i| Shard::parse(&format!("{i}/3")).unwrap()).collect();
+    for f in &inputs {
+        assert_eq!(shards.iter().filter(|s| s.contains(f)).count(), 1);
+    }
+    for bad in ["3/3", "1", "a/2", "0/0"] {
+        assert!(Shard::parse(bad).is_err(), "{bad}");
+    }
+    assert!(check::expand_inputs(&[PathBuf::from("src")]).is_err());
+}
