@@ -19,7 +19,8 @@ use std::time::Duration;
 use crate::explore::graph::StateGraph;
 use crate::explore::registry::{self, Entry, Registered};
 use crate::explore::{run_search, Limits, Search, SearchOptions, Stats};
-use crate::model::{parse_schedule, Accesses, Model, ModelError, Outcome};
+use crate::model::{format_schedule, parse_schedule, Accesses, Choice, Model, ModelError, Outcome};
+use crate::report::compare::{Disagreement, Verdict, Witness};
 use crate::report::RunReport;
 
 /// A usage or input problem, in one message (the command line exits 2 with it).
@@ -128,6 +129,15 @@ impl<'m, M: Registered> Check<'m, M> {
     /// Runs, returning the state graph too when one was asked for and the strategy records one.
     pub fn run_with_graph(self) -> (RunReport, Option<StateGraph>) {
         let entry = self.strategy;
+        // An ablated run is labelled with its switches, so that no table shows an unsound
+        // variant under the sound algorithm's name.
+        let mut label = entry.name.to_string();
+        if !entry.ablations.is_empty() {
+            for switch in self.options.ablation.switches() {
+                label.push(' ');
+                label.push_str(switch);
+            }
+        }
         let mut strategy = entry.build::<M>().expect("checked by strategy_for");
         let mut search = Search::new(self.model, self.limits);
         if let Some(flag) = self.cancel {
@@ -139,7 +149,7 @@ impl<'m, M: Registered> Check<'m, M> {
             search.graph = self.graph_limit.map(StateGraph::new);
         }
         let (stats, found, graph) = run_search(search, strategy.as_mut());
-        (RunReport::new(&self.file, self.model, entry.name, stats, found), graph)
+        (RunReport::new(&self.file, self.model, &label, stats, found), graph)
     }
 }
 
@@ -295,5 +305,59 @@ impl Shard {
     pub fn contains(&self, file: &Path) -> bool {
         let bytes = file.to_string_lossy();
         (xxhash_rust::xxh3::xxh3_64(bytes.as_bytes()) % self.count as u64) as usize == self.index
+    }
+}
+
+/// Whether the runs of one input reached the outcome set of the exhaustive one among them
+/// (cli.md `agree`): checked only when an exhaustive run and every other run finished. On a
+/// disagreement, each strategy that missed or invented an outcome is named, with one outcome
+/// and a schedule that reaches it.
+pub fn verdict<M: Model>(model: &M, runs: &[RunReport]) -> Verdict {
+    use std::collections::BTreeMap;
+    let Some(reference) = registry::exhaustive().find_map(|e| runs.iter().find(|r| r.strategy == e.name)) else {
+        return Verdict::NotChecked("no exhaustive run (full or full-stateless) among the strategies compared".into());
+    };
+    let unfinished: Vec<&str> = runs.iter().filter(|r| !r.finished).map(|r| r.strategy.as_str()).collect();
+    if !unfinished.is_empty() {
+        return Verdict::NotChecked(format!("{} did not finish", unfinished.join(", ")));
+    }
+    // What a run reached, each with the schedule it kept (outcomes, then distinct errors).
+    let reached = |r: &RunReport| -> BTreeMap<String, Option<Vec<Choice>>> {
+        let outcomes = r.found.lines().map(|l| (l.to_string(), r.found.schedule_of(l).map(<[Choice]>::to_vec)));
+        let errors = r.found.errors().map(|f| {
+            (format!("error {} at line {}: {}", f.error.kind, f.error.line, f.error.message), Some(f.schedule.clone()))
+        });
+        outcomes.chain(errors).collect()
+    };
+    let expected = reached(reference);
+    let mut disagreements = Vec::new();
+    for r in runs.iter().filter(|r| !std::ptr::eq(*r, reference)) {
+        let got = reached(r);
+        let missed: Vec<String> = expected.keys().filter(|k| !got.contains_key(*k)).cloned().collect();
+        let invented: Vec<String> = got.keys().filter(|k| !expected.contains_key(*k)).cloned().collect();
+        if missed.is_empty() && invented.is_empty() {
+            continue;
+        }
+        let witness = match (missed.first(), invented.first()) {
+            (Some(m), _) => expected[m].as_ref().map(|p| (m, reference, p)),
+            (None, Some(i)) => got[i].as_ref().map(|p| (i, r, p)),
+            (None, None) => None,
+        }
+        .map(|(outcome, by, path)| Witness {
+            outcome: outcome.clone(),
+            reached_by: by.strategy.clone(),
+            replay: format!(
+                "tracepor replay {} --schedule {}{}",
+                crate::report::text::quote(&r.file),
+                crate::report::text::quote(&format_schedule(model, path)),
+                r.load_flags
+            ),
+        });
+        disagreements.push(Disagreement { strategy: r.strategy.clone(), missed, invented, witness });
+    }
+    if disagreements.is_empty() {
+        Verdict::Agree
+    } else {
+        Verdict::Disagree(disagreements)
     }
 }

@@ -22,7 +22,10 @@ use tracepor::with_model;
 #[command(
     name = "tracepor",
     version,
-    about = "Model checker for event-driven programs (Android traces, SmartThings-style event models)"
+    about = "Model checker for event-driven programs (Android traces, SmartThings-style event models)",
+    after_help = "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
+3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
+differs from the exhaustive one (a bug in the strategy, not in the program checked)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -163,6 +166,7 @@ impl Common {
                 no_match_update: self.no_match_update,
                 no_summaries: self.no_summaries,
             },
+            outcome_schedules: false,
         }
     }
 
@@ -245,7 +249,8 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             for file in &inputs {
                 let loaded = model::load(file, common.load_options())?;
                 let runs = with_model!(&loaded, m => compare(m, file, strategies.as_deref(), &common))?;
-                all.push(InputRuns { runs });
+                let verdict = with_model!(&loaded, m => check::verdict(m, &runs));
+                all.push(InputRuns { runs, verdict });
             }
             if let Some(p) = &csv {
                 write(p, &report::compare::csv(&all))?;
@@ -257,8 +262,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 write(p, &report::compare::svg(&all))?;
             }
             if common.json {
-                let docs: Vec<_> =
-                    all.iter().map(|i| serde_json::json!({ "runs": i.runs, "agree": i.agreement() })).collect();
+                let docs: Vec<_> = all.iter().map(|i| i.verdict().json(&i.runs)).collect();
                 let doc = if docs.len() == 1 {
                     docs.into_iter().next().unwrap()
                 } else {
@@ -268,9 +272,10 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             } else if !common.quiet {
                 print!("{}", report::compare::render(&all));
             }
+            // A disagreement is a bug in a strategy, not in the program checked: its own code.
             let disagree = all.iter().any(|i| i.agreement() == Some(false));
             let worst = all.iter().flat_map(|i| &i.runs).map(RunReport::exit_code).max().unwrap_or(0);
-            Ok(if disagree { 1 } else { worst })
+            Ok(if disagree { 4 } else { worst })
         }
         Command::Replay { file, schedule, bound, conflicts } => {
             let loaded = model::load(&file, LoadOptions { bound, conflicts })?;
@@ -309,12 +314,14 @@ fn run_one<M: Registered>(
     entry: &Entry,
     common: &Common,
     dot: Option<&Path>,
+    outcome_schedules: bool,
 ) -> Result<RunReport, Fail> {
+    let options = SearchOptions { outcome_schedules, ..common.search_options() };
     let mut run = Check::new(m)
         .strategy(entry.name)?
         .file(file.display().to_string())
         .limits(common.limits()?)
-        .options(common.search_options())
+        .options(options)
         .cancel(cancel_flag());
     let bar = common.show_progress().then(|| {
         let bar = ProgressBar::new_spinner();
@@ -369,7 +376,7 @@ fn check<M: Registered>(
         Some(name) => check::strategy_for(m, name)?,
         None => registry::default_for::<M>(),
     };
-    run_one(m, file, entry, common, dot)
+    run_one(m, file, entry, common, dot, false)
 }
 
 fn compare<M: Registered>(
@@ -380,7 +387,8 @@ fn compare<M: Registered>(
 ) -> Result<Vec<RunReport>, Fail> {
     let mut runs = Vec::new();
     for entry in check::compare_set(m, names)? {
-        let report = run_one(m, file, entry, common, None)?;
+        // Every outcome keeps a schedule, so that one a reduction missed can be shown.
+        let report = run_one(m, file, entry, common, None, true)?;
         if let Some(path) = &common.outcomes {
             let mut p = path.clone().into_os_string();
             p.push(format!(".{}", entry.name));

@@ -313,3 +313,47 @@ fn event_models_from_the_command_line() {
     assert_eq!(code(&o), 1);
     assert!(json(&o)["errors"].as_array().unwrap().iter().any(|e| e["kind"] == "conflict"));
 }
+
+/// `compare`'s verdict is true only when everything it compares finished and agrees.
+#[test]
+fn compare_agrees_only_when_every_run_finished_and_agrees() {
+    let o = tracepor(&["compare", "fixtures/em/two-posters", "--strategies", "full,dpor,em-dpor", "--json"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert_eq!(v["agree"], serde_json::json!(true));
+    assert!(v.get("not_checked").is_none() && v.get("disagreements").is_none());
+}
+
+/// A run stopped by a limit leaves the verdict unchecked, and says which run it was.
+#[test]
+fn compare_does_not_claim_agreement_when_a_run_did_not_finish() {
+    let model = "traces/smartthings/lighting-director--step-notifier.events";
+    let args = ["compare", model, "--bound", "1", "--strategies", "full,dpor", "--time-limit", "1"];
+    let o = tracepor(&[&args[..], &["--json"]].concat());
+    let v = json(&o);
+    assert_eq!(v["agree"], serde_json::Value::Null);
+    let why = v["not_checked"].as_str().expect("not_checked says why");
+    assert!(why.contains("dpor") && why.contains("did not finish"), "{why}");
+    let text = tracepor(&args);
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(out.contains("not checked") && !out.contains("agree with"), "{out}");
+}
+
+/// A strategy that loses an outcome (here an ablation the paper shows unsound) is named, with
+/// what it missed and a replay line that reaches it, and compare exits 4.
+#[test]
+fn compare_names_a_disagreeing_strategy_with_a_replayable_witness() {
+    let model = "fixtures/events/premature-termination.events";
+    let o = tracepor(&["compare", model, "--strategies", "full,stateful-dpor", "--no-full-cycle", "--json"]);
+    assert_eq!(code(&o), 4, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert_eq!(v["agree"], serde_json::json!(false));
+    let d = &v["disagreements"][0];
+    assert_eq!(d["strategy"], "stateful-dpor --no-full-cycle");
+    assert_eq!(v["runs"][1]["strategy"], "stateful-dpor --no-full-cycle", "ablated runs carry their switches");
+    let replay = d["witness"]["replay"].as_str().expect("a replay line");
+    let schedule = replay.split("--schedule ").nth(1).expect("a schedule");
+    let r = tracepor(&["replay", model, "--schedule", schedule]);
+    assert_eq!(code(&r), 1, "the witness replays to the error: {}", String::from_utf8_lossy(&r.stdout));
+    assert!(d["missed"][0].as_str().unwrap().contains("error assert"), "{d}");
+}

@@ -260,7 +260,8 @@ fn suite_catches_unsound_ablations() {
             for (opt, opts) in EVENT_OPTIONS {
                 let m = event_model(&text, opts);
                 let (_, expected) = baseline(&m);
-                let mut s = registry::lookup("stateful-dpor").and_then(|e| e.build::<EventModel>()).expect("registered");
+                let mut s =
+                    registry::lookup("stateful-dpor").and_then(|e| e.build::<EventModel>()).expect("registered");
                 let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], ablation, Duration::from_secs(5));
                 let mut tally = Tally::default();
                 tally.compare(String::new(), "", &expected, &stats, &found);

@@ -222,6 +222,9 @@ impl<'m, M: Model> Search<'m, M> {
     pub fn terminal(&mut self, state: &M::State, path: &[Choice]) {
         self.stats.executions += 1;
         let outcome = self.model.outcome(state);
+        if self.options.outcome_schedules {
+            self.found.keep_schedules();
+        }
         self.found.add_outcome(outcome, path);
         if self.limits.stop_at_first_error && self.found.deadlocks() > 0 && self.stop.is_none() {
             self.halt(StopReason::FirstError);

@@ -21,12 +21,30 @@ pub struct Outcomes {
     errors: BTreeMap<(&'static str, usize, String), Found>,
     /// Stuck outcomes, by canonical text, with the first schedule reaching each.
     deadlocks: BTreeMap<String, (Outcome, Vec<Choice>)>,
+    /// The first schedule reaching each outcome, when asked for ([`Outcomes::keep_schedules`]):
+    /// `compare` shows one for an outcome a reduction missed. Off by default: a large outcome
+    /// set would hold a whole path per outcome.
+    schedules: Option<BTreeMap<String, Vec<Choice>>>,
 }
 
 impl Outcomes {
+    /// From now on, keeps the first schedule of every outcome.
+    pub fn keep_schedules(&mut self) {
+        self.schedules.get_or_insert_with(BTreeMap::new);
+    }
+
+    /// The first schedule kept for the outcome with canonical text `text`, if any.
+    pub fn schedule_of(&self, text: &str) -> Option<&[Choice]> {
+        let kept = self.schedules.as_ref().and_then(|m| m.get(text));
+        kept.or_else(|| self.deadlocks.get(text).map(|d| &d.1)).map(Vec::as_slice)
+    }
+
     pub fn add_outcome(&mut self, outcome: Outcome, path: &[Choice]) {
         let text = outcome.to_string();
         let stuck = outcome.stuck();
+        if let Some(m) = self.schedules.as_mut() {
+            m.entry(text.clone()).or_insert_with(|| path.to_vec());
+        }
         if stuck && !self.deadlocks.contains_key(&text) {
             self.deadlocks.insert(text.clone(), (outcome, path.to_vec()));
         }
@@ -48,6 +66,11 @@ impl Outcomes {
         }
         for (k, v) in other.deadlocks {
             self.deadlocks.entry(k).or_insert(v);
+        }
+        if let (Some(mine), Some(theirs)) = (self.schedules.as_mut(), other.schedules) {
+            for (k, v) in theirs {
+                mine.entry(k).or_insert(v);
+            }
         }
     }
 

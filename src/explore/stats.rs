@@ -97,6 +97,9 @@ pub struct SearchOptions {
     pub hash_compact: bool,
     /// Parts of stateful-dpor switched off, to show what each one is for.
     pub ablation: Ablation,
+    /// Keep the first schedule of every outcome (`compare`, to show a witness of an outcome a
+    /// reduction missed).
+    pub outcome_schedules: bool,
 }
 
 /// stateful-dpor's ablation switches (command line `--no-…`).
@@ -109,9 +112,25 @@ pub struct Ablation {
     pub no_summaries: bool,
 }
 
+impl Ablation {
+    /// The switches that are on, as on the command line (`--no-full-cycle`).
+    pub fn switches(&self) -> Vec<&'static str> {
+        [
+            (self.no_full_cycle, "--no-full-cycle"),
+            (self.no_graph_backtrack, "--no-graph-backtrack"),
+            (self.no_per_location, "--no-per-location"),
+            (self.no_match_update, "--no-match-update"),
+            (self.no_summaries, "--no-summaries"),
+        ]
+        .into_iter()
+        .filter_map(|(on, s)| on.then_some(s))
+        .collect()
+    }
+}
+
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { threads: 1, hash_compact: false, ablation: Ablation::default() }
+        SearchOptions { threads: 1, hash_compact: false, ablation: Ablation::default(), outcome_schedules: false }
     }
 }
 

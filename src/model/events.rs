@@ -616,6 +616,11 @@ impl Model for EventModel {
         self.opts.bound.is_some()
     }
 
+    fn load_flags(&self) -> String {
+        let bound = self.opts.bound.map_or(String::new(), |k| format!(" --bound {k}"));
+        format!("{bound}{}", if self.opts.conflicts { " --conflicts" } else { "" })
+    }
+
     fn choice_name(&self, c: Choice) -> String {
         self.ast.events.get(c as usize).map_or_else(|| format!("#{c}"), |e| e.name.clone())
     }

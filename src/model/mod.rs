@@ -194,6 +194,11 @@ pub trait Model: Sync {
     fn paths_are_finite(&self) -> bool {
         true
     }
+    /// The command-line options that shaped this transition system (` --bound 1 --conflicts`),
+    /// so that a printed `tracepor replay` line rebuilds the same one.
+    fn load_flags(&self) -> String {
+        String::new()
+    }
     /// Number of scheduling units (choices are `0..choices()`).
     fn choices(&self) -> u32;
     fn initial(&self) -> Self::State;

@@ -5,24 +5,98 @@
 
 use std::fmt::Write;
 
+use serde::Serialize;
+
 use super::{opt, RunReport};
 use crate::explore::registry;
 
-/// Whether every finished run has the same outcome set, errors and deadlocks as the
-/// exhaustive reference (`full`, else `full-stateless`). `None` when no finished reference ran.
-pub fn agreement(runs: &[RunReport]) -> Option<bool> {
-    let reference = registry::exhaustive().find_map(|e| runs.iter().find(|r| r.strategy == e.name && r.finished))?;
-    Some(runs.iter().filter(|r| r.finished).all(|r| r.found.same_as(&reference.found)))
+/// Whether the runs of one input agree with the exhaustive one (computed by
+/// `check::verdict`, which has the model to write schedules with).
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    Agree,
+    /// Not checked, and why: no exhaustive run, or which runs did not finish.
+    NotChecked(String),
+    Disagree(Vec<Disagreement>),
 }
 
-/// The runs of one input.
+/// A strategy whose outcome set differs from the exhaustive one.
+#[derive(Clone, Debug, Serialize)]
+pub struct Disagreement {
+    pub strategy: String,
+    /// Outcomes (and errors) the exhaustive run reached and this one did not.
+    pub missed: Vec<String>,
+    /// Outcomes (and errors) this run reached and the exhaustive one did not.
+    pub invented: Vec<String>,
+    pub witness: Option<Witness>,
+}
+
+/// One outcome in dispute, the run that reached it and a command that replays it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Witness {
+    pub outcome: String,
+    pub reached_by: String,
+    pub replay: String,
+}
+
+impl Verdict {
+    /// cli.md's `agree`: true or false only when it was checked.
+    pub fn agree(&self) -> Option<bool> {
+        match self {
+            Verdict::Agree => Some(true),
+            Verdict::NotChecked(_) => None,
+            Verdict::Disagree(_) => Some(false),
+        }
+    }
+
+    /// The JSON document of one input: runs, `agree`, and why not checked or what differs.
+    pub fn json(&self, runs: &[RunReport]) -> serde_json::Value {
+        let mut doc = serde_json::json!({ "runs": runs, "agree": self.agree() });
+        match self {
+            Verdict::Agree => {}
+            Verdict::NotChecked(why) => doc["not_checked"] = serde_json::json!(why),
+            Verdict::Disagree(d) => doc["disagreements"] = serde_json::json!(d),
+        }
+        doc
+    }
+
+    fn render(&self, file: &str, out: &mut String) {
+        let _ = match self {
+            Verdict::Agree => writeln!(out, "{file}: outcome sets agree with the exhaustive search"),
+            Verdict::NotChecked(why) => writeln!(out, "{file}: outcome sets not checked: {why}"),
+            Verdict::Disagree(ds) => {
+                for d in ds {
+                    let _ = writeln!(
+                        out,
+                        "{file}: {} DISAGREES with the exhaustive search: {} outcome(s) missed, {} invented (a bug in the strategy, not in the program)",
+                        d.strategy,
+                        d.missed.len(),
+                        d.invented.len()
+                    );
+                    if let Some(w) = &d.witness {
+                        let what = if d.missed.contains(&w.outcome) { "missed" } else { "invented" };
+                        let _ = writeln!(out, "  {what}: {}\n  reached by {}: {}", w.outcome, w.reached_by, w.replay);
+                    }
+                }
+                Ok(())
+            }
+        };
+    }
+}
+
+/// The runs of one input and their verdict.
 pub struct InputRuns {
     pub runs: Vec<RunReport>,
+    pub verdict: Verdict,
 }
 
 impl InputRuns {
     pub fn agreement(&self) -> Option<bool> {
-        agreement(&self.runs)
+        self.verdict.agree()
+    }
+
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
     }
 
     fn transitions_of(&self, names: &[&str]) -> Option<u64> {
@@ -85,14 +159,7 @@ fn verdict(inputs: &[InputRuns]) -> String {
     let mut out = String::new();
     for input in inputs {
         let file = input.runs.first().map_or("", |r| r.file.as_str());
-        let _ = match input.agreement() {
-            Some(true) => writeln!(out, "{file}: outcome sets agree with the exhaustive search"),
-            Some(false) => writeln!(
-                out,
-                "{file}: outcome sets DISAGREE with the exhaustive search (a reduction lost or invented an outcome)"
-            ),
-            None => writeln!(out, "{file}: outcome sets not checked (no finished exhaustive run)"),
-        };
+        input.verdict.render(file, &mut out);
     }
     out
 }

@@ -50,6 +50,9 @@ pub struct RunReport {
     pub estimated_done: Option<f64>,
     #[serde(skip)]
     pub found: Outcomes,
+    /// The load options the model was built with (` --bound 1 --conflicts`), for replay lines.
+    #[serde(skip)]
+    pub load_flags: String,
 }
 
 impl RunReport {
@@ -84,6 +87,7 @@ impl RunReport {
             file: file.to_string(),
             model: model.kind(),
             strategy: strategy.to_string(),
+            load_flags: model.load_flags(),
             finished: stats.finished,
             executions: stats.executions,
             transitions: stats.transitions,

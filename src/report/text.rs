@@ -36,7 +36,13 @@ pub fn render(r: &RunReport, sut: &str) -> String {
         };
         let _ = writeln!(out, "  at:       {place}");
         let _ = writeln!(out, "  schedule: {}", e.schedule);
-        let _ = writeln!(out, "  replay:   tracepor replay {} --schedule {}", quote(&r.file), quote(&e.schedule));
+        let _ = writeln!(
+            out,
+            "  replay:   tracepor replay {} --schedule {}{}",
+            quote(&r.file),
+            quote(&e.schedule),
+            r.load_flags
+        );
     }
     rule(&mut out, "results");
     if r.errors.is_empty() {
