@@ -248,11 +248,23 @@ fn schedules_round_trip_through_choice_names() {
     assert!(m.describe(&m.initial(), 1).contains("mode.change"));
 }
 
+/// Overflow is an error like division by zero (reported with its line), never a silent wrap
+/// (this test used to assert that the same expressions wrapped without panicking).
 #[test]
-fn arithmetic_wraps_instead_of_panicking() {
-    let m = model("model events\nvar x = 9223372036854775807\nvar y = -1\non e { x = x + 1; y = (0 - 9223372036854775807 - 1) / y; x = -x; y = y % -1 }\n", PLAIN);
-    let mut s = m.initial();
-    m.step(&mut s, 0).unwrap();
+fn arithmetic_overflow_is_an_error() {
+    let m = model(
+        "model events\nvar x = 9223372036854775807\nvar y = -1\non add { x = x + 1 }\non div {\n y = (0 - 9223372036854775807 - 1) / y\n}\non neg { y = 0 - x - 1; y = -y }\non rem { y = (0 - x - 1) % y }\non mul { x = x * 2 }\non fine { x = x - 1 }\n",
+        PLAIN,
+    );
+    let s = m.initial();
+    for (event, line) in [("add", 4), ("div", 6), ("neg", 8), ("rem", 9), ("mul", 10)] {
+        let e = m.step(&mut s.clone(), ev(&m, event)).unwrap_err();
+        assert_eq!((e.kind, e.line), ("overflow", line), "{event}: {}", e.message);
+        assert!(e.message.contains("overflow"), "{}", e.message);
+    }
+    let mut t = s.clone();
+    m.step(&mut t, ev(&m, "fine")).unwrap();
+    assert_eq!(t.slots()[0], i64::MAX - 1);
 }
 
 #[test]

@@ -88,7 +88,8 @@ impl Range {
         Range { lo: v as i128, hi: v as i128 }
     }
 
-    /// Arithmetic wraps in `i64`: a result that may leave it may be anything.
+    /// A result that may leave `i64` may be anything in it (a leaving one is an overflow error,
+    /// never stored).
     fn fit(lo: i128, hi: i128) -> Range {
         if lo < i64::MIN as i128 || hi > i64::MAX as i128 {
             Range::FULL
@@ -310,6 +311,8 @@ impl Sink for Record<'_> {
 /// Why a statement failed, before the emulator attaches event, app and line.
 enum Fail<'a> {
     DivZero(&'static str),
+    /// A result outside `i64`: an error like division by zero rather than a silent wrap.
+    Overflow(&'static str),
     Assert(&'a str),
     Conflict(usize),
 }
@@ -390,7 +393,9 @@ impl EventModel {
                 slots.get(*i as usize)
             }
             Expr::Unary(UnOp::Not, a) => (self.eval(a, slots, sink)? == 0) as i64,
-            Expr::Unary(UnOp::Neg, a) => self.eval(a, slots, sink)?.wrapping_neg(),
+            Expr::Unary(UnOp::Neg, a) => {
+                self.eval(a, slots, sink)?.checked_neg().ok_or(Fail::Overflow("integer overflow in negation"))?
+            }
             // Short-circuit: the right operand's reads happen only when it is evaluated.
             Expr::Binary(BinOp::And, a, b) => {
                 (self.eval(a, slots, sink)? != 0 && self.eval(b, slots, sink)? != 0) as i64
@@ -408,13 +413,14 @@ impl EventModel {
                     BinOp::Le => (x <= y) as i64,
                     BinOp::Gt => (x > y) as i64,
                     BinOp::Ge => (x >= y) as i64,
-                    BinOp::Add => x.wrapping_add(y),
-                    BinOp::Sub => x.wrapping_sub(y),
-                    BinOp::Mul => x.wrapping_mul(y),
+                    BinOp::Add => x.checked_add(y).ok_or(Fail::Overflow("integer overflow in `+`"))?,
+                    BinOp::Sub => x.checked_sub(y).ok_or(Fail::Overflow("integer overflow in `-`"))?,
+                    BinOp::Mul => x.checked_mul(y).ok_or(Fail::Overflow("integer overflow in `*`"))?,
                     BinOp::Div if y == 0 => return Err(Fail::DivZero("division by zero")),
                     BinOp::Rem if y == 0 => return Err(Fail::DivZero("remainder by zero")),
-                    BinOp::Div => x.wrapping_div(y),
-                    BinOp::Rem => x.wrapping_rem(y),
+                    // Only i64::MIN / -1 overflows (and its remainder, which Rust refuses too).
+                    BinOp::Div => x.checked_div(y).ok_or(Fail::Overflow("integer overflow in `/`"))?,
+                    BinOp::Rem => x.checked_rem(y).ok_or(Fail::Overflow("integer overflow in `%`"))?,
                     BinOp::And | BinOp::Or => unreachable!("handled above"),
                 }
             }
@@ -478,6 +484,7 @@ impl EventModel {
                 let app = &self.ast.apps[handler.app as usize];
                 let (kind, message) = match fail {
                     Fail::DivZero(m) => ("division-by-zero", m.to_string()),
+                    Fail::Overflow(m) => ("overflow", m.to_string()),
                     Fail::Assert(m) => ("assert", m.to_string()),
                     Fail::Conflict(x) => (
                         "conflict",
@@ -527,7 +534,9 @@ impl Model for EventModel {
         if self.opts.bound.is_some() {
             slots.extend(std::iter::repeat_n(0, self.nevents));
         }
-        let mut packed: SmallVec<[u64; 4]> = smallvec::smallvec![0; self.key_len.div_ceil(2)];
+        // At least one word: fields of zero width (a variable that never changes, with no event
+        // beside it) still point at word 0.
+        let mut packed: SmallVec<[u64; 4]> = smallvec::smallvec![0; self.key_len.div_ceil(2).max(1)];
         for (f, &v) in self.fields.iter().zip(&slots) {
             f.put(&mut packed, v);
         }
@@ -584,7 +593,9 @@ impl Model for EventModel {
     fn encode(&self, s: &EventState, out: &mut Vec<u32>) {
         // The packed words: a fixed layout with unused bits zero, so equal keys iff equal slots.
         for (i, &w) in s.packed.iter().enumerate() {
-            out.push(w as u32);
+            if 2 * i < self.key_len {
+                out.push(w as u32);
+            }
             if 2 * i + 1 < self.key_len {
                 out.push((w >> 32) as u32);
             }
