@@ -290,3 +290,35 @@ fn replay_texts_name_objects_and_changes() {
     assert_eq!(m.summary(), "2 events, 2 handlers, 2 apps, 1 variables");
     assert_eq!(m.stats()["events disabled at start"], 1);
 }
+
+/// Long flat chains are lists, not deep trees: they load (no nesting limit) and evaluate left
+/// to right, short-circuiting like the nested form; so do long `else if` chains.
+#[test]
+fn long_flat_chains_and_else_if_chains_load_and_run() {
+    let sum = format!(
+        "model events\nvar x = 0\nvar y = 0\non e {{ x = 0{} }}\non f {{ y = 100 - 1 - 2 - 3 }}\n",
+        " + 1".repeat(5_000)
+    );
+    let m = model(&sum, PLAIN);
+    let mut s = m.initial();
+    m.step(&mut s, ev(&m, "e")).unwrap();
+    m.step(&mut s, ev(&m, "f")).unwrap();
+    assert_eq!(&s.slots()[..2], &[5_000, 94]);
+    // `&&` chains stop at the first false operand: `y` is not read when `x == 0` fails.
+    let and = "model events\nvar x = 1\nvar y = 0\nvar z = 0\non e { z = x == 0 && y == 0 && y == 1 }\n";
+    let m = model(and, PLAIN);
+    assert_eq!(accesses(&m, &m.initial(), ev(&m, "e")), vec![r(0), w(2), r(3)]);
+    let mut chain = String::from("model events\nvar x = 3999\nvar y = 0\non e {\n");
+    for i in 0..4_000 {
+        chain.push_str(&format!("{}if x == {i} {{ y = {i} }}", if i == 0 { "" } else { " else " }));
+    }
+    chain.push_str(" else { y = 0 - 1 }\n}\n");
+    let m = model(&chain, PLAIN);
+    let mut s = m.initial();
+    m.step(&mut s, ev(&m, "e")).unwrap();
+    assert_eq!(s.slots()[1], 3_999);
+    assert!(m.footprint(ev(&m, "e")).len() >= 3);
+    // Overflow inside a chain is reported like any other.
+    let m = model("model events\nvar x = 9223372036854775807\non e {\n x = 1 + 2 + x\n}\n", PLAIN);
+    assert_eq!(m.step(&mut m.initial(), ev(&m, "e")).unwrap_err().kind, "overflow");
+}

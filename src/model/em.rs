@@ -235,11 +235,13 @@ fn check_acyclic(
     // `path` runs backwards along edges; the cycle is its tail from the repeated operation.
     let mut cycle: Vec<u32> = path[seen[p].min(path.len() as u32) as usize..].to_vec();
     cycle.reverse();
+    // Shown from its earliest operation, whichever one the walk started at.
+    let first = (0..cycle.len()).min_by_key(|&i| cycle[i]).unwrap_or(0);
+    cycle.rotate_left(first);
     let shown: Vec<String> = cycle.iter().map(|&q| trace.ops[q as usize].index.to_string()).collect();
     let text = format!("{} -> {}", shown.join(" -> "), shown.first().map_or("", String::as_str));
-    let on_cycle = |src: u32, dest: u32| {
-        cycle.iter().zip(cycle.iter().cycle().skip(1)).any(|(&a, &b)| a == src && b == dest)
-    };
+    let on_cycle =
+        |src: u32, dest: u32| cycle.iter().zip(cycle.iter().cycle().skip(1)).any(|(&a, &b)| a == src && b == dest);
     if let Some(i) = trace.dependence.iter().position(|&(src, dest)| on_cycle(src, dest)) {
         let (src, dest) = trace.dependence[i];
         return Err(InputError::at(
@@ -380,7 +382,10 @@ impl EmModel {
                 call.line as usize,
                 1,
                 &call.index.to_string(),
-                format!("trace ends inside the handler of message {} (CALL without RET)", trace.messages[*msg as usize]),
+                format!(
+                    "trace ends inside the handler of message {} (CALL without RET)",
+                    trace.messages[*msg as usize]
+                ),
             ));
         }
         // The earliest such FORK, so that the report does not depend on hash order.

@@ -177,7 +177,8 @@ pub fn detect(path: &Path) -> Result<InputKind, InputError> {
         return Ok(em_with_dependence(trace));
     }
     let bytes = read(path)?;
-    let first = first_meaningful_line(&bytes);
+    // A UTF-8 byte-order mark is not part of the first word.
+    let first = first_meaningful_line(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes));
     let mut words = first.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
     match (words.next(), words.next()) {
         (Some(b"model"), Some(b"events")) => Ok(InputKind::Events(path.to_path_buf())),
@@ -246,15 +247,18 @@ fn config_target(path: &Path, bytes: &[u8], seen: &mut Vec<PathBuf>) -> Result<I
         };
         match key.trim() {
             "trace" => {
-                trace = Some((resolve(value).ok_or_else(|| {
-                    InputError::at(
-                        path,
-                        i + 1,
-                        7,
-                        value.trim(),
-                        "config names a trace file that exists neither there nor beside the config",
-                    )
-                })?, i + 1))
+                trace = Some((
+                    resolve(value).ok_or_else(|| {
+                        InputError::at(
+                            path,
+                            i + 1,
+                            7,
+                            value.trim(),
+                            "config names a trace file that exists neither there nor beside the config",
+                        )
+                    })?,
+                    i + 1,
+                ))
             }
             "dependence" => dependence = resolve(value),
             _ => {}
