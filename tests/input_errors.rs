@@ -56,7 +56,7 @@ fn dependence_cycle_through_several_edges() {
     rejected(&d, ".", "dependence.txt:1:1", "cycle (3 -> 5 -> 6 -> 7 -> 3)");
     // Two dependence edges that only together make a cycle.
     let d = trace_dir("pair", TWO_THREADS, Some("src:4 dest:6\nsrc:6 dest:4\n"));
-    rejected(&d, ".", "dependence.txt:", "cycle");
+    rejected(&d, ".", "dependence.txt:1:1", "cycle (4 -> 6 -> 4)");
 }
 
 #[test]
