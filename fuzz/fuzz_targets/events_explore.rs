@@ -12,7 +12,8 @@ use tracepor::trace::events::parse;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(ast) = parse(Path::new("x.events"), data) {
-        for opts in [EventOptions { conflicts: false, bound: Some(2) }, EventOptions { conflicts: true, bound: Some(2) }]
+        for opts in
+            [EventOptions { conflicts: false, bound: Some(2) }, EventOptions { conflicts: true, bound: Some(2) }]
         {
             common::explore_all(&EventModel::new(ast.clone(), opts));
         }
