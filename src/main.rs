@@ -226,6 +226,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
         Command::Check { file, strategy, dot, common } => {
+            tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
             let loaded = model::load(&file, common.load_options())?;
             let report = with_model!(&loaded, m => check(m, &file, strategy.as_deref(), dot.as_deref(), &common))?;
             if let Some(path) = &common.outcomes {
@@ -240,6 +241,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(report.exit_code())
         }
         Command::Compare { files, strategies, csv, markdown, svg, shard, common } => {
+            tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
             let mut inputs = check::expand_inputs(&files)?;
             if let Some(shard) = &shard {
                 let shard = check::Shard::parse(shard)?;

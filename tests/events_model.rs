@@ -248,11 +248,23 @@ fn schedules_round_trip_through_choice_names() {
     assert!(m.describe(&m.initial(), 1).contains("mode.change"));
 }
 
+/// Overflow is an error like division by zero (reported with its line), never a silent wrap
+/// (this test used to assert that the same expressions wrapped without panicking).
 #[test]
-fn arithmetic_wraps_instead_of_panicking() {
-    let m = model("model events\nvar x = 9223372036854775807\nvar y = -1\non e { x = x + 1; y = (0 - 9223372036854775807 - 1) / y; x = -x; y = y % -1 }\n", PLAIN);
-    let mut s = m.initial();
-    m.step(&mut s, 0).unwrap();
+fn arithmetic_overflow_is_an_error() {
+    let m = model(
+        "model events\nvar x = 9223372036854775807\nvar y = -1\non add { x = x + 1 }\non div {\n y = (0 - 9223372036854775807 - 1) / y\n}\non neg { y = 0 - x - 1; y = -y }\non rem { y = (0 - x - 1) % y }\non mul { x = x * 2 }\non fine { x = x - 1 }\n",
+        PLAIN,
+    );
+    let s = m.initial();
+    for (event, line) in [("add", 4), ("div", 6), ("neg", 8), ("rem", 9), ("mul", 10)] {
+        let e = m.step(&mut s.clone(), ev(&m, event)).unwrap_err();
+        assert_eq!((e.kind, e.line), ("overflow", line), "{event}: {}", e.message);
+        assert!(e.message.contains("overflow"), "{}", e.message);
+    }
+    let mut t = s.clone();
+    m.step(&mut t, ev(&m, "fine")).unwrap();
+    assert_eq!(t.slots()[0], i64::MAX - 1);
 }
 
 #[test]
@@ -277,4 +289,36 @@ fn replay_texts_name_objects_and_changes() {
     assert_eq!(m.describe(&s, a), "event a (handlers of A): R enabled(a), W door, W enabled(b)");
     assert_eq!(m.summary(), "2 events, 2 handlers, 2 apps, 1 variables");
     assert_eq!(m.stats()["events disabled at start"], 1);
+}
+
+/// Long flat chains are lists, not deep trees: they load (no nesting limit) and evaluate left
+/// to right, short-circuiting like the nested form; so do long `else if` chains.
+#[test]
+fn long_flat_chains_and_else_if_chains_load_and_run() {
+    let sum = format!(
+        "model events\nvar x = 0\nvar y = 0\non e {{ x = 0{} }}\non f {{ y = 100 - 1 - 2 - 3 }}\n",
+        " + 1".repeat(5_000)
+    );
+    let m = model(&sum, PLAIN);
+    let mut s = m.initial();
+    m.step(&mut s, ev(&m, "e")).unwrap();
+    m.step(&mut s, ev(&m, "f")).unwrap();
+    assert_eq!(&s.slots()[..2], &[5_000, 94]);
+    // `&&` chains stop at the first false operand: `y` is not read when `x == 0` fails.
+    let and = "model events\nvar x = 1\nvar y = 0\nvar z = 0\non e { z = x == 0 && y == 0 && y == 1 }\n";
+    let m = model(and, PLAIN);
+    assert_eq!(accesses(&m, &m.initial(), ev(&m, "e")), vec![r(0), w(2), r(3)]);
+    let mut chain = String::from("model events\nvar x = 3999\nvar y = 0\non e {\n");
+    for i in 0..4_000 {
+        chain.push_str(&format!("{}if x == {i} {{ y = {i} }}", if i == 0 { "" } else { " else " }));
+    }
+    chain.push_str(" else { y = 0 - 1 }\n}\n");
+    let m = model(&chain, PLAIN);
+    let mut s = m.initial();
+    m.step(&mut s, ev(&m, "e")).unwrap();
+    assert_eq!(s.slots()[1], 3_999);
+    assert!(m.footprint(ev(&m, "e")).len() >= 3);
+    // Overflow inside a chain is reported like any other.
+    let m = model("model events\nvar x = 9223372036854775807\non e {\n x = 1 + 2 + x\n}\n", PLAIN);
+    assert_eq!(m.step(&mut m.initial(), ev(&m, "e")).unwrap_err().kind, "overflow");
 }

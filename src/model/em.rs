@@ -152,6 +152,116 @@ impl EmState {
     }
 }
 
+/// Rejects a trace whose happens-before edges that hold whatever the interleaving (program
+/// order of each thread and handler, FORK -> child, ATTACH-Q -> post, POST and LOOP -> CALL,
+/// enable -> trigger, dependence.txt) form a cycle: no execution could run the operations on it,
+/// so exploring would report them as a deadlock of the program when the input is at fault.
+/// Reported at a dependence.txt edge on the cycle when there is one, else at a trace line.
+fn check_acyclic(
+    trace: &EmTrace,
+    waits_for: &[SmallVec<[u32; 2]>],
+    prev_in_task: &[u32],
+    handlers: &[Option<Handler>],
+    loop_op: &[u32],
+    op_thread: &[u32],
+) -> Result<(), InputError> {
+    let n = trace.ops.len();
+    let preds = |p: usize, out: &mut SmallVec<[u32; 6]>| {
+        out.clear();
+        out.extend(waits_for[p].iter().copied().filter(|&w| w != NEVER));
+        if prev_in_task[p] != NEVER {
+            out.push(prev_in_task[p]);
+        }
+        if let OpKind::Call { msg } = trace.ops[p].kind {
+            if let Some(h) = handlers[msg as usize].as_ref().filter(|h| h.post != NEVER) {
+                out.push(h.post);
+            }
+            let l = loop_op[op_thread[p] as usize];
+            if l != NEVER {
+                out.push(l);
+            }
+        }
+    };
+    // Kahn's algorithm over successor lists in one flat array (traces reach millions of ops).
+    let mut indeg = vec![0u32; n];
+    let mut start = vec![0u32; n + 1];
+    let mut buf = SmallVec::new();
+    for p in 0..n {
+        preds(p, &mut buf);
+        indeg[p] = buf.len() as u32;
+        for &q in &buf {
+            start[q as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut succ = vec![0u32; start[n] as usize];
+    for p in 0..n {
+        preds(p, &mut buf);
+        for &q in &buf {
+            succ[fill[q as usize] as usize] = p as u32;
+            fill[q as usize] += 1;
+        }
+    }
+    let mut ready: Vec<u32> = (0..n as u32).filter(|&p| indeg[p as usize] == 0).collect();
+    let mut done = 0;
+    while let Some(q) = ready.pop() {
+        done += 1;
+        for &p in &succ[start[q as usize] as usize..start[q as usize + 1] as usize] {
+            indeg[p as usize] -= 1;
+            if indeg[p as usize] == 0 {
+                ready.push(p);
+            }
+        }
+    }
+    if done == n {
+        return Ok(());
+    }
+    // Every operation left has a predecessor left: walking back from one must come round.
+    let mut seen = vec![u32::MAX; n];
+    let mut path = Vec::new();
+    let mut p = (0..n).find(|&p| indeg[p] > 0).unwrap_or(0);
+    while seen[p] == u32::MAX {
+        seen[p] = path.len() as u32;
+        path.push(p as u32);
+        preds(p, &mut buf);
+        match buf.iter().find(|&&q| indeg[q as usize] > 0) {
+            Some(&q) => p = q as usize,
+            None => break,
+        }
+    }
+    // `path` runs backwards along edges; the cycle is its tail from the repeated operation.
+    let mut cycle: Vec<u32> = path[seen[p].min(path.len() as u32) as usize..].to_vec();
+    cycle.reverse();
+    // Shown from its earliest operation, whichever one the walk started at.
+    let first = (0..cycle.len()).min_by_key(|&i| cycle[i]).unwrap_or(0);
+    cycle.rotate_left(first);
+    let shown: Vec<String> = cycle.iter().map(|&q| trace.ops[q as usize].index.to_string()).collect();
+    let text = format!("{} -> {}", shown.join(" -> "), shown.first().map_or("", String::as_str));
+    let on_cycle =
+        |src: u32, dest: u32| cycle.iter().zip(cycle.iter().cycle().skip(1)).any(|(&a, &b)| a == src && b == dest);
+    if let Some(i) = trace.dependence.iter().position(|&(src, dest)| on_cycle(src, dest)) {
+        let (src, dest) = trace.dependence[i];
+        return Err(InputError::at(
+            &trace.dependence_file,
+            trace.dependence_lines.get(i).copied().unwrap_or(0) as usize,
+            1,
+            &format!("src:{} dest:{}", trace.ops[src as usize].index, trace.ops[dest as usize].index),
+            format!("dependence edge closes a happens-before cycle ({text}), contradicting the trace's order"),
+        ));
+    }
+    let o = &trace.ops[cycle[0] as usize];
+    Err(InputError::at(
+        &trace.file,
+        o.line as usize,
+        1,
+        &o.index.to_string(),
+        format!("operations wait for each other in a cycle ({text}): not replayable"),
+    ))
+}
+
 impl EmModel {
     /// Builds the transition system, rejecting traces whose structure it cannot replay.
     pub fn new(trace: EmTrace) -> Result<Self, InputError> {
@@ -185,10 +295,21 @@ impl EmModel {
         let mut lifecycle_enables: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
         let mut waits_for: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); n];
 
+        // Whether each thread's THREADINIT has been seen: a thread's operations follow it.
+        let mut started = vec![false; threads.len()];
+        let mut loop_op: Vec<u32> = vec![NEVER; threads.len()];
         for (p, o) in trace.ops.iter().enumerate() {
             let t = raw_thread[&o.tid];
             op_thread[p] = t;
             let reject = |msg: String| InputError::at(&trace.file, o.line as usize, 1, &o.index.to_string(), msg);
+            if o.kind == OpKind::ThreadInit {
+                started[t as usize] = true;
+            } else if !started[t as usize] {
+                return Err(reject(format!("operation of thread {} before its THREADINIT", o.tid)));
+            }
+            if o.kind == OpKind::Loop {
+                loop_op[t as usize] = p as u32;
+            }
             let task = match (o.kind, running[t as usize]) {
                 (OpKind::Call { msg }, _) => {
                     running[t as usize] = Some(msg);
@@ -252,6 +373,36 @@ impl EmModel {
                 _ => {}
             }
         }
+        // A trace that ends inside a handler, or a forked thread that never starts, cannot be
+        // replayed as recorded: no shipped trace has either (docs/em-semantics.md).
+        if let Some(msg) = running.iter().flatten().next() {
+            let call = &trace.ops[handlers[*msg as usize].as_ref().map_or(0, |h| h.ops[0]) as usize];
+            return Err(InputError::at(
+                &trace.file,
+                call.line as usize,
+                1,
+                &call.index.to_string(),
+                format!(
+                    "trace ends inside the handler of message {} (CALL without RET)",
+                    trace.messages[*msg as usize]
+                ),
+            ));
+        }
+        // The earliest such FORK, so that the report does not depend on hash order.
+        if let Some((&child, &fork)) =
+            fork_of.iter().filter(|(c, _)| !started[raw_thread[c] as usize]).min_by_key(|(_, &f)| f)
+        {
+            {
+                let o = &trace.ops[fork as usize];
+                return Err(InputError::at(
+                    &trace.file,
+                    o.line as usize,
+                    1,
+                    &o.index.to_string(),
+                    format!("thread {child} is forked but never starts (no THREADINIT)"),
+                ));
+            }
+        }
         // Static edges known only once every operation is seen.
         for th in &threads {
             if let (Some(&first), Some(&fork)) = (th.own.first(), fork_of.get(&th.raw)) {
@@ -268,6 +419,7 @@ impl EmModel {
         for &(src, dest) in &trace.dependence {
             waits_for[dest as usize].push(src);
         }
+        check_acyclic(&trace, &waits_for, &prev_in_task, &handlers, &loop_op, &op_thread)?;
         Ok(EmModel {
             trace,
             threads,

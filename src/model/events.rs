@@ -88,7 +88,8 @@ impl Range {
         Range { lo: v as i128, hi: v as i128 }
     }
 
-    /// Arithmetic wraps in `i64`: a result that may leave it may be anything.
+    /// A result that may leave `i64` may be anything in it (a leaving one is an overflow error,
+    /// never stored).
     fn fit(lo: i128, hi: i128) -> Range {
         if lo < i64::MIN as i128 || hi > i64::MAX as i128 {
             Range::FULL
@@ -117,29 +118,34 @@ fn expr_range(e: &Expr, vars: &[Range]) -> Range {
             let a = expr_range(a, vars);
             Range::fit(-a.hi, -a.lo)
         }
-        Expr::Binary(op, a, b) => {
-            let (x, y) = (expr_range(a, vars), expr_range(b, vars));
-            match op {
-                BinOp::Add => Range::fit(x.lo + y.lo, x.hi + y.hi),
-                BinOp::Sub => Range::fit(x.lo - y.hi, x.hi - y.lo),
-                BinOp::Mul => {
-                    let p = [x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi];
-                    Range::fit(*p.iter().min().unwrap(), *p.iter().max().unwrap())
-                }
-                // |x / y| <= |x| for y != 0 (y == 0 is an error, no value).
-                BinOp::Div => {
-                    let m = x.magnitude();
-                    Range::fit(-m, m)
-                }
-                // The remainder takes the dividend's sign and is smaller than the divisor and no
-                // larger than the dividend in absolute value.
-                BinOp::Rem => {
-                    let m = (y.magnitude() - 1).max(0);
-                    Range { lo: if x.lo >= 0 { 0 } else { x.lo.max(-m) }, hi: if x.hi <= 0 { 0 } else { x.hi.min(m) } }
-                }
-                _ => Range::BOOL,
-            }
+        Expr::Binary(op, a, b) => binary_range(*op, expr_range(a, vars), expr_range(b, vars)),
+        Expr::Chain(first, rest) => {
+            rest.iter().fold(expr_range(first, vars), |x, (op, b)| binary_range(*op, x, expr_range(b, vars)))
         }
+    }
+}
+
+/// Range of `x op y` for operands in the ranges `x` and `y`.
+fn binary_range(op: BinOp, x: Range, y: Range) -> Range {
+    match op {
+        BinOp::Add => Range::fit(x.lo + y.lo, x.hi + y.hi),
+        BinOp::Sub => Range::fit(x.lo - y.hi, x.hi - y.lo),
+        BinOp::Mul => {
+            let p = [x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi];
+            Range::fit(*p.iter().min().unwrap(), *p.iter().max().unwrap())
+        }
+        // |x / y| <= |x| for y != 0 (y == 0 is an error, no value).
+        BinOp::Div => {
+            let m = x.magnitude();
+            Range::fit(-m, m)
+        }
+        // The remainder takes the dividend's sign and is smaller than the divisor and no
+        // larger than the dividend in absolute value.
+        BinOp::Rem => {
+            let m = (y.magnitude() - 1).max(0);
+            Range { lo: if x.lo >= 0 { 0 } else { x.lo.max(-m) }, hi: if x.hi <= 0 { 0 } else { x.hi.min(m) } }
+        }
+        _ => Range::BOOL,
     }
 }
 
@@ -148,13 +154,17 @@ fn expr_range(e: &Expr, vars: &[Range]) -> Range {
 /// variable that keeps growing (`x = x + 1`) is widened to all of `i64` after a few rounds.
 fn var_ranges(ast: &EventModelAst) -> Vec<Range> {
     fn assigns<'a>(body: &'a [Stmt], out: &mut Vec<(usize, &'a Expr)>) {
-        for st in body {
+        // A stack of blocks in progress rather than recursion (`else if` chains may be
+        // thousands long), visiting statements in the same order.
+        let mut stack = vec![body.iter()];
+        while let Some(top) = stack.last_mut() {
+            let Some(st) = top.next() else {
+                stack.pop();
+                continue;
+            };
             match st {
                 Stmt::Assign { var, value, .. } => out.push((*var as usize, value)),
-                Stmt::If { then, otherwise, .. } => {
-                    assigns(then, out);
-                    assigns(otherwise, out);
-                }
+                Stmt::If { then, otherwise, .. } => stack.extend([otherwise.iter(), then.iter()]),
                 _ => {}
             }
         }
@@ -310,6 +320,8 @@ impl Sink for Record<'_> {
 /// Why a statement failed, before the emulator attaches event, app and line.
 enum Fail<'a> {
     DivZero(&'static str),
+    /// A result outside `i64`: an error like division by zero rather than a silent wrap.
+    Overflow(&'static str),
     Assert(&'a str),
     Conflict(usize),
 }
@@ -390,7 +402,9 @@ impl EventModel {
                 slots.get(*i as usize)
             }
             Expr::Unary(UnOp::Not, a) => (self.eval(a, slots, sink)? == 0) as i64,
-            Expr::Unary(UnOp::Neg, a) => self.eval(a, slots, sink)?.wrapping_neg(),
+            Expr::Unary(UnOp::Neg, a) => {
+                self.eval(a, slots, sink)?.checked_neg().ok_or(Fail::Overflow("integer overflow in negation"))?
+            }
             // Short-circuit: the right operand's reads happen only when it is evaluated.
             Expr::Binary(BinOp::And, a, b) => {
                 (self.eval(a, slots, sink)? != 0 && self.eval(b, slots, sink)? != 0) as i64
@@ -401,26 +415,47 @@ impl EventModel {
             Expr::Binary(op, a, b) => {
                 let x = self.eval(a, slots, sink)?;
                 let y = self.eval(b, slots, sink)?;
-                match op {
-                    BinOp::Eq => (x == y) as i64,
-                    BinOp::Ne => (x != y) as i64,
-                    BinOp::Lt => (x < y) as i64,
-                    BinOp::Le => (x <= y) as i64,
-                    BinOp::Gt => (x > y) as i64,
-                    BinOp::Ge => (x >= y) as i64,
-                    BinOp::Add => x.wrapping_add(y),
-                    BinOp::Sub => x.wrapping_sub(y),
-                    BinOp::Mul => x.wrapping_mul(y),
-                    BinOp::Div if y == 0 => return Err(Fail::DivZero("division by zero")),
-                    BinOp::Rem if y == 0 => return Err(Fail::DivZero("remainder by zero")),
-                    BinOp::Div => x.wrapping_div(y),
-                    BinOp::Rem => x.wrapping_rem(y),
-                    BinOp::And | BinOp::Or => unreachable!("handled above"),
+                binary(*op, x, y)?
+            }
+            // Left to right, `&&` and `||` short-circuiting as in the nested form.
+            Expr::Chain(first, rest) => {
+                let mut acc = self.eval(first, slots, sink)?;
+                for (op, b) in rest {
+                    acc = match op {
+                        BinOp::And => (acc != 0 && self.eval(b, slots, sink)? != 0) as i64,
+                        BinOp::Or => (acc != 0 || self.eval(b, slots, sink)? != 0) as i64,
+                        _ => binary(*op, acc, self.eval(b, slots, sink)?)?,
+                    };
                 }
+                acc
             }
         })
     }
+}
 
+/// `x op y` once both operands are known (callers short-circuit `&&` and `||` themselves).
+fn binary(op: BinOp, x: i64, y: i64) -> Result<i64, Fail<'static>> {
+    Ok(match op {
+        BinOp::Eq => (x == y) as i64,
+        BinOp::Ne => (x != y) as i64,
+        BinOp::Lt => (x < y) as i64,
+        BinOp::Le => (x <= y) as i64,
+        BinOp::Gt => (x > y) as i64,
+        BinOp::Ge => (x >= y) as i64,
+        BinOp::Add => x.checked_add(y).ok_or(Fail::Overflow("integer overflow in `+`"))?,
+        BinOp::Sub => x.checked_sub(y).ok_or(Fail::Overflow("integer overflow in `-`"))?,
+        BinOp::Mul => x.checked_mul(y).ok_or(Fail::Overflow("integer overflow in `*`"))?,
+        BinOp::Div if y == 0 => return Err(Fail::DivZero("division by zero")),
+        BinOp::Rem if y == 0 => return Err(Fail::DivZero("remainder by zero")),
+        // Only i64::MIN / -1 overflows (and its remainder, which Rust refuses too).
+        BinOp::Div => x.checked_div(y).ok_or(Fail::Overflow("integer overflow in `/`"))?,
+        BinOp::Rem => x.checked_rem(y).ok_or(Fail::Overflow("integer overflow in `%`"))?,
+        BinOp::And => (x != 0 && y != 0) as i64,
+        BinOp::Or => (x != 0 || y != 0) as i64,
+    })
+}
+
+impl EventModel {
     /// Runs a block; on failure returns the failing statement's line with the reason.
     fn exec<'a, T: Slots + ?Sized, S: Sink>(
         &self,
@@ -445,9 +480,22 @@ impl EventModel {
                     }
                     slots.set(x, v);
                 }
-                Stmt::If { cond, then, otherwise, line } => {
-                    let c = self.eval(cond, slots, sink).map_err(|f| (*line, f))?;
-                    self.exec(if c != 0 { then } else { otherwise }, app, slots, sink)?;
+                Stmt::If { .. } => {
+                    // Down an `else if` chain in a loop: chains may be thousands long.
+                    let mut at = st;
+                    while let Stmt::If { cond, then, otherwise, line } = at {
+                        if self.eval(cond, slots, sink).map_err(|f| (*line, f))? != 0 {
+                            self.exec(then, app, slots, sink)?;
+                            break;
+                        }
+                        match otherwise.as_slice() {
+                            [next @ Stmt::If { .. }] => at = next,
+                            _ => {
+                                self.exec(otherwise, app, slots, sink)?;
+                                break;
+                            }
+                        }
+                    }
                 }
                 Stmt::Enable { event, .. } | Stmt::Disable { event, .. } => {
                     let on = matches!(st, Stmt::Enable { .. });
@@ -478,6 +526,7 @@ impl EventModel {
                 let app = &self.ast.apps[handler.app as usize];
                 let (kind, message) = match fail {
                     Fail::DivZero(m) => ("division-by-zero", m.to_string()),
+                    Fail::Overflow(m) => ("overflow", m.to_string()),
                     Fail::Assert(m) => ("assert", m.to_string()),
                     Fail::Conflict(x) => (
                         "conflict",
@@ -527,7 +576,9 @@ impl Model for EventModel {
         if self.opts.bound.is_some() {
             slots.extend(std::iter::repeat_n(0, self.nevents));
         }
-        let mut packed: SmallVec<[u64; 4]> = smallvec::smallvec![0; self.key_len.div_ceil(2)];
+        // At least one word: fields of zero width (a variable that never changes, with no event
+        // beside it) still point at word 0.
+        let mut packed: SmallVec<[u64; 4]> = smallvec::smallvec![0; self.key_len.div_ceil(2).max(1)];
         for (f, &v) in self.fields.iter().zip(&slots) {
             f.put(&mut packed, v);
         }
@@ -584,7 +635,9 @@ impl Model for EventModel {
     fn encode(&self, s: &EventState, out: &mut Vec<u32>) {
         // The packed words: a fixed layout with unused bits zero, so equal keys iff equal slots.
         for (i, &w) in s.packed.iter().enumerate() {
-            out.push(w as u32);
+            if 2 * i < self.key_len {
+                out.push(w as u32);
+            }
             if 2 * i + 1 < self.key_len {
                 out.push((w >> 32) as u32);
             }
@@ -727,10 +780,21 @@ impl EventModel {
                     expr(a, out);
                     expr(b, out);
                 }
+                Expr::Chain(first, rest) => {
+                    expr(first, out);
+                    rest.iter().for_each(|(_, b)| expr(b, out));
+                }
             }
         }
         fn block(m: &EventModel, body: &[Stmt], out: &mut Record<'_>) {
-            for st in body {
+            // A stack of blocks in progress rather than recursion (`else if` chains may be
+            // thousands long), visiting statements in the same order.
+            let mut stack = vec![body.iter()];
+            while let Some(top) = stack.last_mut() {
+                let Some(st) = top.next() else {
+                    stack.pop();
+                    continue;
+                };
                 match st {
                     Stmt::Assign { var, value, .. } => {
                         expr(value, out);
@@ -738,8 +802,7 @@ impl EventModel {
                     }
                     Stmt::If { cond, then, otherwise, .. } => {
                         expr(cond, out);
-                        block(m, then, out);
-                        block(m, otherwise, out);
+                        stack.extend([otherwise.iter(), then.iter()]);
                     }
                     Stmt::Enable { event, .. } | Stmt::Disable { event, .. } => out.touch(m.flag_object(*event), true),
                     Stmt::Assert { cond, .. } => expr(cond, out),

@@ -116,6 +116,9 @@ pub struct EmTrace {
     pub ops: Vec<Op>,
     /// Extra happens-before edges from dependence.txt, as positions in `ops` (src, dest).
     pub dependence: Vec<(u32, u32)>,
+    /// The dependence file and the line of each edge in `dependence`, to report a bad edge at.
+    pub dependence_file: PathBuf,
+    pub dependence_lines: Vec<u32>,
     pub symbols: Vec<String>,
     pub locations: Vec<Location>,
     /// Raw message id of each dense message id.
@@ -477,6 +480,8 @@ pub fn parse_trace(file: &Path, bytes: &[u8]) -> Result<EmTrace, InputError> {
         file: file.to_path_buf(),
         ops,
         dependence: Vec::new(),
+        dependence_file: PathBuf::new(),
+        dependence_lines: Vec::new(),
         symbols: p.symbols.names,
         locations: p.location_list,
         messages: p.message_raw,
@@ -485,6 +490,7 @@ pub fn parse_trace(file: &Path, bytes: &[u8]) -> Result<EmTrace, InputError> {
 
 /// Parses a dependence.txt (`src:<index> dest:<index>` per line) against `trace`.
 pub fn parse_dependence(file: &Path, bytes: &[u8], trace: &mut EmTrace) -> Result<(), InputError> {
+    trace.dependence_file = file.to_path_buf();
     for (no, raw) in lines(bytes) {
         let line = raw.trim_ascii_start();
         if line.is_empty() || line.starts_with(b"#") {
@@ -517,6 +523,7 @@ pub fn parse_dependence(file: &Path, bytes: &[u8], trace: &mut EmTrace) -> Resul
             return Err(err(col, rest.trim_ascii(), "unexpected text after the edge"));
         }
         trace.dependence.push((ends[0], ends[1]));
+        trace.dependence_lines.push(no as u32);
     }
     Ok(())
 }

@@ -83,6 +83,9 @@ pub enum Expr {
     Var(u32),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a op1 b op2 c ...` of one precedence level, left to right (`((a op1 b) op2 c) ...`): a
+    /// long flat chain is a list, so walking it needs no recursion however long it is.
+    Chain(Box<Expr>, Vec<(BinOp, Expr)>),
 }
 
 /// A resolved statement; `line` is its source line (reported with errors).
@@ -127,6 +130,13 @@ impl EventModelAst {
 /// over the tree, and a bounded depth keeps any input from overflowing the stack.
 const MAX_DEPTH: usize = 200;
 
+/// Longest flat chain of one precedence level (`a + b + ...`) and longest `else if` chain. A
+/// flat chain is walked without recursion, so its bound only caps the work on absurd inputs;
+/// an `else if` chain nests, and the emulator and checker walk it iteratively, leaving only
+/// dropping the tree recursive (a few dozen bytes of stack per link).
+const MAX_CHAIN: usize = 10_000;
+const MAX_ELSE_IF: usize = 5_000;
+
 const KEYWORDS: &[&str] =
     &["var", "event", "disabled", "app", "on", "if", "else", "enable", "disable", "assert", "true", "false", "model"];
 
@@ -145,6 +155,8 @@ pub fn parse(path: &Path, text: &[u8]) -> Result<EventModelAst, InputError> {
             return Err(InputError::at(path, line, col, &format!("\\x{bad:02x}"), "invalid UTF-8"));
         }
     };
+    // A UTF-8 byte-order mark is accepted, as in trace.txt (editors on Windows write one).
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let tokens = lex(path, src)?;
     let items = Parser { path, toks: &tokens, pos: 0, nest: 0 }.file()?;
     check(path, items)
@@ -206,7 +218,9 @@ fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
     let mut toks = Vec::new();
     let mut rest = src;
     let mut line = 1;
-    let mut line_start = 0usize; // byte offset of the current line
+    // The column is carried forward from the last token, counting only the characters since
+    // it: recounting from the line start made one long line quadratic.
+    let (mut col, mut counted) = (1usize, 0usize);
     loop {
         if let Ok((r, _)) = blank(rest) {
             rest = r;
@@ -215,7 +229,8 @@ fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
             rest = r;
         }
         let off = src.len() - rest.len();
-        let col = src[line_start..off].chars().count() + 1;
+        col += src[counted..off].chars().count();
+        counted = off;
         if rest.is_empty() {
             toks.push(Tok { kind: Kind::Eof, text: "", line, col });
             return Ok(toks);
@@ -224,7 +239,7 @@ fn lex<'a>(path: &Path, src: &'a str) -> Result<Vec<Tok<'a>>, InputError> {
             toks.push(Tok { kind: Kind::Newline, text: nl, line, col });
             rest = r;
             line += 1;
-            line_start = off + 1;
+            (col, counted) = (1, off + 1);
             continue;
         }
         if let Ok((r, word)) = name(rest) {
@@ -295,6 +310,8 @@ enum RawKind {
     Name(String),
     Unary(UnOp, Box<Raw>),
     Binary(BinOp, Box<Raw>, Box<Raw>),
+    /// Two or more operators of one level in a row, each with its position.
+    Chain(Box<Raw>, Vec<(BinOp, Pos, Raw)>),
 }
 
 #[derive(Debug)]
@@ -564,30 +581,44 @@ impl<'t, 'a> Parser<'t, 'a> {
         }
     }
 
+    /// `if c1 {..} else if c2 {..} ... [else {..}]`, read in a loop: an `else if` chain is as
+    /// deep as its deepest block, not as long as it is (up to [`MAX_ELSE_IF`] links).
     fn if_stmt(&mut self, depth: usize) -> Result<RawStmt, InputError> {
-        let t = self.bump(); // `if`
-        let cond = self.expr()?;
-        let then = self.block(depth + 1)?;
-        // `else` may follow the closing brace on the next line: no statement starts with it.
-        let save = self.pos;
-        while self.peek().kind == Kind::Newline {
-            self.bump();
-        }
-        let otherwise = if self.is_word("else") {
-            self.bump();
-            if self.is_word("if") {
-                if depth + 1 > MAX_DEPTH {
-                    return Err(self.err(self.peek(), "blocks nested too deeply"));
-                }
-                vec![self.if_stmt(depth + 1)?]
-            } else {
-                self.block(depth + 1)?
+        let mut arms = Vec::new();
+        let otherwise = loop {
+            let t = self.bump(); // `if`
+            let cond = self.expr()?;
+            let then = self.block(depth + 1)?;
+            arms.push((cond, then, Self::pos_of(&t)));
+            // `else` may follow the closing brace on the next line: no statement starts with it.
+            let save = self.pos;
+            while self.peek().kind == Kind::Newline {
+                self.bump();
             }
-        } else {
-            self.pos = save;
-            Vec::new()
+            if !self.is_word("else") {
+                self.pos = save;
+                break Vec::new();
+            }
+            self.bump();
+            if !self.is_word("if") {
+                break self.block(depth + 1)?;
+            }
+            if arms.len() == MAX_ELSE_IF {
+                return Err(self.err(self.peek(), format!("blocks nested too deeply: over {MAX_ELSE_IF} `else if`")));
+            }
         };
-        Ok(RawStmt::If { cond, then, otherwise, pos: Self::pos_of(&t) })
+        // The AST keeps `else if` as an `if` inside `else`, built from the last link back.
+        let mut stmt = None;
+        let mut otherwise = otherwise;
+        while let Some((cond, then, pos)) = arms.pop() {
+            let s = RawStmt::If { cond, then, otherwise, pos };
+            if arms.is_empty() {
+                stmt = Some(s);
+                break;
+            }
+            otherwise = vec![s];
+        }
+        Ok(stmt.expect("at least one arm"))
     }
 
     // Expressions, lowest precedence first.
@@ -613,22 +644,38 @@ impl<'t, 'a> Parser<'t, 'a> {
         if level == LEVELS.len() {
             return self.unary();
         }
-        let mut lhs = self.binary_level(level + 1)?;
+        let lhs = self.binary_level(level + 1)?;
+        let mut rest: Vec<(BinOp, Pos, Raw)> = Vec::new();
         loop {
             let t = self.peek().clone();
             let op = match t.kind {
                 Kind::Punct(p) => LEVELS[level].iter().find(|(s, _)| *s == p).map(|(_, op)| *op),
                 _ => None,
             };
-            let Some(op) = op else { return Ok(lhs) };
+            let Some(op) = op else { break };
+            if rest.len() == MAX_CHAIN {
+                return Err(self.err(&t, format!("expression nested too deeply: over {MAX_CHAIN} operators in a row")));
+            }
             self.bump();
             let rhs = self.binary_level(level + 1)?;
-            let depth = 1 + lhs.depth.max(rhs.depth);
-            if depth > MAX_DEPTH {
-                return Err(self.err(&t, "expression nested too deeply"));
-            }
-            lhs = Raw { kind: RawKind::Binary(op, Box::new(lhs), Box::new(rhs)), pos: Self::pos_of(&t), depth };
+            rest.push((op, Self::pos_of(&t), rhs));
         }
+        // A chain is as deep as its deepest operand, not as long as it is.
+        let depth = 1 + rest.iter().map(|(_, _, r)| r.depth).fold(lhs.depth, usize::max);
+        if let Some((_, pos, _)) = rest.first().filter(|_| depth > MAX_DEPTH) {
+            return Err(InputError::at(self.path, pos.line, pos.col, &pos.text, "expression nested too deeply"));
+        }
+        Ok(match rest.len() {
+            0 => lhs,
+            1 => {
+                let (op, pos, rhs) = rest.pop().expect("one operator");
+                Raw { kind: RawKind::Binary(op, Box::new(lhs), Box::new(rhs)), pos, depth }
+            }
+            _ => {
+                let pos = rest[0].1.clone();
+                Raw { kind: RawKind::Chain(Box::new(lhs), rest), pos, depth }
+            }
+        })
     }
 
     fn unary(&mut self) -> Result<Raw, InputError> {
@@ -731,21 +778,32 @@ impl Checker<'_> {
             RawKind::Binary(op, a, b) => {
                 let (ea, ta) = self.expr(a)?;
                 let (eb, tb) = self.expr(b)?;
-                let equality = matches!(op, BinOp::Eq | BinOp::Ne);
-                if ta != tb {
-                    return Err(self.err(
-                        &raw.pos,
-                        format!("operator `{}` mixes types: {} and {}", raw.pos.text, ta.name(), tb.name()),
-                    ));
-                }
-                if !equality && ta != Ty::Int {
-                    return Err(
-                        self.err(&raw.pos, format!("operator `{}` needs integers, found symbols", raw.pos.text))
-                    );
-                }
+                self.operands(*op, &raw.pos, ta, tb)?;
                 (Expr::Binary(*op, Box::new(ea), Box::new(eb)), Ty::Int)
             }
+            RawKind::Chain(first, rest) => {
+                let (e0, mut ty) = self.expr(first)?;
+                let mut out = Vec::with_capacity(rest.len());
+                for (op, pos, r) in rest {
+                    let (e, t) = self.expr(r)?;
+                    self.operands(*op, pos, ty, t)?;
+                    ty = Ty::Int;
+                    out.push((*op, e));
+                }
+                (Expr::Chain(Box::new(e0), out), Ty::Int)
+            }
         })
+    }
+
+    /// Types of a binary operator's operands: alike, and integers unless it is `==` or `!=`.
+    fn operands(&self, op: BinOp, pos: &Pos, ta: Ty, tb: Ty) -> Result<(), InputError> {
+        if ta != tb {
+            return Err(self.err(pos, format!("operator `{}` mixes types: {} and {}", pos.text, ta.name(), tb.name())));
+        }
+        if !matches!(op, BinOp::Eq | BinOp::Ne) && ta != Ty::Int {
+            return Err(self.err(pos, format!("operator `{}` needs integers, found symbols", pos.text)));
+        }
+        Ok(())
     }
 
     fn cond(&mut self, raw: &Raw) -> Result<Expr, InputError> {
@@ -761,6 +819,27 @@ impl Checker<'_> {
             .get(name)
             .copied()
             .ok_or_else(|| self.err(pos, format!("unknown event `{name}`: it has no handler and no declaration")))
+    }
+
+    /// An `if` and its `else if` links, walked in a loop (a long chain must not recurse).
+    fn if_chain(&mut self, mut raw: &RawStmt) -> Result<Stmt, InputError> {
+        let mut arms = Vec::new();
+        let mut otherwise = loop {
+            let RawStmt::If { cond, then, otherwise, pos } = raw else { unreachable!("called on an if") };
+            arms.push((self.cond(cond)?, self.stmts(then)?, pos.line));
+            match otherwise.as_slice() {
+                [next @ RawStmt::If { .. }] => raw = next,
+                _ => break self.stmts(otherwise)?,
+            }
+        };
+        loop {
+            let (cond, then, line) = arms.pop().expect("at least one arm");
+            let stmt = Stmt::If { cond, then, otherwise, line };
+            if arms.is_empty() {
+                return Ok(stmt);
+            }
+            otherwise = vec![stmt];
+        }
     }
 
     fn stmts(&mut self, raw: &[RawStmt]) -> Result<Vec<Stmt>, InputError> {
@@ -781,12 +860,7 @@ impl Checker<'_> {
                     }
                     Stmt::Assign { var: v, value: e, line: var_pos.line }
                 }
-                RawStmt::If { cond, then, otherwise, pos } => Stmt::If {
-                    cond: self.cond(cond)?,
-                    then: self.stmts(then)?,
-                    otherwise: self.stmts(otherwise)?,
-                    line: pos.line,
-                },
+                RawStmt::If { .. } => self.if_chain(s)?,
                 RawStmt::Enable { event, pos, on } => {
                     let e = self.event(event, pos)?;
                     if *on {

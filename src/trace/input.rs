@@ -2,18 +2,32 @@
 //! the content, not the name (cli.md): an EM trace, a folder holding `trace.txt`, an
 //! EM-Explorer `config.cfg`, or an event model (`model events` on its first meaningful line).
 
-use std::fs::File;
+use std::collections::HashMap;
+use std::io::{ErrorKind, Read};
 use std::ops::Deref;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use memmap2::Mmap;
 
 use super::InputError;
 
+/// `O_NONBLOCK` (0o4000 on Linux, 4 on macOS and the BSDs), spelled out to keep `libc` out of
+/// the dependencies.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const O_NONBLOCK: i32 = 0o4000;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const O_NONBLOCK: i32 = 4;
+
 /// The bytes of an input file: mapped when possible, read otherwise (pipes, empty files).
 pub enum Bytes {
     Mapped(Mmap),
     Owned(Vec<u8>),
+    /// Read once from a stream (stdin, a pipe, a FIFO, a device) and kept for the next reader.
+    Shared(Arc<Vec<u8>>),
 }
 
 impl Deref for Bytes {
@@ -22,26 +36,114 @@ impl Deref for Bytes {
         match self {
             Bytes::Mapped(m) => m,
             Bytes::Owned(v) => v,
+            Bytes::Shared(v) => v,
         }
     }
 }
 
-/// Reads a whole file, mapping it into memory when it is a regular non-empty file.
+/// Largest input read when no `--max-memory` is given: far above the largest recorded trace
+/// (tens of MB), small enough that `/dev/zero` ends in an error, not in memory exhaustion.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 512 << 20;
+
+static MAX_INPUT_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT_BYTES);
+
+/// Bounds every input by `--max-memory`: half of it (the model built from an input takes a
+/// multiple of its bytes), or the default when no limit is given.
+pub fn set_max_memory(max_memory_bytes: Option<u64>) {
+    MAX_INPUT_BYTES.store(max_memory_bytes.map_or(DEFAULT_MAX_INPUT_BYTES, |m| (m / 2).max(1)), Ordering::Relaxed);
+}
+
+pub fn max_input_bytes() -> u64 {
+    MAX_INPUT_BYTES.load(Ordering::Relaxed)
+}
+
+fn too_large(path: &Path) -> InputError {
+    InputError::file(
+        path,
+        format!(
+            "input larger than {} bytes, the bound on inputs (half of --max-memory, default {} MB)",
+            max_input_bytes(),
+            DEFAULT_MAX_INPUT_BYTES >> 20
+        ),
+    )
+}
+
+/// Streams already read, by path: detecting the kind and then parsing must not read a pipe
+/// twice (the second reader would see nothing).
+fn streams() -> &'static Mutex<HashMap<PathBuf, Arc<Vec<u8>>>> {
+    static STREAMS: OnceLock<Mutex<HashMap<PathBuf, Arc<Vec<u8>>>>> = OnceLock::new();
+    STREAMS.get_or_init(Default::default)
+}
+
+/// Whether `path` names standard input (`-`).
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Reads a stream to its end, at most the input bound.
+fn read_stream(path: &Path, mut from: impl Read) -> Result<Vec<u8>, InputError> {
+    let limit = max_input_bytes();
+    let mut out = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        match from.read(&mut chunk) {
+            Ok(0) => return Ok(out),
+            Ok(k) => {
+                out.extend_from_slice(&chunk[..k]);
+                if out.len() as u64 > limit {
+                    return Err(too_large(path));
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            // A FIFO opened without blocking: its writer has not written yet.
+            Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(1)),
+            Err(e) => return Err(InputError::file(path, format!("cannot read: {e}"))),
+        }
+    }
+}
+
+/// Reads a whole file, mapping it into memory when it is a regular non-empty file. `-` is
+/// standard input; streams are read once and kept (see [`streams`]).
 pub fn read(path: &Path) -> Result<Bytes, InputError> {
     let fail = |e: std::io::Error| InputError::file(path, format!("cannot read: {e}"));
-    let file = File::open(path).map_err(fail)?;
+    if let Some(bytes) = streams().lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+        return Ok(Bytes::Shared(bytes.clone()));
+    }
+    let keep = |bytes: Vec<u8>| {
+        let bytes = Arc::new(bytes);
+        streams().lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), bytes.clone());
+        Ok(Bytes::Shared(bytes))
+    };
+    if is_stdin(path) {
+        return keep(read_stream(path, std::io::stdin().lock())?);
+    }
+    let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    if fifo {
+        // Opening a FIFO blocks until a writer comes; without blocking, a FIFO nobody writes
+        // to reads as empty (an error) instead of hanging.
+        options.custom_flags(O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(fail)?;
     let meta = file.metadata().map_err(fail)?;
     if meta.is_dir() {
         return Err(InputError::file(path, "is a folder, expected a file"));
     }
-    if meta.is_file() && meta.len() > 0 {
-        // SAFETY: the map is read-only and lives no longer than the parse; a concurrent
-        // truncation of an input file is outside what the tool guards against.
-        if let Ok(map) = unsafe { Mmap::map(&file) } {
-            return Ok(Bytes::Mapped(map));
+    if meta.is_file() {
+        if meta.len() > max_input_bytes() {
+            return Err(too_large(path));
         }
+        if meta.len() > 0 {
+            // SAFETY: the map is read-only and lives no longer than the parse; a concurrent
+            // truncation of an input file is outside what the tool guards against.
+            if let Ok(map) = unsafe { Mmap::map(&file) } {
+                return Ok(Bytes::Mapped(map));
+            }
+        }
+        return read_stream(path, file).map(Bytes::Owned);
     }
-    std::fs::read(path).map(Bytes::Owned).map_err(fail)
+    keep(read_stream(path, file)?)
 }
 
 /// What an input path holds.
@@ -75,12 +177,13 @@ pub fn detect(path: &Path) -> Result<InputKind, InputError> {
         return Ok(em_with_dependence(trace));
     }
     let bytes = read(path)?;
-    let first = first_meaningful_line(&bytes);
+    // A UTF-8 byte-order mark is not part of the first word.
+    let first = first_meaningful_line(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes));
     let mut words = first.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
     match (words.next(), words.next()) {
         (Some(b"model"), Some(b"events")) => Ok(InputKind::Events(path.to_path_buf())),
         (Some(w), _) if w.first().is_some_and(u8::is_ascii_digit) => Ok(em_with_dependence(path.to_path_buf())),
-        _ if is_config(&bytes) => config_target(path, &bytes),
+        _ if is_config(&bytes) => config_target(path, &bytes, &mut Vec::new()),
         (None, _) => Err(InputError::file(path, "empty input: expected an EM trace, a config.cfg or an event model")),
         _ => {
             let text = String::from_utf8_lossy(first);
@@ -101,6 +204,10 @@ fn line_of(bytes: &[u8], sub: &[u8]) -> usize {
 }
 
 fn em_with_dependence(trace: PathBuf) -> InputKind {
+    // Standard input has no folder to find a dependence.txt in.
+    if is_stdin(&trace) {
+        return InputKind::EmTrace { trace, dependence: None };
+    }
     let dep = trace.parent().map(|d| d.join("dependence.txt")).filter(|d| d.is_file());
     InputKind::EmTrace { trace, dependence: dep }
 }
@@ -112,7 +219,12 @@ fn is_config(bytes: &[u8]) -> bool {
 /// An EM-Explorer config names its trace and dependence files by absolute paths, often on
 /// another machine (`<path-to-test-traces>/…`): a path that does not exist is looked up by its
 /// file name beside the config instead.
-fn config_target(path: &Path, bytes: &[u8]) -> Result<InputKind, InputError> {
+///
+/// A config whose `trace:` is a config is followed (`seen` holds the configs on the way); one
+/// that names itself, or a cycle of configs, is an error rather than an endless loop or a
+/// config read as an empty trace.
+fn config_target(path: &Path, bytes: &[u8], seen: &mut Vec<PathBuf>) -> Result<InputKind, InputError> {
+    seen.push(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut trace = None;
     let mut dependence = None;
@@ -135,20 +247,38 @@ fn config_target(path: &Path, bytes: &[u8]) -> Result<InputKind, InputError> {
         };
         match key.trim() {
             "trace" => {
-                trace = Some(resolve(value).ok_or_else(|| {
-                    InputError::at(
-                        path,
-                        i + 1,
-                        7,
-                        value.trim(),
-                        "config names a trace file that exists neither there nor beside the config",
-                    )
-                })?)
+                trace = Some((
+                    resolve(value).ok_or_else(|| {
+                        InputError::at(
+                            path,
+                            i + 1,
+                            7,
+                            value.trim(),
+                            "config names a trace file that exists neither there nor beside the config",
+                        )
+                    })?,
+                    i + 1,
+                ))
             }
             "dependence" => dependence = resolve(value),
             _ => {}
         }
     }
-    let trace = trace.ok_or_else(|| InputError::file(path, "config has no `trace:` line"))?;
+    let (trace, line) = trace.ok_or_else(|| InputError::file(path, "config has no `trace:` line"))?;
+    let canonical = std::fs::canonicalize(&trace).unwrap_or_else(|_| trace.clone());
+    if let Some(i) = seen.iter().position(|p| *p == canonical) {
+        let chain: Vec<String> = seen[i..].iter().chain([&canonical]).map(|p| p.display().to_string()).collect();
+        let msg = if seen.len() - i == 1 {
+            "config names itself as its trace".to_string()
+        } else {
+            format!("configs name each other in a cycle: {}", chain.join(" -> "))
+        };
+        return Err(InputError::at(path, line, 7, &trace.display().to_string(), msg));
+    }
+    let target = read(&trace)?;
+    let first = first_meaningful_line(&target);
+    if !first.first().is_some_and(u8::is_ascii_digit) && is_config(&target) {
+        return config_target(&trace, &target, seen);
+    }
     Ok(InputKind::EmTrace { trace, dependence })
 }

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Copies seed inputs into corpus/<target>/ (ignored by git): the project's fixtures and the
+# shared EM-Explorer traces. Run from fuzz/; SHARED defaults to ../../shared (the work tree's
+# sibling folder).
+set -eu
+SHARED=${SHARED:-../../shared}
+for t in em_trace_parse em_explore events_parse events_explore config_dependence; do
+    mkdir -p "corpus/$t"
+done
+n=0
+for f in ../fixtures/em/*/trace.txt "$SHARED"/traces/em-explorer/*/*/trace.txt "$SHARED"/traces/em-explorer/*/*/*/trace.txt; do
+    [ -f "$f" ] || continue
+    n=$((n + 1))
+    cp "$f" "corpus/em_trace_parse/trace-$n"
+    cp "$f" "corpus/em_explore/trace-$n"
+done
+for f in ../fixtures/events/*.events ../traces/smartthings/*.events; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f")
+    cp "$f" "corpus/events_parse/$b"
+    cp "$f" "corpus/events_explore/$b"
+done
+# config_dependence: dependence text, a NUL, config text.
+i=0
+for d in "$SHARED"/traces/em-explorer/*/*/ "$SHARED"/traces/em-explorer/*/*/*/; do
+    [ -f "$d/config.cfg" ] || continue
+    i=$((i + 1))
+    { head -c 2000 "$d/dependence.txt" 2>/dev/null || true; printf '\0'; cat "$d/config.cfg"; } > "corpus/config_dependence/cfg-$i"
+done
+printf 'src:2 dest:7\nsrc:7 dest:10\n\0trace:trace.txt\ndependence:dependence.txt\n' > corpus/config_dependence/small
+echo "seeded: $n traces, $i configs"
