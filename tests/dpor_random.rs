@@ -353,7 +353,7 @@ fn dpor_and_em_dpor_reach_every_outcome_of_full_stateless() {
             continue;
         }
         checked += 1;
-        for name in ["dpor", "dpor-sleep", "em-dpor"] {
+        for name in ["dpor", "dpor-sleep", "em-dpor", "optimal"] {
             let (finished, found, _) = run(&m, name, Some(Duration::from_secs(3)));
             let spurious: Vec<&str> = found.lines().filter(|l| !full.lines().any(|x| x == *l)).collect();
             assert!(spurious.is_empty(), "seed {seed}: {name} reached outcomes full did not: {spurious:?}\n{text}");

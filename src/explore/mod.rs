@@ -27,6 +27,7 @@ pub mod em_dpor;
 pub mod full;
 pub mod full_stateless;
 pub mod graph;
+pub mod optimal;
 pub mod outcomes;
 mod par_dpor;
 pub mod stateful_dpor;
@@ -293,7 +294,8 @@ pub struct Group {
 }
 
 /// Names of the strategies, as on the command line.
-pub const STRATEGIES: &[&str] = &["full", "full-stateless", "dpor", "dpor-sleep", "em-dpor", "stateful-dpor"];
+pub const STRATEGIES: &[&str] =
+    &["full", "full-stateless", "dpor", "dpor-sleep", "em-dpor", "stateful-dpor", "optimal"];
 
 /// Runs `strategy` on `model` with `limits`. The caller has checked the strategy applies.
 pub fn run<M: Model>(
@@ -345,6 +347,7 @@ pub fn for_em_trace(name: &str) -> Option<Box<dyn Strategy<crate::model::em::EmM
         "dpor-sleep" => Some(Box::new(dpor_sleep::DporSleep)),
         "em-dpor" => Some(Box::new(em_dpor::EmDpor)),
         "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
+        "optimal" => Some(Box::new(optimal::Optimal)),
         _ => None,
     }
 }
