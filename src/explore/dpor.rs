@@ -245,7 +245,7 @@ pub(crate) struct Engine<'m> {
     pub nesting: usize,
     /// `dpor-sleep`: sleep sets prune runs equivalent to ones explored from an earlier state.
     pub sleep_sets: bool,
-    /// `optimal`: a POST, CALL or RET wakes every sleeping thread (see [`super::optimal`]).
+    /// `optimal`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (see [`super::optimal`]).
     pub wake_on_queue_ops: bool,
     /// Parallel `dpor`: transitions to wait before looking for a choice to give away again,
     /// after a look found none.

@@ -55,8 +55,15 @@ impl Engine<'_> {
         let (parent, top) = (&self.frames[n - 2], &self.frames[n - 1]);
         let op = parent.next_op(c).expect("the thread just taken had a next operation");
         let mut sleep = ThreadSet::default();
-        let queue_op = matches!(self.op_kind(op), OpKind::Post { .. } | OpKind::Call { .. } | OpKind::Ret { .. });
-        if self.wake_on_queue_ops && queue_op {
+        let wakes_all = matches!(
+            self.op_kind(op),
+            OpKind::Post { .. }
+                | OpKind::Call { .. }
+                | OpKind::Ret { .. }
+                | OpKind::Lock { .. }
+                | OpKind::Unlock { .. }
+        );
+        if self.wake_on_queue_ops && wakes_all {
             self.frames[n - 1].sleep = sleep;
             return;
         }
