@@ -1,9 +1,8 @@
 //! `optimal` (EM-DPOR with sleep sets, src/explore/optimal.rs): the outcome set of the
 //! exhaustive search on EM-Explorer's 28 benchmark traces and on every fixture, the outcome set
 //! of the sound reductions on the five TACAS 2016 traces, and, on the benchmark traces, never
-//! more executions than `em-dpor`, whose backtracking it keeps (on music it runs more: sleep
-//! sets force extra backtracking there, docs/optimal.md). The random differential check is in
-//! tests/dpor_random.rs.
+//! more executions than `em-dpor`, whose backtracking it keeps (on music it runs more,
+//! docs/optimal.md §4). The random differential check is in tests/dpor_random.rs.
 
 use std::time::Duration;
 

@@ -16,6 +16,11 @@
 //!   sleep sets can starve a backtrack point): where every fresh candidate of a race reversal is
 //!   asleep at the backtrack state, every enabled thread is added there instead
 //!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor.rs).
+//! - A POST (any kind), CALL, RET, LOCK or UNLOCK wakes every sleeping thread
+//!   (`Engine::wake_on_queue_ops`): EM-DPOR's races treat posts as commuting while the queue
+//!   order does not, and its lock races differ from DPOR's, so its coverage of a done subtree
+//!   does not carry across such an operation. Without this rule outcomes are lost (aarddict;
+//!   random seeds, docs/optimal.md §1).
 //!
 //! # Why no outcome is lost
 //! Sleep sets only prune: a thread `t` asleep at `s` was taken (done) at an ancestor `s0`, and
@@ -32,12 +37,12 @@
 //!   they never make two enabled operations fail to commute;
 //! - post -> call and FIFO per queue, for POST, NATIVE-POST, UI-POST and DELAY-POST alike (they
 //!   are one operation kind in the emulator): two posts to one queue are dependent (the queue
-//!   order is part of the state), a post and a CALL of that queue commute (the CALL takes the
-//!   front, the post appends);
+//!   order is part of the state), and a POST, CALL or RET wakes every sleeper anyway;
 //! - one handler at a time per looper: CALL and RET are operations of the looper thread, so a
 //!   handler's operations are program-ordered between them;
 //! - re-entrant locks: LOCKs of one lock are dependent; an UNLOCK only enables (a LOCK of
-//!   another thread is disabled while the lock is held, so it is never asleep beside it);
+//!   another thread is disabled while the lock is held, so it is never asleep beside it); and
+//!   a LOCK or UNLOCK wakes every sleeper;
 //! - wait/notify counts: a NOTIFY adds one to its target's count, a WAIT takes one from its own
 //!   thread's count; both commute with each other and with everything else (a NOTIFY only
 //!   enables);
@@ -46,9 +51,12 @@
 //!
 //! Backtracking is EM-DPOR's, whose argument (arXiv 1511.03213 §5) covers every reordering of
 //! dependent accesses, locks and handlers; a race whose candidates are all asleep falls back to
-//! every enabled thread, so no backtrack choice is one that is never run. The combination is
-//! checked against the exhaustive search on random traces (tests/dpor_random.rs) and on the
-//! benchmark and TACAS traces (tests/optimal.rs).
+//! every enabled thread, so no backtrack choice is one that is never run. Sleep sets only span
+//! stretches of reads, writes and other non-queue, non-lock operations, where EM-DPOR's
+//! dependence and the commutation relation agree. That is an argument, not a proof (no paper
+//! combines EM-DPOR with sleep sets); the combination is checked against the exhaustive search
+//! on random traces (tests/dpor_random.rs) and on the benchmark and TACAS traces
+//! (tests/optimal.rs).
 //!
 //! # Stuck outcomes
 //! A run ends when nothing is enabled, complete or stuck; both are terminal states and count
