@@ -245,6 +245,8 @@ pub(crate) struct Engine<'m> {
     pub nesting: usize,
     /// `dpor-sleep`: sleep sets prune runs equivalent to ones explored from an earlier state.
     pub sleep_sets: bool,
+    /// `optimal`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (see [`super::optimal`]).
+    pub wake_on_queue_ops: bool,
     /// Parallel `dpor`: transitions to wait before looking for a choice to give away again,
     /// after a look found none.
     donate_after: u32,
@@ -296,6 +298,7 @@ impl<'m> Engine<'m> {
             claims: Vec::new(),
             nesting: 0,
             sleep_sets: false,
+            wake_on_queue_ops: false,
             donate_after: 0,
         }
     }
@@ -321,7 +324,7 @@ impl<'m> Engine<'m> {
         self.model.threads.len() as u32
     }
 
-    fn op_kind(&self, op: u32) -> OpKind {
+    pub(crate) fn op_kind(&self, op: u32) -> OpKind {
         self.model.trace.ops[op as usize].kind
     }
 

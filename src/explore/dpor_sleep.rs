@@ -27,6 +27,7 @@ use super::dpor::{Engine, Mode, ThreadSet};
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 use crate::model::Choice;
+use crate::trace::em::OpKind;
 
 /// The `dpor-sleep` strategy.
 #[derive(Default)]
@@ -54,6 +55,18 @@ impl Engine<'_> {
         let (parent, top) = (&self.frames[n - 2], &self.frames[n - 1]);
         let op = parent.next_op(c).expect("the thread just taken had a next operation");
         let mut sleep = ThreadSet::default();
+        let wakes_all = matches!(
+            self.op_kind(op),
+            OpKind::Post { .. }
+                | OpKind::Call { .. }
+                | OpKind::Ret { .. }
+                | OpKind::Lock { .. }
+                | OpKind::Unlock { .. }
+        );
+        if self.wake_on_queue_ops && wakes_all {
+            self.frames[n - 1].sleep = sleep;
+            return;
+        }
         for t in parent.sleep.union(&parent.sets.done).iter() {
             let same = top.next[t as usize] == parent.next[t as usize] && top.enabled.contains(t);
             if t != c && same && parent.next_op(t).is_some_and(|o| !self.dependent(o, op)) {

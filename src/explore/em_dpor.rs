@@ -166,10 +166,20 @@ impl<'m> Engine<'m> {
             cands.insert(b.thread);
         }
         let mut fresh = ThreadSet::default();
+        let mut asleep = false;
         for t in cands.iter() {
-            if !f.sets.done.contains(t) {
+            // `optimal`: a sleeping candidate is never run at `pre(a)` (sleep sets are empty
+            // otherwise), so it cannot reveal the races its run would; as in `dpor-sleep`,
+            // fall back to every enabled thread when only sleeping candidates are fresh.
+            if f.sleep.contains(t) {
+                asleep |= !f.sets.done.contains(t);
+            } else if !f.sets.done.contains(t) {
                 fresh.insert(t);
             }
+        }
+        if fresh.is_empty() && asleep {
+            self.add_all_enabled(a);
+            return Reversal::Added;
         }
         if !fresh.is_empty() {
             self.add_one(a, &fresh);

@@ -44,6 +44,7 @@ pub mod em_dpor;
 pub mod full;
 pub mod full_stateless;
 pub mod graph;
+pub mod optimal;
 pub mod outcomes;
 mod par_dpor;
 pub mod registry;

@@ -10,7 +10,7 @@
 //! A builder is called once per run and hands back `Box<dyn Strategy<M>>`; the strategy's own
 //! loop is generic over `M`, so the transitions themselves are statically dispatched.
 
-use super::{dpor, dpor_events, dpor_sleep, em_dpor, full, full_stateless, stateful_dpor, Strategy};
+use super::{dpor, dpor_events, dpor_sleep, em_dpor, full, full_stateless, optimal, stateful_dpor, Strategy};
 use crate::model::em::EmModel;
 use crate::model::events::EventModel;
 use crate::model::{Model, ModelKind};
@@ -122,6 +122,14 @@ pub const REGISTRY: &[Entry] = &[
         default_rank: 3,
         em_trace: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
         events: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
+        ..BASE
+    },
+    Entry {
+        name: "optimal",
+        what: "toward one execution per outcome: EM-DPOR with sleep sets (EM traces; not yet optimal)",
+        paper: "Maiya et al., TACAS 2016, with Godefroid's sleep sets (docs/optimal.md)",
+        stateless: true,
+        em_trace: Some(|| Box::new(optimal::Optimal)),
         ..BASE
     },
 ];

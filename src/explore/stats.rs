@@ -62,6 +62,12 @@ pub struct Stats {
     /// When a limit stopped a depth-first search: a rough estimate of the share of its tree
     /// explored, 0 to 1 (`dpor`, `dpor-sleep`, `em-dpor`; see `Engine::estimated_done`).
     pub estimated_done: Option<f64>,
+    /// Executions that ended in an outcome already seen (`optimal`).
+    pub redundant: Option<u64>,
+    /// Runs abandoned before their end: blocked by sleep sets or an inconsistent choice (`optimal`).
+    pub blocked: Option<u64>,
+    /// Seconds spent deciding whether a wanted ordering is consistent (`optimal`).
+    pub consistency_s: Option<f64>,
 }
 
 impl Stats {
@@ -79,6 +85,8 @@ impl Stats {
         add(&mut self.revisits, other.revisits);
         add(&mut self.stored_state_bytes, other.stored_state_bytes);
         add(&mut self.sleep_blocked, other.sleep_blocked);
+        add(&mut self.redundant, other.redundant);
+        add(&mut self.blocked, other.blocked);
         self.max_depth = self.max_depth.max(other.max_depth);
     }
 

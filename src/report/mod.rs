@@ -48,6 +48,12 @@ pub struct RunReport {
     pub sleep_blocked: Option<u64>,
     /// When a limit stopped a depth-first search: rough estimate of the share explored (0-1).
     pub estimated_done: Option<f64>,
+    /// Executions that ended in an outcome already seen (`optimal`).
+    pub redundant: Option<u64>,
+    /// Runs abandoned before their end (`optimal`).
+    pub blocked: Option<u64>,
+    /// Seconds spent in consistency checks (`optimal`).
+    pub consistency_s: Option<f64>,
     #[serde(skip)]
     pub found: Outcomes,
     /// The load options the model was built with (` --bound 1 --conflicts`), for replay lines.
@@ -104,6 +110,9 @@ impl RunReport {
             revisits: stats.revisits,
             sleep_blocked: stats.sleep_blocked,
             estimated_done: stats.estimated_done,
+            redundant: stats.redundant,
+            blocked: stats.blocked,
+            consistency_s: stats.consistency_s,
             found,
         }
     }

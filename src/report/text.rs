@@ -68,6 +68,15 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     if let Some(n) = r.sleep_blocked {
         let _ = writeln!(out, "sleep-blocked runs: {n}");
     }
+    if let Some(n) = r.redundant {
+        let _ = writeln!(out, "redundant runs:     {n} (ended in an outcome already seen)");
+    }
+    if let Some(n) = r.blocked {
+        let _ = writeln!(out, "abandoned runs:     {n}");
+    }
+    if let Some(t) = r.consistency_s {
+        let _ = writeln!(out, "consistency checks: {t:.3} s");
+    }
     if let Some(d) = r.estimated_done {
         let _ = writeln!(out, "estimated explored: {:.3}% of the search tree (rough, tends high)", d * 100.0);
     }

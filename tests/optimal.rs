@@ -1,0 +1,87 @@
+//! `optimal` (EM-DPOR with sleep sets, src/explore/optimal.rs): the outcome set of the
+//! exhaustive search on EM-Explorer's 28 benchmark traces and on every fixture, the outcome set
+//! of the sound reductions on the five TACAS 2016 traces, and, on the benchmark traces, never
+//! more executions than `em-dpor`, whose backtracking it keeps (on music it runs more,
+//! docs/optimal.md §4). The random differential check is in tests/dpor_random.rs.
+
+use std::time::Duration;
+
+use tracepor::explore::{Limits, Outcomes, Stats};
+use tracepor::model::em::EmModel;
+
+mod common;
+
+fn run(m: &EmModel, name: &str, secs: u64) -> (Stats, Outcomes) {
+    common::run_em(m, name, Limits { time: Some(Duration::from_secs(secs)), ..Limits::default() })
+}
+
+/// The counters `optimal` keeps add up: every execution beyond the first of each outcome is
+/// counted redundant.
+fn check_counters(what: &str, st: &Stats, found: &Outcomes) {
+    assert_eq!(st.redundant, Some(st.executions - found.len() as u64), "{what}: redundant runs");
+    assert!(st.blocked.is_some(), "{what}: abandoned runs not counted");
+}
+
+#[test]
+fn benchmark_traces_keep_full_outcome_sets() {
+    let dirs = common::trace_dirs(&common::em_explorer().join("benchmark-traces"));
+    assert_eq!(dirs.len(), 28, "the 28 hand-written traces are expected under ../shared/traces/em-explorer");
+    let mut problems = Vec::new();
+    for dir in &dirs {
+        let t = dir.display();
+        let m = common::em(dir);
+        let (fs, full) = run(&m, "full", 60);
+        assert!(fs.finished, "{t}: full did not finish");
+        let (st, found) = run(&m, "optimal", 60);
+        let (se, _) = run(&m, "em-dpor", 60);
+        if !st.finished {
+            problems.push(format!("{t}: optimal did not finish"));
+            continue;
+        }
+        if !found.same_as(&full) {
+            problems.push(format!("{t}: outcome set differs from full's"));
+        }
+        if se.finished && st.executions > se.executions {
+            problems.push(format!("{t}: {} executions, em-dpor {}", st.executions, se.executions));
+        }
+        check_counters(&t.to_string(), &st, &found);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every fixture under fixtures/em: the outcome lines it expects.
+#[test]
+fn fixtures_keep_expected_outcomes() {
+    let root = common::root().join("fixtures/em");
+    for dir in common::trace_dirs(&root) {
+        let Ok(expected) = std::fs::read_to_string(dir.join("expected.outcomes")) else {
+            continue;
+        };
+        let m = common::em(&dir);
+        let (st, found) = run(&m, "optimal", 60);
+        assert!(st.finished, "{}: did not finish", dir.display());
+        assert_eq!(common::outcome_text(&found), expected, "{}: outcome lines", dir.display());
+    }
+}
+
+/// The TACAS 2016 traces (`full` finishes on none): the outcome set of `em-dpor`, or of
+/// `dpor-sleep` on mytracks, where em-dpor needs 405,013 runs; the distinct outcomes are the
+/// issue's floor (2, 2, 6, 20, 10).
+#[test]
+fn tacas_traces_keep_sound_outcome_sets() {
+    for (app, reference, outcomes) in [
+        ("remind-me", "em-dpor", 2),
+        ("aarddict", "em-dpor", 2),
+        ("music", "em-dpor", 6),
+        ("charachter-recognition", "em-dpor", 20),
+        ("mytracks", "dpor-sleep", 10),
+    ] {
+        let m = common::em(&common::em_explorer().join("tacas-2016").join(app));
+        let (st, found) = run(&m, "optimal", 60);
+        let (sr, expected) = run(&m, reference, 120);
+        assert!(st.finished && sr.finished, "{app}: did not finish");
+        assert!(found.same_as(&expected), "{app}: optimal and {reference} disagree");
+        assert_eq!(found.len(), outcomes, "{app}: distinct outcomes");
+        check_counters(app, &st, &found);
+    }
+}
