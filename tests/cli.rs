@@ -357,3 +357,43 @@ fn compare_names_a_disagreeing_strategy_with_a_replayable_witness() {
     assert_eq!(code(&r), 1, "the witness replays to the error: {}", String::from_utf8_lossy(&r.stdout));
     assert!(d["missed"][0].as_str().unwrap().contains("error assert"), "{d}");
 }
+
+/// Counterexamples are shortened by replay, say so, and the printed replay line (with the
+/// options that built the model) reproduces them.
+#[test]
+fn error_schedules_are_short_and_their_replay_lines_reproduce_them() {
+    let model = "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events";
+    let o = tracepor(&["check", model, "--conflicts", "--json"]);
+    assert_eq!(code(&o), 1);
+    let v = json(&o);
+    let errors = v["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 2);
+    for e in errors {
+        let schedule = e["schedule"].as_str().unwrap();
+        assert_eq!(schedule.split(',').count(), 2, "two steps suffice for {e}");
+        assert!(e["shortened_from"].as_u64().unwrap() > 2, "{e}");
+        let r = tracepor(&["replay", model, "--schedule", schedule, "--conflicts"]);
+        assert_eq!(code(&r), 1, "{}", String::from_utf8_lossy(&r.stdout));
+    }
+    let text = tracepor(&["check", model, "--conflicts"]);
+    let out = String::from_utf8_lossy(&text.stdout);
+    let line = out.lines().find(|l| l.contains("replay:")).expect("a replay line");
+    assert!(line.trim_end().ends_with("--conflicts"), "{line}");
+    assert!(out.contains("shortened from"), "{out}");
+}
+
+/// The README's first command: the project's own Android trace has a deadlock, reported with a
+/// schedule whose replay ends stuck.
+#[test]
+fn readme_photo_sync_reports_a_replayable_deadlock() {
+    let o = tracepor(&["check", "traces/android/photo-sync", "--json"]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    let dead = v["errors"].as_array().unwrap().iter().find(|e| e["kind"] == "deadlock").expect("a deadlock");
+    let schedule = dead["schedule"].as_str().unwrap();
+    let r = tracepor(&["replay", "traces/android/photo-sync", "--schedule", schedule]);
+    assert_eq!(code(&r), 1);
+    assert!(String::from_utf8_lossy(&r.stdout).contains("stuck"), "{}", String::from_utf8_lossy(&r.stdout));
+    // Handler order decides what onResume reads: both outcomes are there.
+    assert!(v["outcomes"].as_u64().unwrap() >= 2);
+}

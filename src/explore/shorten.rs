@@ -19,7 +19,7 @@ pub enum Finding<'a> {
 }
 
 /// Steps replayed at most while shortening one schedule.
-pub const REPLAY_BUDGET: u64 = 20_000_000;
+pub const REPLAY_BUDGET: u64 = 2_000_000;
 
 /// Replays `path`; returns how many of its steps reproduce `target` (None when it does not).
 fn reproduces<M: Model>(

@@ -7,6 +7,7 @@ pub mod text;
 
 use serde::Serialize;
 
+use crate::explore::shorten::{shorten, Finding};
 use crate::explore::{Outcomes, Stats};
 use crate::model::{format_schedule, Model, ModelKind};
 
@@ -19,6 +20,10 @@ pub struct ErrorReport {
     pub event: Option<String>,
     pub app: Option<String>,
     pub schedule: String,
+    /// Steps of the schedule the search found, when the one shown was shortened by replay
+    /// (explore/shorten.rs); absent when it is the search's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shortened_from: Option<usize>,
 }
 
 /// What one strategy found on one input (cli.md's JSON fields, in order).
@@ -63,15 +68,21 @@ pub struct RunReport {
 
 impl RunReport {
     pub fn new<M: Model>(file: &str, model: &M, strategy: &str, stats: Stats, found: Outcomes) -> Self {
+        // A search's first schedule to an error is rarely short (a depth-first search reaches it
+        // deep): shorten it by replay before showing it.
         let mut errors: Vec<ErrorReport> = found
             .errors()
-            .map(|f| ErrorReport {
-                kind: f.error.kind.to_string(),
-                message: f.error.message.clone(),
-                line: f.error.line,
-                event: f.error.event.clone(),
-                app: f.error.app.clone(),
-                schedule: format_schedule(model, &f.schedule),
+            .map(|f| {
+                let short = shorten(model, &f.schedule, &Finding::Error(&f.error));
+                ErrorReport {
+                    kind: f.error.kind.to_string(),
+                    message: f.error.message.clone(),
+                    line: f.error.line,
+                    event: f.error.event.clone(),
+                    app: f.error.app.clone(),
+                    schedule: format_schedule(model, &short),
+                    shortened_from: (short.len() < f.schedule.len()).then_some(f.schedule.len()),
+                }
             })
             .collect();
         // On EM traces a stuck execution is the error: report each distinct one.
@@ -86,6 +97,7 @@ impl RunReport {
                     event: None,
                     app: None,
                     schedule: format_schedule(model, schedule),
+                    shortened_from: None,
                 });
             }
         }

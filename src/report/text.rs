@@ -35,7 +35,8 @@ pub fn render(r: &RunReport, sut: &str) -> String {
             _ => format!("line {}", e.line),
         };
         let _ = writeln!(out, "  at:       {place}");
-        let _ = writeln!(out, "  schedule: {}", e.schedule);
+        let shortened = e.shortened_from.map_or(String::new(), |n| format!("   (shortened from {n} steps by replay)"));
+        let _ = writeln!(out, "  schedule: {}{shortened}", e.schedule);
         let _ = writeln!(
             out,
             "  replay:   tracepor replay {} --schedule {}{}",
