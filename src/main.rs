@@ -30,7 +30,9 @@ struct Cli {
 enum Command {
     /// Explore an input with one strategy and report what was found.
     Check {
-        file: PathBuf,
+        /// The input; several SmartApps (or folders of them) are checked together.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Strategy (default: the best sound one for the input).
         #[arg(long)]
         strategy: Option<String>,
@@ -65,7 +67,8 @@ enum Command {
     },
     /// Re-execute one schedule step by step.
     Replay {
-        file: PathBuf,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         #[arg(long)]
         schedule: String,
         #[arg(long)]
@@ -75,7 +78,8 @@ enum Command {
     },
     /// Show what the input holds, without exploring.
     Stats {
-        file: PathBuf,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -209,14 +213,16 @@ macro_rules! with_model {
         match $loaded {
             Loaded::Em($m) => $body,
             Loaded::Events($m) => $body,
+            Loaded::SmartApps($m) => $body,
         }
     };
 }
 
 fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
-        Command::Check { file, strategy, dot, common } => {
-            let loaded = model::load(&file, common.load_options())?;
+        Command::Check { files, strategy, dot, common } => {
+            let file = joined(&files);
+            let loaded = model::load_all(&files, common.load_options())?;
             let report = with_model!(&loaded, m => check(m, &file, strategy.as_deref(), dot.as_deref(), &common))?;
             if let Some(path) = &common.outcomes {
                 write(path, &report.outcome_text())?;
@@ -236,8 +242,15 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 inputs.retain(|f| shard_of(f, n) == i);
             }
             let mut all = Vec::new();
-            for file in &inputs {
-                let loaded = model::load(file, common.load_options())?;
+            // SmartApps given as files are one system, compared as one input.
+            let groups: Vec<Vec<PathBuf>> = if files.iter().all(|f| f.extension().is_some_and(|x| x == "groovy")) {
+                vec![files.clone()]
+            } else {
+                inputs.iter().map(|f| vec![f.clone()]).collect()
+            };
+            for group in &groups {
+                let file = &joined(group);
+                let loaded = model::load_all(group, common.load_options())?;
                 let runs = with_model!(&loaded, m => compare(m, file, strategies.as_deref(), &common))?;
                 all.push(InputRuns { runs });
             }
@@ -266,12 +279,17 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let worst = all.iter().flat_map(|i| &i.runs).map(RunReport::exit_code).max().unwrap_or(0);
             Ok(if disagree { 1 } else { worst })
         }
-        Command::Replay { file, schedule, bound, conflicts } => {
-            let loaded = model::load(&file, LoadOptions { bound, conflicts })?;
+        Command::Replay { files, schedule, bound, conflicts } => {
+            let loaded = model::load_all(&files, LoadOptions { bound, conflicts })?;
             with_model!(&loaded, m => replay(m, &schedule))
         }
-        Command::Stats { file, json } => {
-            let loaded = model::load(&file, LoadOptions::default())?;
+        Command::Stats { files, json } => {
+            if let Some(table) = smartapp_coverage(&files)? {
+                print!("{table}");
+                return Ok(0);
+            }
+            let file = joined(&files);
+            let loaded = model::load_all(&files, LoadOptions::default())?;
             let (kind, stats) = with_model!(&loaded, m => (m.kind(), m.stats()));
             if json {
                 println!("{}", serde_json::to_string_pretty(&stats)?);
@@ -284,6 +302,36 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(0)
         }
     }
+}
+
+/// The name of a run over several inputs: their paths joined by ` + `.
+fn joined(files: &[PathBuf]) -> PathBuf {
+    PathBuf::from(files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" + "))
+}
+
+/// `stats` on one folder of SmartApps: each app alone, loaded or the first construct that
+/// stops it (None when the input is not such a folder).
+fn smartapp_coverage(files: &[PathBuf]) -> Result<Option<String>, Fail> {
+    let [dir] = files else { return Ok(None) };
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let Some(apps) = tracepor::trace::input::detect_groovy(dir)? else { return Ok(None) };
+    let mut out = String::new();
+    let mut loaded = 0;
+    for app in &apps {
+        let name = app.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        match model::load_all(std::slice::from_ref(app), LoadOptions::default()) {
+            Ok(l) => {
+                loaded += 1;
+                let ev = with_model!(&l, m => m.stats().get("events").copied().unwrap_or(0));
+                out.push_str(&format!("{name:<60} loaded ({ev} events)\n"));
+            }
+            Err(e) => out.push_str(&format!("{name:<60} {}\n", e.to_string().replace(&app.display().to_string(), ""))),
+        }
+    }
+    out.push_str(&format!("{loaded} of {} apps load\n", apps.len()));
+    Ok(Some(out))
 }
 
 /// `i/n` with 0 <= i < n.
@@ -354,7 +402,7 @@ fn strategy_or_fail<M: Strategies>(m: &M, name: &str) -> Result<Box<dyn explore:
 
 /// Stateless strategies walk every path; a cyclic event model has infinitely many.
 fn needs_bound<M: Model>(m: &M, name: &str) -> bool {
-    m.kind() == "events" && matches!(name, "full-stateless" | "dpor" | "dpor-sleep")
+    matches!(m.kind(), "events" | "smartapps") && matches!(name, "full-stateless" | "dpor" | "dpor-sleep")
 }
 
 /// The best sound strategy this build has for `M`.

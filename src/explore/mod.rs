@@ -331,6 +331,19 @@ impl Strategies for crate::model::events::EventModel {
     }
 }
 
+impl Strategies for crate::model::smartapp::SmartAppModel {
+    fn strategy(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        match name {
+            "full" => Some(Box::new(full::Full)),
+            // Stateless: needs `--bound k` like event models (the caller checks). `dpor` on event
+            // models works from static footprints, which handlers run from source do not have.
+            "full-stateless" => Some(Box::new(full_stateless::FullStateless)),
+            "stateful-dpor" => Some(Box::new(stateful_dpor::StatefulDpor::new())),
+            _ => None,
+        }
+    }
+}
+
 /// Names of the strategies that apply to model type `M`, in the order of [`STRATEGIES`].
 pub fn applicable<M: Strategies>() -> Vec<&'static str> {
     STRATEGIES.iter().copied().filter(|s| M::strategy(s).is_some()).collect()

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod em;
 pub mod em_hb;
 pub mod events;
+pub mod smartapp;
 
 use smallvec::SmallVec;
 
@@ -181,6 +182,7 @@ pub struct LoadOptions {
 pub enum Loaded {
     Em(em::EmModel),
     Events(events::EventModel),
+    SmartApps(smartapp::SmartAppModel),
 }
 
 /// Reads `path` (any input kind of cli.md) and builds its transition system.
@@ -191,10 +193,36 @@ pub fn load(path: &std::path::Path, options: LoadOptions) -> Result<Loaded, crat
             let t = crate::trace::em::load(&trace, dependence.as_deref())?;
             Ok(Loaded::Em(em::EmModel::new(t)?))
         }
+        InputKind::Groovy(p) => load_all(&[p], options),
         InputKind::Events(p) => {
             let bytes = crate::trace::input::read(&p)?;
             let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
             Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
     }
+}
+
+/// Reads several inputs as one system: SmartApps (Groovy files, or folders of them) are checked
+/// together; any other kind must come alone.
+pub fn load_all(paths: &[std::path::PathBuf], options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
+    use crate::trace::input::{detect_groovy, InputKind};
+    let mut apps = Vec::new();
+    for p in paths {
+        match detect_groovy(p)? {
+            Some(found) => apps.extend(found),
+            None if paths.len() == 1 => return load(p, options),
+            None => {
+                let kind = match crate::trace::input::detect(p)? {
+                    InputKind::Groovy(_) => "a SmartApp",
+                    _ => "not a SmartApp",
+                };
+                return Err(crate::trace::InputError::file(
+                    p,
+                    format!("{kind}: only SmartApps (Groovy) can be checked several at a time"),
+                ));
+            }
+        }
+    }
+    let opts = smartapp::SmartAppOptions { conflicts: options.conflicts, bound: options.bound };
+    Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
 }
