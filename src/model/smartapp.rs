@@ -308,7 +308,11 @@ struct Ctx<'m> {
     installing: Option<Vec<Sub>>,
 }
 
+/// A fixed instant for `now()`, `new Date()`, `timeToday` (IoTCheck's base time).
 const NOW: i64 = 1_564_191_100_415;
+
+/// Marks a conflict among the runtime errors (a conflict is not caught by an app's `try`).
+const CONFLICT: &str = "conflict: ";
 
 impl SmartAppModel {
     fn mode_object(&self) -> u32 {
@@ -355,8 +359,8 @@ impl SmartAppModel {
         match r {
             Ok(()) => Ok(()),
             Err(Flow::Error(msg, line)) => Err(ModelError {
-                kind: if msg.starts_with("conflict") { "conflict" } else { "exception" },
-                message: msg,
+                kind: if msg.starts_with(CONFLICT) { "conflict" } else { "exception" },
+                message: msg.trim_start_matches(CONFLICT).to_string(),
                 line,
                 event: Some(ev.name.clone()),
                 app: Some(self.apps[app].name.clone()),
@@ -385,7 +389,7 @@ impl Ctx<'_> {
             if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
                 let other = &self.m.apps[*w as usize - 1].name;
                 return self.err(format!(
-                    "conflict: apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
+                    "{CONFLICT}apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
                     self.m.apps[app].name,
                     self.m.devices[dev as usize],
                     last.text(),
@@ -672,7 +676,7 @@ impl Ctx<'_> {
             Stmt::Try(body, catches, fin) => {
                 let r = self.scoped(body);
                 let r = match r {
-                    Err(Flow::Error(m, l)) if m.starts_with("conflict") => Err(Flow::Error(m, l)),
+                    Err(Flow::Error(m, l)) if m.starts_with(CONFLICT) => Err(Flow::Error(m, l)),
                     Err(Flow::Error(_, _)) if !catches.is_empty() => {
                         self.scopes.push(vec![(catches[0].0.clone(), s("exception"))]);
                         let r = self.block(&catches[0].1);

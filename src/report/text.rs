@@ -35,7 +35,9 @@ pub fn render(r: &RunReport, sut: &str) -> String {
         };
         let _ = writeln!(out, "  at:       {place}");
         let _ = writeln!(out, "  schedule: {}", e.schedule);
-        let _ = writeln!(out, "  replay:   tracepor replay {} --schedule {}", quote(&r.file), quote(&e.schedule));
+        // Several inputs (SmartApps checked together) are named `A + B`: one argument each.
+        let files: Vec<String> = r.file.split(" + ").map(quote).collect();
+        let _ = writeln!(out, "  replay:   tracepor replay {} --schedule {}", files.join(" "), quote(&e.schedule));
     }
     rule(&mut out, "results");
     if r.errors.is_empty() {

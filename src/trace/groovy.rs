@@ -673,7 +673,7 @@ impl Parser<'_> {
     fn block(&mut self) -> PResult<Vec<Stmt>> {
         self.expect("{")?;
         self.depth += 1;
-        if self.depth > 200 {
+        if self.depth > 100 {
             return self.err("nesting too deep");
         }
         let mut out = Vec::new();
@@ -976,9 +976,21 @@ impl Parser<'_> {
         }
     }
 
+    /// Runs `f` one nesting level deeper, refusing input nested past the limit.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.depth += 1;
+        if self.depth > 100 {
+            return self.err("expression nested too deep");
+        }
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn expr(&mut self) -> PResult<Expr> {
         self.depth += 1;
-        if self.depth > 300 {
+        // Deep enough for any app; shallow enough for a 2 MB thread stack.
+        if self.depth > 100 {
             return self.err("expression nested too deep");
         }
         let r = self.assignment();
@@ -1075,6 +1087,19 @@ impl Parser<'_> {
 
     fn unary(&mut self) -> PResult<Expr> {
         for op in ["!", "-", "+", "~"] {
+            if self.is(op) {
+                return self.nested(|p| {
+                    p.i += 1;
+                    let op: &'static str = PUNCTS.iter().find(|x| **x == op).unwrap();
+                    let e = p.unary()?;
+                    Ok(match (op, e) {
+                        ("-", Expr::Int(v)) => Expr::Int(v.wrapping_neg()),
+                        ("-", Expr::Dec(v)) => Expr::Dec(-v),
+                        ("+", e) => e,
+                        (op, e) => Expr::Unary(op, Box::new(e)),
+                    })
+                });
+            }
             if self.eat(op) {
                 let op: &'static str = PUNCTS.iter().find(|p| **p == op).unwrap();
                 let e = self.unary()?;
@@ -1206,14 +1231,11 @@ impl Parser<'_> {
             self.i = save;
             params = vec!["it".into()];
         }
-        self.i -= 1;
-        // Reuse block parsing from the `{`: put the brace back in front of the body.
-        let brace = self.i;
-        let body_start = self.i + 1;
-        let _ = brace;
-        self.i = body_start;
         let mut body = Vec::new();
         self.depth += 1;
+        if self.depth > 100 {
+            return self.err("closures nested too deep");
+        }
         loop {
             self.skip_semis();
             if self.eat("}") {
@@ -1225,9 +1247,6 @@ impl Parser<'_> {
             body.push(self.stmt()?);
         }
         self.depth -= 1;
-        if ok {
-            // The parameters were consumed before the body above; nothing more to do.
-        }
         Ok(Expr::Closure { params, body })
     }
 
