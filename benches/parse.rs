@@ -34,9 +34,7 @@ fn parse(c: &mut Criterion) {
     g.bench_function("generated 1M operations", |b| {
         b.iter(|| parse_trace(Path::new("gen.txt"), big.as_bytes()).unwrap().ops.len())
     });
-    let real =
-        std::fs::read(em_explorer().join("tacas-2016/aarddict/trace.txt"))
-            .unwrap();
+    let real = std::fs::read(em_explorer().join("tacas-2016/aarddict/trace.txt")).unwrap();
     g.throughput(Throughput::Bytes(real.len() as u64));
     g.bench_function("aarddict trace.txt", |b| b.iter(|| parse_trace(Path::new("t.txt"), &real).unwrap().ops.len()));
     g.finish();

@@ -68,11 +68,11 @@ def f() {
     assert_eq!(pairs.len(), 3);
     let Stmt::Expr(Expr::Call { name, args, .. }, _) = &b[2] else { panic!("each") };
     assert_eq!(name, "each");
-    assert!(matches!(&args[0], Arg::Pos(Expr::Closure { params, .. }) if params == &["it"]));
+    assert!(matches!(&args[0], Arg::Pos(Expr::Closure(c)) if c.0 == ["it"]));
     let Stmt::Def(_, Some(Expr::Call { name, target: Some(t), .. }), _) = &b[3] else { panic!("collect") };
     assert_eq!(name, "collect");
     assert!(matches!(t.as_ref(), Expr::Call { name, args, .. } if name == "findAll"
-        && matches!(&args[0], Arg::Pos(Expr::Closure { params, .. }) if params == &["s"])));
+        && matches!(&args[0], Arg::Pos(Expr::Closure(c)) if c.0 == ["s"])));
     assert!(matches!(&b[4], Stmt::Expr(Expr::Binary("!=", _, _), _)));
 }
 

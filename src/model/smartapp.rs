@@ -447,25 +447,14 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// The `evt` handlers get: a map of the few fields every event has; the rest (numeric
+    /// values, description, ...) are derived on reading (see [`Ctx::member`]).
     fn event_value(&self, dev: Option<u16>, attr: &str, value: &str) -> Value {
-        let num = value.parse::<f64>().map(Value::Dec).unwrap_or(Value::Null);
         Value::Map(vec![
             (s("name"), s(attr)),
             (s("value"), s(value)),
             (s("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
-            (s("deviceId"), s(&format!("{}ID0", attr))),
-            (s("displayName"), s(&format!("{attr} device"))),
-            (s("linkText"), s(&format!("{attr} device"))),
-            (s("descriptionText"), s("")),
-            (s("isStateChange"), Value::Bool(true)),
-            (s("physical"), Value::Bool(true)),
-            (s("date"), Value::Int(NOW)),
-            (s("doubleValue"), num.clone()),
-            (s("numericValue"), num.clone()),
-            (s("floatValue"), num.clone()),
-            (s("integerValue"), num.num().map_or(Value::Null, |f| Value::Int(f as i64))),
-            (s("data"), s("{}")),
-            (s("source"), s("DEVICE")),
+            (s("displayName"), s(dev.map_or("location", |d| self.m.devices[d as usize].as_str()))),
         ])
     }
 
@@ -760,7 +749,7 @@ impl Ctx<'_> {
                 index(&o, &i, self)
             }
             Expr::Call { target, name, args, spread } => self.call(target.as_deref(), name, args, *spread)?,
-            Expr::Closure { params, body } => Value::Closure(Arc::new((params.clone(), body.clone()))),
+            Expr::Closure(c) => Value::Closure(c.clone()),
             Expr::Unary(op, a) => {
                 let v = self.expr(a)?;
                 match *op {
@@ -945,10 +934,25 @@ impl Ctx<'_> {
             }
             Value::Map(m) => match map_get(m, &s(name)) {
                 Some(v) => v.clone(),
-                None => match name {
-                    "size" => Value::Int(m.len() as i64),
-                    _ => Value::Null,
-                },
+                None => {
+                    // Fields of an event derived from its value (an `evt` map has `value`).
+                    let value = map_get(m, &s("value")).cloned().unwrap_or(Value::Null);
+                    let num = value.num();
+                    match name {
+                        "size" => Value::Int(m.len() as i64),
+                        "doubleValue" | "floatValue" | "numericValue" | "numberValue" => num.map_or(Value::Null, Value::Dec),
+                        "integerValue" | "longValue" => num.map_or(Value::Null, |f| Value::Int(f as i64)),
+                        "stringValue" => s(&value.text()),
+                        "isStateChange" | "physical" | "isPhysical" => Value::Bool(true),
+                        "digital" | "isDigital" => Value::Bool(false),
+                        "descriptionText" | "linkText" => map_get(m, &s("displayName")).cloned().unwrap_or(Value::Null),
+                        "date" | "dateValue" => Value::Int(NOW),
+                        "source" => s("DEVICE"),
+                        "deviceId" | "id" => s("deviceID0"),
+                        "data" | "jsonData" => Value::Map(Vec::new()),
+                        _ => Value::Null,
+                    }
+                }
             },
             Value::List(l) => match name {
                 "size" => Value::Int(l.len() as i64),
@@ -1772,7 +1776,7 @@ fn inputs(script: &Script) -> Vec<(String, String, Value)> {
                     }
                 }
             }
-            Expr::Closure { body, .. } => walk_stmts(body, out),
+            Expr::Closure(c) => walk_stmts(&c.1, out),
             Expr::Map(m) => m.iter().for_each(|(_, v)| walk(v, out)),
             _ => {}
         }
@@ -1860,7 +1864,7 @@ fn subscribe_calls(script: &Script) -> Vec<(String, String)> {
                     }
                 }
             }
-            Expr::Closure { body, .. } => walk_stmts(body, out),
+            Expr::Closure(c) => walk_stmts(&c.1, out),
             _ => {}
         }
     }
@@ -2094,7 +2098,11 @@ fn encode_value(v: &Value, out: &mut Vec<u32>) {
             }
         }
         Value::Dev(d) => out.extend([7, *d as u32]),
-        Value::Closure(c) => out.extend([8, Arc::as_ptr(c) as usize as u32]),
+        Value::Closure(c) => {
+            // The closure's AST node: shared by every evaluation of the same expression.
+            let p = Arc::as_ptr(c) as usize as u64;
+            out.extend([8, p as u32, (p >> 32) as u32]);
+        }
         Value::Obj(o) => encode_str(o, 9, out),
     }
 }

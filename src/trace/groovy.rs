@@ -40,10 +40,9 @@ pub enum Expr {
         spread: bool,
     },
     /// Calling a value: `(expr)(args)`, `closureVar(args)` is a Call by name.
-    Closure {
-        params: Vec<String>,
-        body: Vec<Stmt>,
-    },
+    /// Parameters (the implicit `it` when none are written) and body; shared, so that
+    /// evaluating a closure expression does not copy its body.
+    Closure(std::sync::Arc<(Vec<String>, Vec<Stmt>)>),
     Unary(&'static str, Box<Expr>),
     /// `++x`/`x++` as assignments: (op, target, postfix).
     IncDec(&'static str, Box<Expr>, bool),
@@ -1247,7 +1246,7 @@ impl Parser<'_> {
             body.push(self.stmt()?);
         }
         self.depth -= 1;
-        Ok(Expr::Closure { params, body })
+        Ok(Expr::Closure(std::sync::Arc::new((params, body))))
     }
 
     fn primary(&mut self) -> PResult<Expr> {
