@@ -246,6 +246,17 @@ impl<'a> Lexer<'a> {
 
     fn number(&mut self, line: usize, col: usize) -> PResult<Tok> {
         let mut s = String::new();
+        if self.peek(0) == '0' && matches!(self.peek(1), 'b' | 'B') && matches!(self.peek(2), '0' | '1') {
+            self.bump();
+            self.bump();
+            while matches!(self.peek(0), '0' | '1' | '_') {
+                let c = self.bump();
+                if c != '_' {
+                    s.push(c);
+                }
+            }
+            return i64::from_str_radix(&s, 2).map(Tok::Int).map_err(|_| self.err(line, col, &s, "bad binary number"));
+        }
         if self.peek(0) == '0' && matches!(self.peek(1), 'x' | 'X') {
             self.bump();
             self.bump();
@@ -566,6 +577,15 @@ impl Parser<'_> {
             if self.is_word("class") || self.is_word("interface") || self.is_word("enum") {
                 return self.err("class declarations are not supported (construct: class)");
             }
+            // Annotations (`@Deprecated`, `@Field`) change nothing the model looks at.
+            if self.is("@") && matches!(self.at(1), Tok::Ident(_)) {
+                self.i += 2;
+                if self.is("(") && !self.nl() {
+                    self.i += 1;
+                    self.arg_list(Some(")"))?;
+                }
+                continue;
+            }
             if let Some(m) = self.try_method()? {
                 methods.push(m);
                 continue;
@@ -639,6 +659,9 @@ impl Parser<'_> {
         let name = self.ident()?;
         self.expect("(")?;
         let params = self.params(")")?;
+        if self.eat_word("throws") {
+            while self.skip_type() && self.eat(",") {}
+        }
         if !self.is("{") {
             self.i = save;
             return Ok(None);
@@ -947,6 +970,8 @@ impl Parser<'_> {
     fn arg_list(&mut self, close: Option<&str>) -> PResult<Vec<Arg>> {
         let mut args = Vec::new();
         loop {
+            // An empty slot (`a, , b`) occurs in the corpus and is skipped.
+            while close.is_some() && !args.is_empty() && self.eat(",") {}
             if let Some(c) = close {
                 if self.eat(c) {
                     return Ok(args);
@@ -960,6 +985,10 @@ impl Parser<'_> {
             if let Some(n) = named {
                 self.i += 2;
                 args.push(Arg::Named(n, self.expr()?));
+            } else if self.is("*") {
+                // Spread arguments (`f(*list)`): passed as the list itself.
+                self.i += 1;
+                args.push(Arg::Pos(self.expr()?));
             } else {
                 args.push(Arg::Pos(self.expr()?));
             }
@@ -1121,7 +1150,8 @@ impl Parser<'_> {
         if self.is("(") {
             if let (Tok::Ident(t), Tok::P(")")) = (self.at(1).clone(), self.at(2).clone()) {
                 let next = self.at(3).clone();
-                if t.chars().next().is_some_and(char::is_uppercase)
+                let primitive = matches!(t.as_str(), "int" | "long" | "double" | "float" | "boolean" | "short" | "byte");
+                if (primitive || t.chars().next().is_some_and(char::is_uppercase))
                     && matches!(next, Tok::Ident(_) | Tok::Str(_) | Tok::GStr(_) | Tok::Int(_) | Tok::P("("))
                 {
                     self.i += 3;

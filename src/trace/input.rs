@@ -157,8 +157,10 @@ fn config_target(path: &Path, bytes: &[u8]) -> Result<InputKind, InputError> {
 }
 
 /// A SmartApp declares itself with `definition(` (name, namespace, author ...).
+/// A few apps of the corpus lost their `definition`; `preferences {` with a `def` still tells.
 fn is_groovy(bytes: &[u8]) -> bool {
-    bytes.windows(11).any(|w| w == b"definition(") || bytes.windows(12).any(|w| w == b"definition (")
+    let has = |pat: &[u8]| bytes.windows(pat.len()).any(|w| w == pat);
+    has(b"definition(") || has(b"definition (") || (has(b"preferences") && has(b"def "))
 }
 
 /// The SmartApps `path` stands for: itself when it is one, the `.groovy` SmartApps of a folder
