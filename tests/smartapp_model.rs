@@ -75,7 +75,8 @@ fn a_command_delivers_its_event_to_another_apps_subscriber() {
     // (From the start: with the contact already open the event changes nothing and sends nothing.)
     let mut acc = Accesses::new();
     m.accesses(&m.initial(), m.parse_choice("contactSensor.contact.open").unwrap(), &mut acc);
-    let names: Vec<String> = acc.iter().map(|a| format!("{}{}", if a.write { "W " } else { "R " }, m.object_name(a.object))).collect();
+    let names: Vec<String> =
+        acc.iter().map(|a| format!("{}{}", if a.write { "W " } else { "R " }, m.object_name(a.object))).collect();
     for want in ["W contactSensor.contact", "W switch.switch", "W lock.lock", "W state of Opener"] {
         assert!(names.contains(&want.to_string()), "{want} in {names:?}");
     }
@@ -97,7 +98,10 @@ def touched(evt) { setLocationMode(newMode) ; location.setMode("away") }
 def moded(evt) { state.seen = location.mode }
 "#;
     let m = system("touch", &[("T", touch)], SmartAppOptions::default());
-    assert_eq!(m.event_names(), ["location.app.touch", "location.mode.home", "location.mode.away", "location.mode.night"]);
+    assert_eq!(
+        m.event_names(),
+        ["location.app.touch", "location.mode.home", "location.mode.away", "location.mode.night"]
+    );
     let mut s = m.initial();
     fire(&m, &mut s, "location.app.touch").unwrap();
     let text = m.outcome(&s).text;
@@ -153,7 +157,10 @@ fn conflicts_name_both_apps_the_attribute_and_both_values() {
     let m = system("conflict2", &[("Offer", OFFER), ("Oner", ONER)], opts);
     for (name, found) in [
         ("full", explore::run(&m, &mut Full, Limits::default(), Arc::new(AtomicBool::new(false))).1),
-        ("stateful-dpor", explore::run(&m, &mut StatefulDpor::new(), Limits::default(), Arc::new(AtomicBool::new(false))).1),
+        (
+            "stateful-dpor",
+            explore::run(&m, &mut StatefulDpor::new(), Limits::default(), Arc::new(AtomicBool::new(false))).1,
+        ),
     ] {
         assert!(found.errors().any(|f| f.error.kind == "conflict"), "{name}");
     }

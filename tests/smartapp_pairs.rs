@@ -78,7 +78,8 @@ fn apps_of_the_pairs_load_and_event_counts_match_the_paper() {
     for (_, files, _) in &all {
         apps.extend(files.iter().cloned());
     }
-    let loaded: BTreeSet<&PathBuf> = apps.iter().filter(|f| load(&[(*f).clone()], SmartAppOptions::default()).is_ok()).collect();
+    let loaded: BTreeSet<&PathBuf> =
+        apps.iter().filter(|f| load(&[(*f).clone()], SmartAppOptions::default()).is_ok()).collect();
     // Measured: 77 of 79 (docs/smartapps.md); at least 90% is the target.
     assert!(loaded.len() * 10 >= apps.len() * 9, "{} of {} apps load", loaded.len(), apps.len());
     let (mut run, mut equal) = (0, 0);

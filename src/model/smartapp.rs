@@ -932,20 +932,22 @@ impl Ctx<'_> {
                     }
                 }
             }
-            Value::Map(m) => match map_get(m, &s(name)) {
+            Value::Map(m) => match map_get_str(m, name) {
                 Some(v) => v.clone(),
                 None => {
                     // Fields of an event derived from its value (an `evt` map has `value`).
-                    let value = map_get(m, &s("value")).cloned().unwrap_or(Value::Null);
+                    let value = map_get_str(m, "value").cloned().unwrap_or(Value::Null);
                     let num = value.num();
                     match name {
                         "size" => Value::Int(m.len() as i64),
-                        "doubleValue" | "floatValue" | "numericValue" | "numberValue" => num.map_or(Value::Null, Value::Dec),
+                        "doubleValue" | "floatValue" | "numericValue" | "numberValue" => {
+                            num.map_or(Value::Null, Value::Dec)
+                        }
                         "integerValue" | "longValue" => num.map_or(Value::Null, |f| Value::Int(f as i64)),
                         "stringValue" => s(&value.text()),
                         "isStateChange" | "physical" | "isPhysical" => Value::Bool(true),
                         "digital" | "isDigital" => Value::Bool(false),
-                        "descriptionText" | "linkText" => map_get(m, &s("displayName")).cloned().unwrap_or(Value::Null),
+                        "descriptionText" | "linkText" => map_get_str(m, "displayName").cloned().unwrap_or(Value::Null),
                         "date" | "dateValue" => Value::Int(NOW),
                         "source" => s("DEVICE"),
                         "deviceId" | "id" => s("deviceID0"),
@@ -1517,11 +1519,30 @@ fn num_text(v: &Value) -> String {
 }
 
 fn map_get<'a>(m: &'a [(Value, Value)], k: &Value) -> Option<&'a Value> {
+    if let Value::Str(k) = k {
+        return map_get_str(m, k);
+    }
     m.iter().find(|(x, _)| loose_eq(x, k) || x.text() == k.text()).map(|p| &p.1)
 }
 
+/// Lookup by a string key without building one (maps are read on every `evt.value`).
+fn map_get_str<'a>(m: &'a [(Value, Value)], k: &str) -> Option<&'a Value> {
+    m.iter()
+        .find(|(x, _)| match x {
+            Value::Str(x) => x == k,
+            other => other.text() == k,
+        })
+        .map(|p| &p.1)
+}
+
 fn map_put(m: &mut Vec<(Value, Value)>, k: Value, v: Value) {
-    match m.iter_mut().find(|(x, _)| x.text() == k.text()) {
+    let slot = match &k {
+        Value::Str(ks) => m
+            .iter_mut()
+            .find(|(x, _)| matches!(x, Value::Str(xs) if xs == ks) || (!matches!(x, Value::Str(_)) && x.text() == *ks)),
+        _ => m.iter_mut().find(|(x, _)| x.text() == k.text()),
+    };
+    match slot {
         Some(slot) => slot.1 = v,
         None => m.push((k, v)),
     }

@@ -1150,7 +1150,8 @@ impl Parser<'_> {
         if self.is("(") {
             if let (Tok::Ident(t), Tok::P(")")) = (self.at(1).clone(), self.at(2).clone()) {
                 let next = self.at(3).clone();
-                let primitive = matches!(t.as_str(), "int" | "long" | "double" | "float" | "boolean" | "short" | "byte");
+                let primitive =
+                    matches!(t.as_str(), "int" | "long" | "double" | "float" | "boolean" | "short" | "byte");
                 if (primitive || t.chars().next().is_some_and(char::is_uppercase))
                     && matches!(next, Tok::Ident(_) | Tok::Str(_) | Tok::GStr(_) | Tok::Int(_) | Tok::P("("))
                 {
