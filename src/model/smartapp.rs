@@ -1732,76 +1732,55 @@ fn binary(op: &str, x: &Value, y: &Value) -> Value {
     }
 }
 
-/// Every `input` of a script: (name, type, options/default).
-fn inputs(script: &Script) -> Vec<(String, String, Value)> {
-    fn walk_stmts(body: &[Stmt], out: &mut Vec<(String, String, Value)>) {
+/// Calls `f` on every call expression of a script (top level and methods, inside closures,
+/// arguments and maps too), in source order.
+fn each_call(script: &Script, f: &mut dyn FnMut(&Expr)) {
+    fn stmts(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
         for st in body {
             match st {
-                Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) => walk(e, out),
+                Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) => expr(e, f),
                 Stmt::If(c, a, b) => {
-                    walk(c, out);
-                    walk_stmts(a, out);
-                    walk_stmts(b, out);
+                    expr(c, f);
+                    stmts(a, f);
+                    stmts(b, f);
                 }
-                Stmt::Block(b) | Stmt::While(_, b) | Stmt::ForIn(_, _, b) | Stmt::For(_, _, _, b) => walk_stmts(b, out),
-                Stmt::Switch(_, cases) => cases.iter().for_each(|c| walk_stmts(&c.2, out)),
-                Stmt::Try(a, c, f) => {
-                    walk_stmts(a, out);
-                    c.iter().for_each(|c| walk_stmts(&c.1, out));
-                    walk_stmts(f, out);
+                Stmt::Block(b) | Stmt::While(_, b) | Stmt::ForIn(_, _, b) | Stmt::For(_, _, _, b) => stmts(b, f),
+                Stmt::Switch(_, cases) => cases.iter().for_each(|c| stmts(&c.2, f)),
+                Stmt::Try(a, c, fin) => {
+                    stmts(a, f);
+                    c.iter().for_each(|c| stmts(&c.1, f));
+                    stmts(fin, f);
                 }
                 _ => {}
             }
         }
     }
-    fn walk(e: &Expr, out: &mut Vec<(String, String, Value)>) {
+    fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         match e {
-            Expr::Call { target, name, args, .. } => {
-                if name == "input" && target.is_none() {
-                    let mut pos = Vec::new();
-                    let mut named = HashMap::new();
-                    for a in args {
-                        match a {
-                            Arg::Pos(Expr::Str(x)) => pos.push(x.clone()),
-                            Arg::Named(n, v) => {
-                                named.insert(n.as_str(), v);
-                            }
-                            _ => {}
-                        }
-                    }
-                    let name = pos.first().cloned().or_else(|| match named.get("name") {
-                        Some(Expr::Str(x)) => Some(x.clone()),
-                        _ => None,
-                    });
-                    let ty = pos.get(1).cloned().or_else(|| match named.get("type") {
-                        Some(Expr::Str(x)) => Some(x.clone()),
-                        _ => None,
-                    });
-                    if let (Some(n), Some(t)) = (name, ty) {
-                        let default = literal(named.get("defaultValue").copied())
-                            .or_else(|| match named.get("options").copied() {
-                                Some(Expr::List(l)) => literal(l.first()),
-                                Some(Expr::Map(m)) => literal(m.first().map(|p| &p.0)),
-                                _ => None,
-                            })
-                            .unwrap_or(Value::Null);
-                        out.push((n, t, default));
-                    }
-                }
+            Expr::Call { target, args, .. } => {
+                f(e);
                 if let Some(t) = target {
-                    walk(t, out);
+                    expr(t, f);
                 }
                 for a in args {
                     match a {
-                        Arg::Pos(e) | Arg::Named(_, e) => walk(e, out),
+                        Arg::Pos(e) | Arg::Named(_, e) => expr(e, f),
                     }
                 }
             }
-            Expr::Closure(c) => walk_stmts(&c.1, out),
-            Expr::Map(m) => m.iter().for_each(|(_, v)| walk(v, out)),
+            Expr::Closure(c) => stmts(&c.1, f),
+            Expr::Map(m) => m.iter().for_each(|(_, v)| expr(v, f)),
             _ => {}
         }
     }
+    stmts(&script.top, f);
+    for m in &script.methods {
+        stmts(&m.body, f);
+    }
+}
+
+/// Every `input` of a script: (name, type, options/default).
+fn inputs(script: &Script) -> Vec<(String, String, Value)> {
     fn literal(e: Option<&Expr>) -> Option<Value> {
         match e? {
             Expr::Str(x) => Some(s(x)),
@@ -1812,10 +1791,40 @@ fn inputs(script: &Script) -> Vec<(String, String, Value)> {
         }
     }
     let mut out = Vec::new();
-    walk_stmts(&script.top, &mut out);
-    for m in &script.methods {
-        walk_stmts(&m.body, &mut out);
-    }
+    each_call(script, &mut |e| {
+        let Expr::Call { target: None, name, args, .. } = e else { return };
+        if name != "input" {
+            return;
+        }
+        let mut pos = Vec::new();
+        let mut named = HashMap::new();
+        for a in args {
+            match a {
+                Arg::Pos(Expr::Str(x)) => pos.push(x.clone()),
+                Arg::Named(n, v) => {
+                    named.insert(n.as_str(), v);
+                }
+                _ => {}
+            }
+        }
+        let by_name = |key: &str| match named.get(key) {
+            Some(Expr::Str(x)) => Some(x.clone()),
+            _ => None,
+        };
+        let (Some(n), Some(t)) =
+            (pos.first().cloned().or_else(|| by_name("name")), pos.get(1).cloned().or_else(|| by_name("type")))
+        else {
+            return;
+        };
+        let default = literal(named.get("defaultValue").copied())
+            .or_else(|| match named.get("options").copied() {
+                Some(Expr::List(l)) => literal(l.first()),
+                Some(Expr::Map(m)) => literal(m.first().map(|p| &p.0)),
+                _ => None,
+            })
+            .unwrap_or(Value::Null);
+        out.push((n, t, default));
+    });
     out
 }
 
@@ -1837,66 +1846,30 @@ fn setting_value(ty: &str, default: Value) -> Value {
 
 /// Subscribe calls in source order (statically): (variable or `location`/`app`, event name).
 fn subscribe_calls(script: &Script) -> Vec<(String, String)> {
-    fn walk_stmts(body: &[Stmt], out: &mut Vec<(String, String)>) {
-        for st in body {
-            match st {
-                Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) => walk(e, out),
-                Stmt::If(c, a, b) => {
-                    walk(c, out);
-                    walk_stmts(a, out);
-                    walk_stmts(b, out);
-                }
-                Stmt::Block(b) | Stmt::While(_, b) | Stmt::ForIn(_, _, b) | Stmt::For(_, _, _, b) => walk_stmts(b, out),
-                Stmt::Switch(_, cases) => cases.iter().for_each(|c| walk_stmts(&c.2, out)),
-                Stmt::Try(a, c, f) => {
-                    walk_stmts(a, out);
-                    c.iter().for_each(|c| walk_stmts(&c.1, out));
-                    walk_stmts(f, out);
-                }
-                _ => {}
-            }
-        }
-    }
-    fn walk(e: &Expr, out: &mut Vec<(String, String)>) {
-        if let Expr::Call { target: None, name, args, .. } = e {
-            if name == "subscribe" {
-                let var = match args.first() {
-                    Some(Arg::Pos(Expr::Var(v))) => v.clone(),
-                    Some(Arg::Pos(Expr::Member { name, .. })) => name.clone(),
-                    _ => String::new(),
-                };
-                let ev = match args.get(1) {
-                    Some(Arg::Pos(Expr::Str(x))) if args.len() >= 3 => x.clone(),
-                    _ if var == "location" => "location".into(),
-                    _ if var == "app" => "app".into(),
-                    _ => String::new(),
-                };
-                out.push((var, ev));
-            }
-        }
-        match e {
-            Expr::Call { target, args, .. } => {
-                if let Some(t) = target {
-                    walk(t, out);
-                }
-                for a in args {
-                    match a {
-                        Arg::Pos(e) | Arg::Named(_, e) => walk(e, out),
-                    }
-                }
-            }
-            Expr::Closure(c) => walk_stmts(&c.1, out),
-            _ => {}
-        }
-    }
     let mut out = Vec::new();
-    for m in &script.methods {
-        walk_stmts(&m.body, &mut out);
-    }
+    each_call(script, &mut |e| {
+        let Expr::Call { target: None, name, args, .. } = e else { return };
+        if name != "subscribe" {
+            return;
+        }
+        let var = match args.first() {
+            Some(Arg::Pos(Expr::Var(v))) => v.clone(),
+            Some(Arg::Pos(Expr::Member { name, .. })) => name.clone(),
+            _ => String::new(),
+        };
+        let ev = match args.get(1) {
+            Some(Arg::Pos(Expr::Str(x))) if args.len() >= 3 => x.clone(),
+            _ if var == "location" => "location".into(),
+            _ if var == "app" => "app".into(),
+            _ => String::new(),
+        };
+        out.push((var, ev));
+    });
     out
 }
 
-/// `schedule(..., handler)` opening installed()/initialize(): IoTCheck makes it an event.
+/// `schedule(..., handler)` opening installed()/initialize(): IoTCheck's Extractor makes it an
+/// event (a `schedule` elsewhere is not one; counting those too matches the paper less often).
 fn opening_schedule(script: &Script) -> Vec<String> {
     let mut out = Vec::new();
     for m in &script.methods {
