@@ -120,8 +120,7 @@ fn a_stopped_dpor_search_estimates_its_share_explored() {
                 .to_string();
         assert!(text.contains("estimated explored:"), "{text}");
     }
-    let o =
-        tracepor(&["check", &common::em_explorer_arg("tacas-2016/remind-me"), "--strategy", "dpor-sleep", "--json"]);
+    let o = tracepor(&["check", &common::em_explorer_arg("tacas-2016/remind-me"), "--strategy", "dpor-sleep", "--json"]);
     assert_eq!(code(&o), 0);
     let v = json(&o);
     assert!(v["estimated_done"].is_null() && v["sleep_blocked"].as_u64().unwrap() > 0);

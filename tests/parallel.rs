@@ -45,7 +45,9 @@ fn counts_and_outcomes_do_not_depend_on_threads_or_storage() {
 
 #[test]
 fn fingerprints_take_fewer_bytes_per_state() {
-    let m = common::em(&common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace3"));
+    let m = common::em(
+        &common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace3"),
+    );
     let bytes = |hash_compact| {
         let mut s = explore::for_em_trace("full").unwrap();
         let mut search = Search::new(&m, Limits::default());
@@ -59,7 +61,9 @@ fn fingerprints_take_fewer_bytes_per_state() {
 
 #[test]
 fn a_state_limit_stops_parallel_workers_too() {
-    let m = common::em(&common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace1"));
+    let m = common::em(
+        &common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace1"),
+    );
     let mut s = explore::for_em_trace("full").unwrap();
     let mut search = Search::new(&m, Limits { max_states: Some(5000), ..Limits::default() });
     search.options.threads = 2;
@@ -146,7 +150,9 @@ fn limits_stop_a_parallel_dpor() {
 
 #[test]
 fn stop_at_first_error_ends_a_parallel_dpor() {
-    let m = common::em(&common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace2"));
+    let m = common::em(
+        &common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace2"),
+    );
     let limits = Limits { stop_at_first_error: true, ..Limits::default() };
     let (stats, found, _) = dpor_on(&m, 2, limits, Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);

@@ -383,6 +383,10 @@ impl Ctx<'_> {
     /// the event to the subscribers.
     fn set_attr(&mut self, dev: u16, attr: &str, value: Value, by: Option<usize>) -> R<()> {
         let Some(&slot) = self.m.slot_of.get(&(dev, attr.to_string())) else { return Ok(()) };
+        // A command given no value (an unset optional input) leaves the device as it is.
+        if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
+            return Ok(());
+        }
         self.touch(slot as u32, true);
         if let (Some(app), true) = (by, self.m.opts.conflicts) {
             let (w, last) = &self.st.writers[slot];
