@@ -202,3 +202,38 @@ fn fireco2alarm_and_lock_it_when_i_leave_conflict_on_the_lock() {
     }
     assert_eq!(m.step(&mut s, *last).unwrap_err().kind, "conflict");
 }
+
+#[test]
+fn loops_switch_and_collections_run_as_groovy_does() {
+    let app = r#"
+definition(name: "Loops")
+preferences { section("x") { input "sw", "capability.switch"; input "m1", "capability.motionSensor" } }
+def installed() { subscribe(m1, "motion", moved) }
+def moved(evt) {
+    def n = 0
+    for (int i = 0; i < 10; i++) { if (i == 4) break; n += i }
+    def k = 0
+    while (k < 6) { k++; if (k % 2 == 0) continue; n += 100 }
+    switch (evt.value) {
+        case "active": n += 1000
+        case "x": n += 10000; break
+        default: n = -1
+    }
+    def m = [a: 1, b: 2]
+    m.c = 3
+    state.n = n
+    state.keys = m.collect { key, value -> "$key$value" }.join(",")
+    state.any = [1, 2, 3].any { it > 2 } && ![1, 2].every { it > 1 }
+    for (x in [3, 1, 2].sort()) { state.last = x }
+    try { throw new Exception("boom") } catch (e) { state.caught = true }
+}
+"#;
+    let m = system("loops", &[("Loops", app)], SmartAppOptions::default());
+    let mut s = m.initial();
+    fire(&m, &mut s, "motionSensor.motion.active").unwrap();
+    let text = m.outcome(&s).text;
+    // 0+1+2+3, three odd k's, `active` falls through into `x`.
+    assert!(text.contains("n=11306"), "{text}");
+    assert!(text.contains("keys=a1,b2,c3") && text.contains("any=true") && text.contains("last=3"), "{text}");
+    assert!(text.contains("caught=true"), "{text}");
+}

@@ -547,6 +547,18 @@ impl Ctx<'_> {
         r
     }
 
+    /// One pass of a loop body: whether the loop goes on (not after `break`).
+    fn iteration(&mut self, body: &[Stmt]) -> R<bool> {
+        if self.budget == 0 {
+            return self.err("loop ran too long");
+        }
+        match self.scoped(body) {
+            Err(Flow::Break) => Ok(false),
+            Err(Flow::Continue) | Ok(_) => Ok(true),
+            Err(f) => Err(f),
+        }
+    }
+
     fn stmt(&mut self, st: &Stmt) -> R<Value> {
         if self.budget == 0 {
             return self.err("handler ran too long (step budget exhausted: a loop that does not end?)");
@@ -575,13 +587,8 @@ impl Ctx<'_> {
             }
             Stmt::While(c, body) => {
                 while self.expr(c)?.truthy() {
-                    if self.budget == 0 {
-                        return self.err("loop ran too long");
-                    }
-                    match self.scoped(body) {
-                        Err(Flow::Break) => break,
-                        Err(Flow::Continue) | Ok(_) => {}
-                        Err(f) => return Err(f),
+                    if !self.iteration(body)? {
+                        break;
                     }
                 }
                 Ok(Value::Null)
@@ -598,13 +605,8 @@ impl Ctx<'_> {
                                 break;
                             }
                         }
-                        if self.budget == 0 {
-                            return self.err("loop ran too long");
-                        }
-                        match self.scoped(body) {
-                            Err(Flow::Break) => break,
-                            Err(Flow::Continue) | Ok(_) => {}
-                            Err(f) => return Err(f),
+                        if !self.iteration(body)? {
+                            break;
                         }
                         for u in update {
                             self.expr(u)?;
