@@ -36,7 +36,9 @@ struct Cli {
 enum Command {
     /// Explore an input with one strategy and report what was found.
     Check {
-        file: PathBuf,
+        /// The input; several SmartApps (or folders of them) are checked together.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         #[arg(long, help = registry::help())]
         strategy: Option<String>,
         /// Write the explored state graph here, for Graphviz (small searches only).
@@ -70,7 +72,8 @@ enum Command {
     },
     /// Re-execute one schedule step by step.
     Replay {
-        file: PathBuf,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         #[arg(long)]
         schedule: String,
         #[arg(long)]
@@ -80,7 +83,8 @@ enum Command {
     },
     /// Show what the input holds, without exploring.
     Stats {
-        file: PathBuf,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -225,9 +229,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
-        Command::Check { file, strategy, dot, common } => {
+        Command::Check { files, strategy, dot, common } => {
             tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
-            let loaded = model::load(&file, common.load_options())?;
+            let file = joined(&files);
+            let loaded = model::load_all(&files, common.load_options())?;
             let report = with_model!(&loaded, m => check(m, &file, strategy.as_deref(), dot.as_deref(), &common))?;
             if let Some(path) = &common.outcomes {
                 write(path, &report.outcome_text())?;
@@ -248,8 +253,15 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 inputs.retain(|f| shard.contains(f));
             }
             let mut all = Vec::new();
-            for file in &inputs {
-                let loaded = model::load(file, common.load_options())?;
+            // SmartApps given as files are one system, compared as one input.
+            let groups: Vec<Vec<PathBuf>> = if files.iter().all(|f| f.extension().is_some_and(|x| x == "groovy")) {
+                vec![files.clone()]
+            } else {
+                inputs.iter().map(|f| vec![f.clone()]).collect()
+            };
+            for group in &groups {
+                let file = &joined(group);
+                let loaded = model::load_all(group, common.load_options())?;
                 let runs = with_model!(&loaded, m => compare(m, file, strategies.as_deref(), &common))?;
                 let verdict = with_model!(&loaded, m => check::verdict(m, &runs));
                 all.push(InputRuns { runs, verdict });
@@ -279,14 +291,19 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let worst = all.iter().flat_map(|i| &i.runs).map(RunReport::exit_code).max().unwrap_or(0);
             Ok(if disagree { 4 } else { worst })
         }
-        Command::Replay { file, schedule, bound, conflicts } => {
-            let loaded = model::load(&file, LoadOptions { bound, conflicts })?;
+        Command::Replay { files, schedule, bound, conflicts } => {
+            let loaded = model::load_all(&files, LoadOptions { bound, conflicts })?;
             let replay = with_model!(&loaded, m => check::replay(m, &schedule))?;
             print_replay(&replay)?;
             Ok(replay.exit_code())
         }
-        Command::Stats { file, json } => {
-            let loaded = model::load(&file, LoadOptions::default())?;
+        Command::Stats { files, json } => {
+            if let Some(table) = smartapp_coverage(&files)? {
+                print!("{table}");
+                return Ok(0);
+            }
+            let file = joined(&files);
+            let loaded = model::load_all(&files, LoadOptions::default())?;
             let (kind, stats) = with_model!(&loaded, m => (m.kind(), m.stats()));
             if json {
                 println!("{}", serde_json::to_string_pretty(&stats)?);
@@ -299,6 +316,36 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(0)
         }
     }
+}
+
+/// The name of a run over several inputs: their paths joined by ` + `.
+fn joined(files: &[PathBuf]) -> PathBuf {
+    PathBuf::from(files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" + "))
+}
+
+/// `stats` on one folder of SmartApps: each app alone, loaded or the first construct that
+/// stops it (None when the input is not such a folder).
+fn smartapp_coverage(files: &[PathBuf]) -> Result<Option<String>, Fail> {
+    let [dir] = files else { return Ok(None) };
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let Some(apps) = tracepor::trace::input::detect_groovy(dir)? else { return Ok(None) };
+    let mut out = String::new();
+    let mut loaded = 0;
+    for app in &apps {
+        let name = app.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        match model::load_all(std::slice::from_ref(app), LoadOptions::default()) {
+            Ok(l) => {
+                loaded += 1;
+                let ev = with_model!(&l, m => m.stats().get("events").copied().unwrap_or(0));
+                out.push_str(&format!("{name:<60} loaded ({ev} events)\n"));
+            }
+            Err(e) => out.push_str(&format!("{name:<60} {}\n", e.to_string().replace(&app.display().to_string(), ""))),
+        }
+    }
+    out.push_str(&format!("{loaded} of {} apps load\n", apps.len()));
+    Ok(Some(out))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Fail> {

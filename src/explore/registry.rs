@@ -13,6 +13,7 @@
 use super::{dpor, dpor_events, dpor_sleep, em_dpor, full, full_stateless, optimal, stateful_dpor, Strategy};
 use crate::model::em::EmModel;
 use crate::model::events::EventModel;
+use crate::model::smartapp::SmartAppModel;
 use crate::model::{Model, ModelKind};
 
 /// Builds a fresh strategy for model type `M`.
@@ -42,6 +43,9 @@ pub struct Entry {
     pub default_rank: u8,
     pub em_trace: Build<EmModel>,
     pub events: Build<EventModel>,
+    /// SmartApps from Groovy source; `dpor` is not among them (its dependence is the static
+    /// footprint of an event-model handler, which a handler run from source does not have).
+    pub smartapps: Build<SmartAppModel>,
 }
 
 /// An entry that applies to nothing; entries override what they have.
@@ -57,6 +61,7 @@ pub const BASE: Entry = Entry {
     default_rank: 0,
     em_trace: None,
     events: None,
+    smartapps: None,
 };
 
 /// Every strategy, in the order `compare` runs them and tables list them.
@@ -71,6 +76,7 @@ pub const REGISTRY: &[Entry] = &[
         default_rank: 1,
         em_trace: Some(|| Box::new(full::Full)),
         events: Some(|| Box::new(full::Full)),
+        smartapps: Some(|| Box::new(full::Full)),
         ..BASE
     },
     Entry {
@@ -83,6 +89,7 @@ pub const REGISTRY: &[Entry] = &[
         records_graph: true,
         em_trace: Some(|| Box::new(full_stateless::FullStateless)),
         events: Some(|| Box::new(full_stateless::FullStateless)),
+        smartapps: Some(|| Box::new(full_stateless::FullStateless)),
         ..BASE
     },
     Entry {
@@ -122,6 +129,7 @@ pub const REGISTRY: &[Entry] = &[
         default_rank: 3,
         em_trace: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
         events: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
+        smartapps: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
         ..BASE
     },
     Entry {
@@ -149,6 +157,12 @@ impl Registered for EmModel {
 impl Registered for EventModel {
     fn builder(entry: &Entry) -> Build<Self> {
         entry.events
+    }
+}
+
+impl Registered for SmartAppModel {
+    fn builder(entry: &Entry) -> Build<Self> {
+        entry.smartapps
     }
 }
 

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod em;
 pub mod em_hb;
 pub mod events;
+pub mod smartapp;
 
 use smallvec::SmallVec;
 
@@ -114,6 +115,9 @@ pub enum Outcome {
         writers: Option<Vec<(String, String)>>,
         fired: Option<Vec<(String, u32)>>,
     },
+    /// SmartApps with no event enabled: device attributes, mode and each app's state, as the
+    /// SmartApp model writes them (one text for now; see docs/smartapps.md).
+    SmartApps { state: String },
 }
 
 impl Outcome {
@@ -122,7 +126,7 @@ impl Outcome {
     pub fn stuck(&self) -> bool {
         match self {
             Outcome::EmTrace { stuck, .. } => !stuck.is_empty(),
-            Outcome::Events { .. } => true,
+            Outcome::Events { .. } | Outcome::SmartApps { .. } => true,
         }
     }
 
@@ -130,7 +134,7 @@ impl Outcome {
     pub fn stuck_operations(&self) -> &[u32] {
         match self {
             Outcome::EmTrace { stuck, .. } => stuck,
-            Outcome::Events { .. } => &[],
+            Outcome::Events { .. } | Outcome::SmartApps { .. } => &[],
         }
     }
 }
@@ -152,6 +156,7 @@ impl std::fmt::Display for Outcome {
                     write!(f, " {o}")?;
                 }
             }
+            Outcome::SmartApps { state } => f.write_str(state)?,
             Outcome::Events { vars, enabled, writers, fired } => {
                 f.write_str("vars")?;
                 for (v, x) in vars {
@@ -321,6 +326,7 @@ pub struct LoadOptions {
 pub enum Loaded {
     Em(em::EmModel),
     Events(events::EventModel),
+    SmartApps(smartapp::SmartAppModel),
 }
 
 /// Runs `$body` with `$m` bound to the model inside a [`Loaded`], whatever its type (each arm
@@ -331,6 +337,7 @@ macro_rules! with_model {
         match $loaded {
             $crate::model::Loaded::Em($m) => $body,
             $crate::model::Loaded::Events($m) => $body,
+            $crate::model::Loaded::SmartApps($m) => $body,
         }
     };
 }
@@ -343,10 +350,36 @@ pub fn load(path: &std::path::Path, options: LoadOptions) -> Result<Loaded, crat
             let t = crate::trace::em::load(&trace, dependence.as_deref())?;
             Ok(Loaded::Em(em::EmModel::new(t)?))
         }
+        InputKind::Groovy(p) => load_all(&[p], options),
         InputKind::Events(p) => {
             let bytes = crate::trace::input::read(&p)?;
             let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
             Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
     }
+}
+
+/// Reads several inputs as one system: SmartApps (Groovy files, or folders of them) are checked
+/// together; any other kind must come alone.
+pub fn load_all(paths: &[std::path::PathBuf], options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
+    use crate::trace::input::{detect_groovy, InputKind};
+    let mut apps = Vec::new();
+    for p in paths {
+        match detect_groovy(p)? {
+            Some(found) => apps.extend(found),
+            None if paths.len() == 1 => return load(p, options),
+            None => {
+                let kind = match crate::trace::input::detect(p)? {
+                    InputKind::Groovy(_) => "a SmartApp",
+                    _ => "not a SmartApp",
+                };
+                return Err(crate::trace::InputError::file(
+                    p,
+                    format!("{kind}: only SmartApps (Groovy) can be checked several at a time"),
+                ));
+            }
+        }
+    }
+    let opts = smartapp::SmartAppOptions { conflicts: options.conflicts, bound: options.bound };
+    Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
 }

@@ -37,10 +37,12 @@ pub fn render(r: &RunReport, sut: &str) -> String {
         let _ = writeln!(out, "  at:       {place}");
         let shortened = e.shortened_from.map_or(String::new(), |n| format!("   (shortened from {n} steps by replay)"));
         let _ = writeln!(out, "  schedule: {}{shortened}", e.schedule);
+        // Several inputs (SmartApps checked together) are named `A + B`: one argument each.
+        let files: Vec<String> = r.file.split(" + ").map(quote).collect();
         let _ = writeln!(
             out,
             "  replay:   tracepor replay {} --schedule {}{}",
-            quote(&r.file),
+            files.join(" "),
             quote(&e.schedule),
             r.load_flags
         );

@@ -153,6 +153,8 @@ pub enum InputKind {
     EmTrace { trace: PathBuf, dependence: Option<PathBuf> },
     /// An event model.
     Events(PathBuf),
+    /// A SmartThings SmartApp (Groovy source).
+    Groovy(PathBuf),
 }
 
 /// First line that is not blank and not a comment (`#`, `//`).
@@ -184,6 +186,7 @@ pub fn detect(path: &Path) -> Result<InputKind, InputError> {
         (Some(b"model"), Some(b"events")) => Ok(InputKind::Events(path.to_path_buf())),
         (Some(w), _) if w.first().is_some_and(u8::is_ascii_digit) => Ok(em_with_dependence(path.to_path_buf())),
         _ if is_config(&bytes) => config_target(path, &bytes, &mut Vec::new()),
+        _ if is_groovy(&bytes) => Ok(InputKind::Groovy(path.to_path_buf())),
         (None, _) => Err(InputError::file(path, "empty input: expected an EM trace, a config.cfg or an event model")),
         _ => {
             let text = String::from_utf8_lossy(first);
@@ -281,4 +284,33 @@ fn config_target(path: &Path, bytes: &[u8], seen: &mut Vec<PathBuf>) -> Result<I
         return config_target(&trace, &target, seen);
     }
     Ok(InputKind::EmTrace { trace, dependence })
+}
+
+/// A SmartApp declares itself with `definition(` (name, namespace, author ...).
+/// A few apps of the corpus lost their `definition`; `preferences {` with a `def` still tells.
+fn is_groovy(bytes: &[u8]) -> bool {
+    let has = |pat: &[u8]| bytes.windows(pat.len()).any(|w| w == pat);
+    has(b"definition(") || has(b"definition (") || (has(b"preferences") && has(b"def "))
+}
+
+/// The SmartApps `path` stands for: itself when it is one, the `.groovy` SmartApps of a folder
+/// (sorted), or None when it is something else.
+pub fn detect_groovy(path: &Path) -> Result<Option<Vec<PathBuf>>, InputError> {
+    if path.is_dir() {
+        if path.join("trace.txt").is_file() {
+            return Ok(None);
+        }
+        let entries = std::fs::read_dir(path).map_err(|e| InputError::file(path, format!("cannot read: {e}")))?;
+        let mut found: Vec<PathBuf> =
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "groovy")).collect();
+        found.sort();
+        if found.is_empty() {
+            return Ok(None);
+        }
+        return Ok(Some(found));
+    }
+    match detect(path)? {
+        InputKind::Groovy(p) => Ok(Some(vec![p])),
+        _ => Ok(None),
+    }
 }

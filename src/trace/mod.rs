@@ -8,6 +8,7 @@
 
 pub mod em;
 pub mod events;
+pub mod groovy;
 pub mod input;
 
 use std::fmt;
