@@ -670,8 +670,7 @@ impl Model for EventModel {
     }
 
     fn load_flags(&self) -> String {
-        let bound = self.opts.bound.map_or(String::new(), |k| format!(" --bound {k}"));
-        format!("{bound}{}", if self.opts.conflicts { " --conflicts" } else { "" })
+        crate::model::load_flags(self.opts.bound, self.opts.conflicts)
     }
 
     fn choice_name(&self, c: Choice) -> String {

@@ -313,6 +313,12 @@ pub fn parse_schedule<M: Model + ?Sized>(model: &M, text: &str) -> Result<Vec<Ch
     Ok(path)
 }
 
+/// The command-line text of `--bound k` and `--conflicts` as given (for replay lines).
+pub fn load_flags(bound: Option<u32>, conflicts: bool) -> String {
+    let bound = bound.map_or(String::new(), |k| format!(" --bound {k}"));
+    format!("{bound}{}", if conflicts { " --conflicts" } else { "" })
+}
+
 /// Options that shape the transition system built from an input.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {

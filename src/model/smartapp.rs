@@ -2126,8 +2126,7 @@ impl Model for SmartAppModel {
         self.opts.bound.is_some()
     }
     fn load_flags(&self) -> String {
-        let bound = self.opts.bound.map_or(String::new(), |k| format!(" --bound {k}"));
-        format!("{bound}{}", if self.opts.conflicts { " --conflicts" } else { "" })
+        crate::model::load_flags(self.opts.bound, self.opts.conflicts)
     }
     fn choices(&self) -> u32 {
         self.events.len() as u32
