@@ -397,3 +397,45 @@ fn readme_photo_sync_reports_a_replayable_deadlock() {
     // Handler order decides what onResume reads: both outcomes are there.
     assert!(v["outcomes"].as_u64().unwrap() >= 2);
 }
+
+/// `--stop-at-first-error` ends with `finished: false` and its reason; on an event model a
+/// state with nothing enabled is not an error and does not stop the search.
+#[test]
+fn stop_at_first_error_is_not_a_finished_search() {
+    let model = "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events";
+    let o = tracepor(&["check", model, "--conflicts", "--stop-at-first-error", "--json"]);
+    assert_eq!(code(&o), 1);
+    let v = json(&o);
+    assert_eq!(v["finished"], serde_json::json!(false));
+    assert!(v["stopped_by"].as_str().unwrap_or("").contains("first error"), "{v}");
+    assert_eq!(v["errors"].as_array().unwrap().len(), 1);
+    // A model without errors ends in several nothing-enabled states and runs to its end.
+    let dir = std::env::temp_dir().join(format!("tracepor-first-error-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("two.events");
+    std::fs::write(&path, "model events\nvar x = 0\non a { x = 1\n disable a }\non b { x = 2\n disable b }\n").unwrap();
+    let b = tracepor(&["check", path.to_str().unwrap(), "--stop-at-first-error", "--json"]);
+    let bv = json(&b);
+    assert_eq!(bv["finished"], serde_json::json!(true), "{bv}");
+    assert_eq!(bv["deadlocks"], serde_json::json!(2), "{bv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--outcomes` on an event model writes its outcome set: the distinct errors (kind and line)
+/// and the nothing-enabled states.
+#[test]
+fn outcomes_of_an_event_model_list_its_errors() {
+    let dir = std::env::temp_dir().join(format!("tracepor-outcomes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("out.txt");
+    let model = "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events";
+    let o = tracepor(&["check", model, "--conflicts", "--outcomes", path.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code(&o), 1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let errors: Vec<&str> = text.lines().filter(|l| l.starts_with("error conflict line ")).collect();
+    assert_eq!(errors.len(), 2, "{text}");
+    let mut sorted: Vec<&str> = text.lines().collect();
+    sorted.sort();
+    assert_eq!(sorted, text.lines().collect::<Vec<_>>(), "sorted in byte order");
+    let _ = std::fs::remove_dir_all(&dir);
+}

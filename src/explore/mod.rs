@@ -226,8 +226,11 @@ impl<'m, M: Model> Search<'m, M> {
         if self.options.outcome_schedules {
             self.found.keep_schedules();
         }
+        // Only where a stuck end is an error (EM traces) does it stop the search: an event model
+        // always ends in states with nothing enabled.
+        let error = outcome.stuck() && self.model.deadlock_is_error();
         self.found.add_outcome(outcome, path);
-        if self.limits.stop_at_first_error && self.found.deadlocks() > 0 && self.stop.is_none() {
+        if self.limits.stop_at_first_error && error && self.stop.is_none() {
             self.halt(StopReason::FirstError);
         }
     }
@@ -278,7 +281,8 @@ impl<'m, M: Model> Search<'m, M> {
     pub fn finish(mut self) -> (Stats, Outcomes) {
         self.stats.time_s = self.start.elapsed().as_secs_f64();
         self.stats.peak_rss_bytes = stats::peak_rss_bytes();
-        self.stats.finished = self.stop.is_none() || self.stop == Some(StopReason::FirstError);
+        // Stopped at the first error, the search did what was asked but did not see everything.
+        self.stats.finished = self.stop.is_none();
         self.stats.stop = self.stop;
         if self.stats.finished {
             self.stats.estimated_done = None;

@@ -143,13 +143,16 @@ impl RunReport {
     }
 
     /// Canonical outcome lines, one per line, sorted in byte order.
+    /// The outcome set as `--outcomes` writes it, one line each, sorted in byte order: the
+    /// canonical outcomes (em-trace.md; on event models, the nothing-enabled states) and, where
+    /// a model has errors, each distinct one as `error KIND line N` (event-model.md: an outcome
+    /// set is the distinct errors, by kind and source line, plus the nothing-enabled states).
     pub fn outcome_text(&self) -> String {
-        let mut out = String::new();
-        for line in self.found.lines() {
-            out.push_str(line);
-            out.push('\n');
-        }
-        out
+        let errors = self.found.errors().map(|f| format!("error {} line {}", f.error.kind, f.error.line));
+        let mut lines: Vec<String> = self.found.lines().map(str::to_owned).chain(errors).collect();
+        lines.sort();
+        lines.dedup();
+        lines.into_iter().map(|l| l + "\n").collect()
     }
 }
 
