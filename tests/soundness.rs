@@ -291,3 +291,17 @@ fn open_stateful_dpor_seed_1474() {
     let (lost, invented) = difference(&expected, &found);
     assert!(lost.is_empty() && invented.is_empty(), "lost {lost:?}, invented {invented:?}");
 }
+
+/// Issue 12's first mechanism on an event model (fixtures/events/program-order.events): an
+/// event whose firings differ (a read, then a write) must not absorb its own race.
+#[test]
+fn stateful_dpor_treats_an_events_earlier_firing_as_program_order() {
+    let m = events_common::load_file("fixtures/events/program-order.events", EventOptions::default());
+    let (_, expected) = baseline(&m);
+    assert_eq!(expected.error_count(), 1, "the fixture has one reachable assert");
+    let entry = registry::lookup("stateful-dpor").expect("registered");
+    let mut s = entry.build::<EventModel>().expect("applies");
+    let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], Ablation::default(), Duration::from_secs(60));
+    assert!(stats.finished);
+    assert_eq!(difference(&expected, &found), (vec![], vec![]));
+}
