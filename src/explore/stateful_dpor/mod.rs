@@ -548,6 +548,10 @@ impl<'a, M: Model> Run<'a, M> {
     /// which it goes first may never execute it at all (it deadlocks). The summaries carry such
     /// pairs through later edges into `n` like any other.
     fn look_back_from_blocked(&mut self, n: u32, search: &mut Search<'_, M>) {
+        // Not in the literal cross-check (`no_summaries`) nor the stack-only ablation: their
+        // searches start from edges, and a state match would also have to replay the blocked
+        // pairs of every state reachable from it. On EM traces they therefore lack this mend
+        // (docs/soundness.md); on event models nothing is ever blocked.
         if self.opts.no_summaries || self.opts.no_graph_backtrack {
             return;
         }
