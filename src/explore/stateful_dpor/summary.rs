@@ -771,11 +771,15 @@ impl Pairs {
             self.rows[r as usize].note(p, None);
             return;
         }
-        // Line 14: past a conflict the search goes on for the edge's own event.
+        // Line 14: past a conflict the search goes on for the edge's own event, with the
+        // accesses the edge does not cover. Only a write covers: whatever conflicts with an
+        // access to an object the edge writes conflicts with the edge too, so its own search
+        // finds that race. A read does not cover a write: an earlier read conflicts with the
+        // write and not with this read, and that race would be lost (docs/soundness.md, 4).
         let rest: Accesses = if self.whole_transition {
             Accesses::new()
         } else {
-            theirs.iter().copied().filter(|x| !clash(x)).collect()
+            theirs.iter().copied().filter(|x| !mine.iter().any(|y| y.object == x.object && y.write)).collect()
         };
         let next = match self.intern(l_event, &rest) {
             Some(q) => q + 1,
