@@ -235,7 +235,7 @@ pub fn help() -> String {
     let mut out = String::from("Strategy (default: the best sound one for the input):");
     for e in REGISTRY {
         let mut notes: Vec<String> = e.kinds().into_iter().map(|k| k.as_str().to_string()).collect();
-        if e.stateless {
+        if e.stateless && e.events.is_some() {
             notes.push("--bound on events".into());
         }
         match e.parallel.len() {
