@@ -19,7 +19,9 @@ use std::time::Duration;
 use crate::explore::graph::StateGraph;
 use crate::explore::registry::{self, Entry, Registered};
 use crate::explore::{run_search, Limits, Search, SearchOptions, Stats};
-use crate::model::{format_schedule, parse_schedule, Accesses, Choice, Model, ModelError, Outcome};
+use crate::model::{
+    format_schedule, parse_schedule, Accesses, Choice, LoadOptions, Model, ModelError, ModelKind, Outcome,
+};
 use crate::report::compare::{Disagreement, Verdict, Witness};
 use crate::report::RunReport;
 
@@ -47,6 +49,95 @@ pub fn strategy_for<M: Registered>(model: &M, name: &str) -> Result<&'static Ent
         return Err(CheckError(format!("strategy `{name}` is stateless: on an event model it needs --bound k")));
     }
     Ok(entry)
+}
+
+/// What `files` (one input, or several SmartApps) hold, told without building the model; None
+/// when it cannot be told, so that loading reports why.
+pub fn input_kind(files: &[PathBuf]) -> Option<ModelKind> {
+    use crate::trace::input::{detect, detect_groovy, InputKind};
+    if files.len() > 1 {
+        return Some(ModelKind::SmartApps);
+    }
+    let file = files.first()?;
+    if detect_groovy(file).ok()?.is_some() {
+        return Some(ModelKind::SmartApps);
+    }
+    Some(match detect(file).ok()? {
+        InputKind::EmTrace { .. } => ModelKind::EmTrace,
+        InputKind::Events(_) => ModelKind::Events,
+        InputKind::Groovy(_) => ModelKind::SmartApps,
+    })
+}
+
+/// A kind of input as a sentence names it.
+fn a_kind(kind: ModelKind) -> &'static str {
+    match kind {
+        ModelKind::EmTrace => "an EM trace",
+        ModelKind::Events => "an event model",
+        ModelKind::SmartApps => "SmartApps",
+    }
+}
+
+/// Refuses `--bound` and `--conflicts` when no input of `inputs` (each one input, or several
+/// SmartApps checked together) is an event model or SmartApps: an EM trace has neither events
+/// to bound nor apps to conflict, so the option would be ignored without a word.
+pub fn check_load_options(inputs: &[Vec<PathBuf>], load: &LoadOptions) -> Result<(), CheckError> {
+    let option = match (load.bound, load.conflicts) {
+        (Some(_), _) => "--bound",
+        (None, true) => "--conflicts",
+        (None, false) => return Ok(()),
+    };
+    // Inputs whose kind cannot be told count as taking it: loading them reports the problem.
+    let kinds: Vec<Option<ModelKind>> = inputs.iter().map(|files| input_kind(files)).collect();
+    if kinds.iter().any(|k| *k != Some(ModelKind::EmTrace)) {
+        return Ok(());
+    }
+    let what = match inputs {
+        [files] => {
+            let name = files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" + ");
+            format!("{name} is {}", a_kind(ModelKind::EmTrace))
+        }
+        _ => format!("all {} inputs are EM traces", inputs.len()),
+    };
+    Err(CheckError(format!("{option} applies to event models and SmartApps; {what}")))
+}
+
+/// Refuses search options that none of `entries` (the strategies about to run on an input of
+/// `kind`) reads, from what the registry says each one supports: ablation switches, `--threads
+/// N` above 1 and `--hash-compact`. With several strategies, an option that some of them read
+/// is fine.
+pub fn check_search_options(
+    kind: ModelKind,
+    entries: &[&'static Entry],
+    options: &SearchOptions,
+) -> Result<(), CheckError> {
+    // `class` describes the strategies that read the option; the registry names them.
+    let refuse = |option: String, class: &str, reads: &dyn Fn(&Entry) -> bool| -> Result<(), CheckError> {
+        if entries.iter().any(|e| reads(e)) {
+            return Ok(());
+        }
+        let those: Vec<&str> = registry::REGISTRY.iter().filter(|e| reads(e)).map(|e| e.name).collect();
+        let those = if those.is_empty() { "none".to_string() } else { those.join(", ") };
+        let these = match entries {
+            [one] => format!("strategy `{}` ignores it", one.name),
+            _ => format!(
+                "none of the strategies run ({}) reads it",
+                entries.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        Err(CheckError(format!("{option} applies only to {class} ({those}); {these}")))
+    };
+    for switch in options.ablation.switches() {
+        refuse(switch.to_string(), "the strategy it ablates", &|e| e.has_ablation(switch))?;
+    }
+    if options.threads > 1 {
+        let class = format!("strategies that explore in parallel on {}", a_kind(kind));
+        refuse(format!("--threads {}", options.threads), &class, &|e| e.parallel_on(kind))?;
+    }
+    if options.hash_compact {
+        refuse("--hash-compact".into(), "strategies that keep a store of visited states", &|e| e.hash_compact)?;
+    }
+    Ok(())
 }
 
 /// One run of one strategy on one model, set up step by step.

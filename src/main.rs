@@ -76,7 +76,7 @@ enum Command {
         files: Vec<PathBuf>,
         #[arg(long)]
         schedule: String,
-        #[arg(long)]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         bound: Option<u32>,
         #[arg(long)]
         conflicts: bool,
@@ -99,19 +99,20 @@ struct Common {
     #[arg(long)]
     outcomes: Option<PathBuf>,
     /// Fire each event at most k times (event models; makes the state space acyclic).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     bound: Option<u32>,
     /// Report IoTCheck's conflicts (event models).
     #[arg(long)]
     conflicts: bool,
-    #[arg(long, value_name = "SECONDS")]
+    // Zero limits would stop every search before it starts: refused here, like zero threads.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     time_limit: Option<f64>,
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_states: Option<u64>,
-    #[arg(long, value_name = "MB")]
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
     /// Worker threads, for the strategies that explore in parallel (marked so in --strategy's help).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
     #[arg(long)]
@@ -136,32 +137,25 @@ struct Common {
     #[arg(long)]
     quiet: bool,
     /// Show progress on stderr (default: when stderr is a terminal).
-    #[arg(long, overrides_with = "no_progress")]
+    #[arg(long, conflicts_with = "no_progress")]
     progress: bool,
     #[arg(long)]
     no_progress: bool,
 }
 
 impl Common {
-    fn limits(&self) -> Result<Limits, Fail> {
-        let time = match self.time_limit {
-            Some(t) if !(t.is_finite() && t >= 0.0) => {
-                return Err(Fail(format!("--time-limit: `{t}` is not a number of seconds")))
-            }
-            Some(t) => Some(Duration::from_secs_f64(t)),
-            None => None,
-        };
-        Ok(Limits {
-            time,
+    fn limits(&self) -> Limits {
+        Limits {
+            time: self.time_limit.map(Duration::from_secs_f64),
             max_states: self.max_states,
             max_memory_bytes: self.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
             stop_at_first_error: self.stop_at_first_error,
-        })
+        }
     }
 
     fn search_options(&self) -> SearchOptions {
         SearchOptions {
-            threads: self.threads.unwrap_or(1).max(1),
+            threads: self.threads.unwrap_or(1),
             hash_compact: self.hash_compact,
             ablation: Ablation {
                 no_full_cycle: self.no_full_cycle,
@@ -180,6 +174,14 @@ impl Common {
 
     fn show_progress(&self) -> bool {
         !self.quiet && !self.no_progress && (self.progress || std::io::stderr().is_terminal())
+    }
+}
+
+/// `--time-limit`: a finite number of seconds above zero.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
+        _ => Err(format!("`{text}` is not a number of seconds above 0")),
     }
 }
 
@@ -232,6 +234,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
         Command::Check { files, strategy, dot, common } => {
             tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
             let file = joined(&files);
+            check::check_load_options(std::slice::from_ref(&files), &common.load_options())?;
             let loaded = model::load_all(&files, common.load_options())?;
             let report = with_model!(&loaded, m => check(m, &file, strategy.as_deref(), dot.as_deref(), &common))?;
             if let Some(path) = &common.outcomes {
@@ -259,6 +262,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             } else {
                 inputs.iter().map(|f| vec![f.clone()]).collect()
             };
+            check::check_load_options(&groups, &common.load_options())?;
             for group in &groups {
                 let file = &joined(group);
                 let loaded = model::load_all(group, common.load_options())?;
@@ -292,6 +296,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(if disagree { 4 } else { worst })
         }
         Command::Replay { files, schedule, bound, conflicts } => {
+            check::check_load_options(std::slice::from_ref(&files), &LoadOptions { bound, conflicts })?;
             let loaded = model::load_all(&files, LoadOptions { bound, conflicts })?;
             let replay = with_model!(&loaded, m => check::replay(m, &schedule))?;
             print_replay(&replay)?;
@@ -369,7 +374,7 @@ fn run_one<M: Registered>(
     let mut run = Check::new(m)
         .strategy(entry.name)?
         .file(file.display().to_string())
-        .limits(common.limits()?)
+        .limits(common.limits())
         .options(options)
         .cancel(cancel_flag());
     let bar = common.show_progress().then(|| {
@@ -425,6 +430,7 @@ fn check<M: Registered>(
         Some(name) => check::strategy_for(m, name)?,
         None => registry::default_for::<M>(),
     };
+    check::check_search_options(m.kind(), &[entry], &common.search_options())?;
     run_one(m, file, entry, common, dot, false)
 }
 
@@ -435,7 +441,9 @@ fn compare<M: Registered>(
     common: &Common,
 ) -> Result<Vec<RunReport>, Fail> {
     let mut runs = Vec::new();
-    for entry in check::compare_set(m, names)? {
+    let entries = check::compare_set(m, names)?;
+    check::check_search_options(m.kind(), &entries, &common.search_options())?;
+    for entry in entries {
         // Every outcome keeps a schedule, so that one a reduction missed can be shown.
         let report = run_one(m, file, entry, common, None, true)?;
         if let Some(path) = &common.outcomes {

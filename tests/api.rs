@@ -139,3 +139,31 @@ fn folders_expand_and_shards_partition_them() {
     }
     assert!(check::expand_inputs(&[PathBuf::from("src")]).is_err());
 }
+
+#[test]
+fn options_a_strategy_ignores_are_refused_from_what_the_registry_says() {
+    use tracepor::explore::{Ablation, SearchOptions};
+    let ablated =
+        SearchOptions { ablation: Ablation { no_summaries: true, ..Ablation::default() }, ..Default::default() };
+    let threads = SearchOptions { threads: 2, ..Default::default() };
+    let compact = SearchOptions { hash_compact: true, ..Default::default() };
+    for kind in ModelKind::ALL {
+        for e in REGISTRY {
+            let ok = |o: &SearchOptions| check::check_search_options(kind, &[e], o).is_ok();
+            assert!(ok(&SearchOptions::default()), "{}", e.name);
+            assert_eq!(ok(&ablated), e.ablations.contains(&"no-summaries"), "{}", e.name);
+            assert_eq!(ok(&threads), e.parallel_on(kind), "{} on {kind}", e.name);
+            assert_eq!(ok(&compact), e.hash_compact, "{}", e.name);
+        }
+        // Several strategies: fine when one of them reads it.
+        assert!(check::check_search_options(kind, REGISTRY.iter().collect::<Vec<_>>().as_slice(), &ablated).is_ok());
+    }
+    let err = check::check_search_options(ModelKind::EmTrace, &[registry::lookup("em-dpor").unwrap()], &threads);
+    assert!(err.unwrap_err().0.contains("--threads 2"));
+    let trace = vec![PathBuf::from("fixtures/em/two-posters")];
+    let bound = LoadOptions { bound: Some(1), conflicts: false };
+    assert!(check::check_load_options(std::slice::from_ref(&trace), &bound).unwrap_err().0.contains("--bound"));
+    assert!(check::check_load_options(&[trace], &LoadOptions::default()).is_ok());
+    let model = vec![PathBuf::from("fixtures/events/example.events")];
+    assert!(check::check_load_options(&[model], &bound).is_ok());
+}

@@ -33,7 +33,7 @@ use tracepor::explore::registry::{self, Entry, Registered};
 use tracepor::explore::{self, Ablation, Limits, Outcomes, Search, Stats, Strategy};
 use tracepor::model::em::EmModel;
 use tracepor::model::events::{EventModel, EventOptions};
-use tracepor::model::Model;
+use tracepor::model::{Model, ModelKind};
 use tracepor::trace::em::{parse_dependence, parse_trace};
 
 use common::gen_em::generate;
@@ -163,7 +163,7 @@ fn registered<M: Registered>() -> Vec<&'static Entry> {
 
 /// Whether `variant` changes what `entry` explores (`--threads` only parallel ones).
 fn applies(entry: &Entry, variant: Variant) -> bool {
-    variant.threads == 1 || entry.parallel
+    variant.threads == 1 || entry.parallel_on(ModelKind::EmTrace)
 }
 
 #[test]

@@ -30,8 +30,12 @@ pub struct Entry {
     /// Walks every path without matching states: on a model whose paths need not end (an
     /// event model without `--bound k`) it would not terminate.
     pub stateless: bool,
-    /// Explores in parallel with `--threads N` (`dpor`: on EM traces).
-    pub parallel: bool,
+    /// The inputs on which it explores in parallel with `--threads N` (`dpor`: EM traces only;
+    /// its event-model search is another, sequential one).
+    pub parallel: &'static [ModelKind],
+    /// Stores fingerprints instead of states with `--hash-compact` (only `full` keeps a store
+    /// of visited states that the switch changes).
+    pub hash_compact: bool,
     /// Explores every interleaving: a reference the reductions' outcome sets are checked against.
     pub exhaustive: bool,
     /// Records the state graph that `--dot` writes.
@@ -54,7 +58,8 @@ pub const BASE: Entry = Entry {
     what: "",
     paper: "",
     stateless: false,
-    parallel: false,
+    parallel: &[],
+    hash_compact: false,
     exhaustive: false,
     records_graph: false,
     ablations: &[],
@@ -70,7 +75,8 @@ pub const REGISTRY: &[Entry] = &[
         name: "full",
         what: "stateful exhaustive search: every enabled choice, visited states not re-expanded",
         paper: "exhaustive baseline (EM-Explorer's stateful search)",
-        parallel: true,
+        parallel: &ModelKind::ALL,
+        hash_compact: true,
         exhaustive: true,
         records_graph: true,
         default_rank: 1,
@@ -84,7 +90,7 @@ pub const REGISTRY: &[Entry] = &[
         what: "every interleaving, no state matching",
         paper: "exhaustive baseline",
         stateless: true,
-        parallel: true,
+        parallel: &ModelKind::ALL,
         exhaustive: true,
         records_graph: true,
         em_trace: Some(|| Box::new(full_stateless::FullStateless)),
@@ -97,7 +103,7 @@ pub const REGISTRY: &[Entry] = &[
         what: "Flanagan-Godefroid DPOR with persistent sets; posts to one queue are dependent",
         paper: "Flanagan and Godefroid, POPL 2005; EM-Explorer's baseline on EM traces",
         stateless: true,
-        parallel: true,
+        parallel: &[ModelKind::EmTrace],
         default_rank: 2,
         em_trace: Some(|| Box::new(dpor::Dpor)),
         events: Some(|| Box::new(dpor_events::DporEvents::default())),
@@ -181,6 +187,16 @@ impl Entry {
         self.applies_to::<M>() && (!self.stateless || model.paths_are_finite())
     }
 
+    /// Whether `--threads N` makes it explore in parallel on inputs of `kind`.
+    pub fn parallel_on(&self, kind: ModelKind) -> bool {
+        self.parallel.contains(&kind)
+    }
+
+    /// Whether it reads ablation switch `switch` (`no-full-cycle` or `--no-full-cycle`).
+    pub fn has_ablation(&self, switch: &str) -> bool {
+        self.ablations.contains(&switch.trim_start_matches("--"))
+    }
+
     /// The input kinds it applies to, for documentation (`--help`, README).
     pub fn kinds(&self) -> Vec<ModelKind> {
         let mut out = Vec::new();
@@ -219,11 +235,17 @@ pub fn help() -> String {
     let mut out = String::from("Strategy (default: the best sound one for the input):");
     for e in REGISTRY {
         let mut notes: Vec<String> = e.kinds().into_iter().map(|k| k.as_str().to_string()).collect();
-        if e.stateless {
+        if e.stateless && e.events.is_some() {
             notes.push("--bound on events".into());
         }
-        if e.parallel {
-            notes.push("--threads".into());
+        match e.parallel.len() {
+            0 => {}
+            n if n == ModelKind::ALL.len() => notes.push("--threads".into()),
+            _ => notes
+                .push(format!("--threads on {}", e.parallel.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))),
+        }
+        if e.hash_compact {
+            notes.push("--hash-compact".into());
         }
         if e.records_graph {
             notes.push("--dot".into());
