@@ -182,6 +182,8 @@ fn generated_traces_are_valid_recordings() {
 /// larger ones (up to [`LARGE`]) plainly, with a shorter limit: every interleaving of a trace
 /// with a few thousand states is already millions of runs for `full-stateless`.
 const SMALL: u64 = 400;
+/// Exhaustive states up to which `stateful-dpor --no-summaries` is checked too.
+const LITERAL: u64 = 150;
 const LARGE: u64 = 4_000;
 
 #[test]
@@ -190,6 +192,7 @@ fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
     assert!(names.len() >= 6, "only {} EM strategies registered", names.len());
     let mut tally = Tally::default();
     let mut large = Tally::default();
+    let mut literal = Tally::default();
     for seed in 0..seeds() {
         let Some((text, dependence)) = generate(seed) else { continue };
         let m = em_model(seed, &text, &dependence);
@@ -213,12 +216,25 @@ fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
                 t.compare(format!("seed {seed}: {name} {}", variant.label), &input, &expected, &stats, &found);
             }
         }
+        if states <= LITERAL {
+            // `--no-summaries`, the literal Algorithms 3 and 5 that cross-check the summaries
+            // (exponential, hence only on the smallest traces).
+            let no_summaries = Ablation { no_summaries: true, ..Ablation::default() };
+            let mut s = registry::lookup("stateful-dpor").and_then(|e| e.build::<EmModel>()).expect("registered");
+            let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], no_summaries, Duration::from_secs(2));
+            literal.checked += 1;
+            literal.compare(format!("seed {seed}: stateful-dpor --no-summaries"), &input, &expected, &stats, &found);
+        }
     }
     assert!(tally.checked as u64 >= seeds() / 3, "only {} seeds gave a small trace", tally.checked);
     tally.assert_sound("EM traces");
     // On the larger traces a run the limit stopped is checked only for what it found.
     large.unfinished.clear();
     large.assert_sound("larger EM traces");
+    // So is a literal run the limit stopped; most must finish, or the cross-check proves little.
+    assert!(literal.unfinished.len() * 2 <= literal.runs, "literal runs unfinished: {:?}", literal.unfinished);
+    literal.unfinished.clear();
+    literal.assert_sound("EM traces, stateful-dpor --no-summaries");
 }
 
 #[test]
@@ -311,6 +327,21 @@ fn stateful_dpor_treats_an_events_earlier_firing_as_program_order() {
     let entry = registry::lookup("stateful-dpor").expect("registered");
     let mut s = entry.build::<EventModel>().expect("applies");
     let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], Ablation::default(), Duration::from_secs(60));
+    assert!(stats.finished);
+    assert_eq!(difference(&expected, &found), (vec![], vec![]));
+}
+
+/// The literal cross-check (`--no-summaries`) looks back from blocked transitions too: on
+/// trace2 of only-multithreading/deadlocks it lost one of five outcomes without that
+/// (docs/soundness.md, point 3).
+#[test]
+fn literal_stateful_dpor_looks_back_from_blocked_transitions() {
+    let dir = common::root().join("../shared/traces/em-explorer/benchmark-traces/only-multithreading/deadlocks/trace2");
+    let m = common::em(&dir);
+    let (_, expected) = baseline(&m);
+    let no_summaries = Ablation { no_summaries: true, ..Ablation::default() };
+    let mut s = registry::lookup("stateful-dpor").and_then(|e| e.build::<EmModel>()).expect("registered");
+    let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], no_summaries, Duration::from_secs(60));
     assert!(stats.finished);
     assert_eq!(difference(&expected, &found), (vec![], vec![]));
 }

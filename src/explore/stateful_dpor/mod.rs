@@ -199,6 +199,10 @@ struct Run<'a, M: Model> {
     /// Per event, the global position of the last state of S (position p: after p edges) in
     /// which it is enabled.
     enabled_at: Vec<u64>,
+    /// Per state, the pairs of its blocked transitions (see [`Run::look_back_from_blocked`]),
+    /// kept only where no summary stands for them (`no_summaries`, `no_graph_backtrack`): a
+    /// state match replays them from every state reachable from the matched one.
+    blocked_pairs: FxHashMap<u32, Vec<PairId>>,
 }
 
 impl<M: Model> Strategy<M> for StatefulDpor {
@@ -253,6 +257,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             exec_base: 1,
             fired_at: vec![0; k],
             enabled_at: vec![0; k],
+            blocked_pairs: FxHashMap::default(),
         };
         let (s0, _) = run.intern(model.initial(), (NONE, 0), search);
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
@@ -546,15 +551,10 @@ impl<'a, M: Model> Run<'a, M> {
     /// a read of its flag) arrives at `n`. A LOCK blocked by another thread's acquire then sets
     /// the backtrack point before that acquire, which no executed transition would: the run in
     /// which it goes first may never execute it at all (it deadlocks). The summaries carry such
-    /// pairs through later edges into `n` like any other.
-    fn look_back_from_blocked(&mut self, n: u32, search: &mut Search<'_, M>) {
-        // Not in the literal cross-check (`no_summaries`) nor the stack-only ablation: their
-        // searches start from edges, and a state match would also have to replay the blocked
-        // pairs of every state reachable from it. On EM traces they therefore lack this mend
-        // (docs/soundness.md); on event models nothing is ever blocked.
-        if self.opts.no_summaries || self.opts.no_graph_backtrack {
-            return;
-        }
+    /// pairs through later edges into `n` like any other; the literal modes, which have no
+    /// summaries, keep them per state ([`Run::blocked_pairs`]) and walk back from them.
+    fn look_back_from_blocked(&mut self, n: u32, t: u32, search: &mut Search<'_, M>) {
+        let literal = self.opts.no_summaries || self.opts.no_graph_backtrack;
         let mut acc = std::mem::take(&mut self.scratch_acc);
         for c in 0..self.model.choices() {
             acc.clear();
@@ -563,7 +563,13 @@ impl<'a, M: Model> Run<'a, M> {
             }
             acc.push(Access { object: flag_object(c), write: false });
             acc.sort();
-            if let Some(q) = self.pairs.intern(c, &acc).and_then(|p| self.pairs.trim(p)) {
+            let Some(p) = self.pairs.intern(c, &acc) else { continue };
+            if literal {
+                // No summary stands for the pair: keep it for later state matches, and walk
+                // back from `n` now as the mode walks back from an edge.
+                self.blocked_pairs.entry(n).or_default().push(p);
+                self.look_back_literal(n, Some(t), p, search);
+            } else if let Some(q) = self.pairs.trim(p) {
                 self.begin_search();
                 self.arrive(n, q);
             }
@@ -571,6 +577,17 @@ impl<'a, M: Model> Run<'a, M> {
         self.scratch_acc = acc;
         if self.opts.eager_search {
             self.finish_search(search);
+        }
+    }
+
+    /// The backwards search of the literal modes for pair `p` arriving at state `n`: along the
+    /// stack through `via` (the edge that reached `n`, if not on the stack yet) for
+    /// `no_graph_backtrack`, else along every path of R into `n`.
+    fn look_back_literal(&mut self, n: u32, via: Option<u32>, p: PairId, search: &mut Search<'_, M>) {
+        if self.opts.no_graph_backtrack {
+            self.stack_walk(via, p);
+        } else {
+            self.literal_dfs_from(n, None, p, search);
         }
     }
 
@@ -822,6 +839,12 @@ impl<'a, M: Model> Run<'a, M> {
     /// Literal UpdateBacktrackSetDFS from `t`: every path of predecessors that does not repeat a
     /// transition (the paper's T_exp), iteratively.
     fn literal_dfs(&mut self, t: u32, p: PairId, search: &mut Search<'_, M>) {
+        self.literal_dfs_from(self.edges[t as usize].src, Some(t), p, search);
+    }
+
+    /// [`Run::literal_dfs`] from the in-edges of state `n`, for pair `p` of transition `t` out
+    /// of `n` (or of a transition blocked at `n`, `t` then `None`).
+    fn literal_dfs_from(&mut self, n: u32, t: Option<u32>, p: PairId, search: &mut Search<'_, M>) {
         struct Frame {
             carried: Option<PairId>,
             /// Next predecessor to try (an in-edge of the frame's transition's source).
@@ -829,9 +852,9 @@ impl<'a, M: Model> Run<'a, M> {
             curr: u32,
         }
         let mut on_path: FxHashSet<u32> = FxHashSet::default();
-        on_path.insert(t);
-        let first = self.first_in[self.edges[t as usize].src as usize];
-        let mut stack = vec![Frame { carried: Some(p), next: first, curr: t }];
+        on_path.extend(t);
+        let first = self.first_in[n as usize];
+        let mut stack = vec![Frame { carried: Some(p), next: first, curr: t.unwrap_or(NONE) }];
         while let Some(top) = stack.last_mut() {
             if search.poll() {
                 return;
@@ -914,6 +937,19 @@ impl<'a, M: Model> Run<'a, M> {
                     todo.push(d);
                 }
                 r = self.edges[r as usize].next_out;
+            }
+        }
+        // Transitions blocked in the reachable states, as their own look-back started them.
+        let blocked: Vec<(u32, PairId)> = seen
+            .iter()
+            .filter_map(|m| self.blocked_pairs.get(m).map(|ps| (*m, ps)))
+            .flat_map(|(m, ps)| ps.iter().map(move |&p| (m, p)))
+            .collect();
+        for (m, p) in blocked {
+            if self.opts.no_graph_backtrack {
+                self.stack_walk(Some(t), p);
+            } else {
+                self.literal_dfs_from(m, None, p, search);
             }
         }
         for r in reach {
@@ -1120,7 +1156,7 @@ impl<'a, M: Model> Run<'a, M> {
             }
             self.update_backtrack_set(t, search);
             if fresh {
-                self.look_back_from_blocked(dst, search);
+                self.look_back_from_blocked(dst, t, search);
             }
             let in_history = self.nodes[dst as usize].in_history;
             let revisit = !fresh && !in_history && self.nodes[dst as usize].s_pos != NONE;
