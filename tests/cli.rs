@@ -379,7 +379,26 @@ fn error_schedules_are_short_and_their_replay_lines_reproduce_them() {
     let out = String::from_utf8_lossy(&text.stdout);
     let line = out.lines().find(|l| l.contains("replay:")).expect("a replay line");
     assert!(line.trim_end().ends_with("--conflicts"), "{line}");
-    assert!(out.contains("shortened from"), "{out}");
+    assert!(out.contains("first found: "), "{out}");
+}
+
+/// A stateful search replaces the schedule it first found by a shortest path of its state
+/// graph (issue 17: 6,153 steps where five suffice), and says so.
+#[test]
+fn stateful_searches_report_the_shortest_path_of_their_state_graph() {
+    let model = "traces/smartthings/initial-state-event-streamer--thermostat-auto-off.events";
+    let o = tracepor(&["check", model, "--strategy", "stateful-dpor", "--json"]);
+    assert_eq!(code(&o), 1);
+    let v = json(&o);
+    let e = &v["errors"][0];
+    let first = e["shortened_from"].as_u64().expect("first found");
+    let graph = e["graph_shortest"].as_u64().expect("a graph path");
+    assert!(graph < first, "{e}");
+    let schedule = e["schedule"].as_str().unwrap();
+    assert!(schedule.split(',').count() as u64 <= graph, "{e}");
+    assert!(schedule.split(',').count() <= 5, "five steps suffice: {e}");
+    let r = tracepor(&["replay", model, "--schedule", schedule]);
+    assert_eq!(code(&r), 1, "{}", String::from_utf8_lossy(&r.stdout));
 }
 
 /// The README's first command: the project's own Android trace has a deadlock, reported with a

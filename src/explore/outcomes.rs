@@ -10,6 +10,9 @@ use crate::model::{Choice, ModelError, Outcome};
 pub struct Found {
     pub error: ModelError,
     pub schedule: Vec<Choice>,
+    /// Set when a stateful search replaced the schedule it first found (this many steps) by a
+    /// shortest path to the error in the state graph it explored.
+    pub graph_shortest_from: Option<usize>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -53,7 +56,7 @@ impl Outcomes {
 
     pub fn add_error(&mut self, error: ModelError, path: &[Choice]) {
         let key = (error.kind, error.line, error.message.clone());
-        self.errors.entry(key).or_insert_with(|| Found { error, schedule: path.to_vec() });
+        self.errors.entry(key).or_insert_with(|| Found { error, schedule: path.to_vec(), graph_shortest_from: None });
     }
 
     /// Merges another search's findings (parallel workers, sharded runs).
@@ -99,6 +102,16 @@ impl Outcomes {
 
     pub fn errors(&self) -> impl Iterator<Item = &Found> {
         self.errors.values()
+    }
+
+    /// For a stateful search to replace schedules by shorter ones of its state graph.
+    pub fn errors_mut(&mut self) -> impl Iterator<Item = &mut Found> {
+        self.errors.values_mut()
+    }
+
+    /// The schedules of the stuck outcomes, likewise.
+    pub fn deadlock_schedules_mut(&mut self) -> impl Iterator<Item = &mut Vec<Choice>> {
+        self.deadlocks.values_mut().map(|(_, path)| path)
     }
 
     pub fn error_count(&self) -> usize {

@@ -24,6 +24,14 @@ pub struct ErrorReport {
     /// (explore/shorten.rs); absent when it is the search's own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shortened_from: Option<usize>,
+    /// Steps of a shortest path to the error in the state graph the (stateful) search explored,
+    /// when it replaced the schedule first found (`shortened_from` gives that one's length);
+    /// the schedule shown is this path, or shorter when replay could still cut it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph_shortest: Option<usize>,
+    /// Steps of `schedule`.
+    #[serde(skip)]
+    pub steps: usize,
 }
 
 /// What one strategy found on one input (cli.md's JSON fields, in order).
@@ -74,6 +82,9 @@ impl RunReport {
             .errors()
             .map(|f| {
                 let short = shorten(model, &f.schedule, &Finding::Error(&f.error));
+                // Replay may still cut a graph-shortest schedule (through states the reduction
+                // never stored); either way the report gives the length first found.
+                let first = f.graph_shortest_from.unwrap_or(f.schedule.len());
                 ErrorReport {
                     kind: f.error.kind.to_string(),
                     message: f.error.message.clone(),
@@ -81,7 +92,9 @@ impl RunReport {
                     event: f.error.event.clone(),
                     app: f.error.app.clone(),
                     schedule: format_schedule(model, &short),
-                    shortened_from: (short.len() < f.schedule.len()).then_some(f.schedule.len()),
+                    shortened_from: (short.len() < first).then_some(first),
+                    graph_shortest: f.graph_shortest_from.map(|_| f.schedule.len()),
+                    steps: short.len(),
                 }
             })
             .collect();
@@ -98,6 +111,8 @@ impl RunReport {
                     app: None,
                     schedule: format_schedule(model, schedule),
                     shortened_from: None,
+                    graph_shortest: None,
+                    steps: schedule.len(),
                 });
             }
         }

@@ -35,7 +35,16 @@ pub fn render(r: &RunReport, sut: &str) -> String {
             _ => format!("line {}", e.line),
         };
         let _ = writeln!(out, "  at:       {place}");
-        let shortened = e.shortened_from.map_or(String::new(), |n| format!("   (shortened from {n} steps by replay)"));
+        let shortened = match (e.shortened_from, e.graph_shortest) {
+            (Some(n), Some(g)) if g == e.steps => {
+                format!("   (shortest in the explored state graph; first found: {n} steps)")
+            }
+            (Some(n), Some(g)) => {
+                format!("   (shortest in the explored state graph: {g} steps, then cut by replay; first found: {n})")
+            }
+            (Some(n), None) => format!("   (shortened from {n} steps by replay)"),
+            (None, _) => String::new(),
+        };
         let _ = writeln!(out, "  schedule: {}{shortened}", e.schedule);
         // Several inputs (SmartApps checked together) are named `A + B`: one argument each.
         let files: Vec<String> = r.file.split(" + ").map(quote).collect();

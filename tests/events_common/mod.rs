@@ -56,6 +56,10 @@ impl<M: Model> Strategy<M> for Exhaustive {
         let mut en = Vec::new();
         let mut unique = 0u64;
         while next < states.len() {
+            // Limits (states, time) end it like any search: callers skip what it cannot finish.
+            if search.poll() {
+                return;
+            }
             let (s, path) = states[next].clone();
             next += 1;
             en.clear();

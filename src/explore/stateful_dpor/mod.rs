@@ -274,6 +274,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             }
         }
         search.stats.unique_transitions = Some(run.edges.len() as u64);
+        run.shortest_schedules(search);
     }
 }
 
@@ -405,6 +406,82 @@ impl<'a, M: Model> Run<'a, M> {
         }
         path.reverse();
         path
+    }
+
+    /// Replaces each error's and deadlock's schedule by a shortest path to it in R (breadth
+    /// first from s0), as SPIN's `-i` and JPF's breadth-first search give short trails: the
+    /// depth-first Explore reaches errors along long paths. R holds every state and transition
+    /// the search stored, so the shortest path exists and replays.
+    fn shortest_schedules(&self, search: &mut Search<'_, M>) {
+        if self.nodes.is_empty() || (search.found.error_count() == 0 && search.found.deadlocks() == 0) {
+            return;
+        }
+        // Parent edge of each state on a shortest path from s0.
+        let mut parent = vec![NONE; self.nodes.len()];
+        let mut seen = vec![false; self.nodes.len()];
+        let mut queue = std::collections::VecDeque::from([0u32]);
+        seen[0] = true;
+        while let Some(n) = queue.pop_front() {
+            let mut t = self.nodes[n as usize].first_out;
+            while t != NONE {
+                let d = self.edges[t as usize].dst;
+                if d != NONE && !seen[d as usize] {
+                    seen[d as usize] = true;
+                    parent[d as usize] = t;
+                    queue.push_back(d);
+                }
+                t = self.edges[t as usize].next_out;
+            }
+        }
+        let path_to = |mut n: u32| {
+            let mut path = Vec::new();
+            while parent[n as usize] != NONE {
+                let t = parent[n as usize];
+                path.push(self.pairs.event(self.edges[t as usize].label));
+                n = self.edges[t as usize].src;
+            }
+            path.reverse();
+            path
+        };
+        // The state a schedule reaches, found in R by its encoding.
+        let node_of = |schedule: &[Choice]| {
+            let mut s = self.model.initial();
+            for &c in schedule {
+                self.model.step(&mut s, c).ok()?;
+            }
+            let mut enc = Vec::new();
+            self.model.encode(&s, &mut enc);
+            let mut cand = self.index.get(&hash_encoding(&enc)).copied().unwrap_or(NONE);
+            let mut other = Vec::new();
+            while cand != NONE {
+                other.clear();
+                self.model.encode(&self.nodes[cand as usize].state, &mut other);
+                if other == enc {
+                    return Some(cand);
+                }
+                cand = self.nodes[cand as usize].same_hash;
+            }
+            None
+        };
+        for f in search.found.errors_mut() {
+            let Some((&last, before)) = f.schedule.split_last() else { continue };
+            if let Some(n) = node_of(before) {
+                let mut short = path_to(n);
+                if short.len() < before.len() {
+                    short.push(last);
+                    f.graph_shortest_from = Some(f.schedule.len());
+                    f.schedule = short;
+                }
+            }
+        }
+        for schedule in search.found.deadlock_schedules_mut() {
+            if let Some(n) = node_of(schedule) {
+                let short = path_to(n);
+                if short.len() < schedule.len() {
+                    *schedule = short;
+                }
+            }
+        }
     }
 
     /// Ends the current execution: its states join the history H.
