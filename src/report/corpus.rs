@@ -184,6 +184,9 @@ pub fn markdown(rows: &[Row]) -> String {
     out
 }
 
+/// A bar of the chart: label, colour, the reduction it draws.
+type Bar = (&'static str, &'static str, fn(&Row) -> Option<f64>);
+
 /// An SVG bar chart: per pair with any reduction measured, the state and transition
 /// reductions, ours beside the paper's, on a log scale around 1x (left of it: more work).
 pub fn svg(rows: &[Row]) -> String {
@@ -193,7 +196,7 @@ pub fn svg(rows: &[Row]) -> String {
             r.states_reduction.is_some() || r.transitions_reduction.is_some() || r.paper_states_reduction.is_some()
         })
         .collect();
-    let bars: [(&str, &str, fn(&Row) -> Option<f64>); 4] = [
+    let bars: [Bar; 4] = [
         ("states, ours", "#4e79a7", |r| r.states_reduction),
         ("states, paper", "#a0cbe8", |r| r.paper_states_reduction),
         ("transitions, ours", "#f28e2b", |r| r.transitions_reduction),
