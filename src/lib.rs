@@ -6,6 +6,7 @@
 //! together the way the command line does. See docs/architecture.md.
 
 pub mod check;
+pub mod corpus;
 pub mod explore;
 pub mod model;
 pub mod report;

@@ -70,6 +70,40 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Reproduce the paper's tables A.1/A.2: run full and stateful-dpor on each app pair of its TSV.
+    Corpus {
+        /// The paper's per-pair figures (shared/reference/vmcai22-tables-a1-a2.tsv).
+        pairs: PathBuf,
+        /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder).
+        #[arg(long, value_name = "DIR")]
+        smartapps: Option<PathBuf>,
+        /// Only the pairs of this table (A.1 or A.2).
+        #[arg(long, value_name = "A.1|A.2")]
+        table: Option<String>,
+        /// Only the first N pairs (after --table, before --shard).
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Take only share i of n of the pairs (stable by pair), for job arrays.
+        #[arg(long, value_name = "i/n")]
+        shard: Option<String>,
+        /// Write one JSON object per pair per line here, for `corpus-merge`.
+        #[arg(long, value_name = "PATH")]
+        jsonl: Option<PathBuf>,
+        #[command(flatten)]
+        out: TableFiles,
+        #[command(flatten)]
+        run: CorpusRun,
+    },
+    /// Merge the --jsonl files of `corpus` shards into one table.
+    CorpusMerge {
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        #[command(flatten)]
+        out: TableFiles,
+        /// Print the merged rows as JSON lines instead of the text table.
+        #[arg(long)]
+        jsonl: bool,
+    },
     /// Re-execute one schedule step by step.
     Replay {
         #[arg(required = true)]
@@ -141,6 +175,48 @@ struct Common {
     progress: bool,
     #[arg(long)]
     no_progress: bool,
+}
+
+/// Where `corpus` and `corpus-merge` also write their table.
+#[derive(Args, Clone)]
+struct TableFiles {
+    #[arg(long, value_name = "PATH")]
+    csv: Option<PathBuf>,
+    #[arg(long, value_name = "PATH")]
+    markdown: Option<PathBuf>,
+    /// An SVG chart of the reductions, ours beside the paper's.
+    #[arg(long, value_name = "PATH")]
+    svg: Option<PathBuf>,
+}
+
+impl TableFiles {
+    fn write(&self, rows: &[tracepor::corpus::Row]) -> Result<(), Fail> {
+        use tracepor::report::corpus as r;
+        for (path, render) in
+            [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown), (&self.svg, r::svg)]
+        {
+            if let Some(p) = path {
+                write(p, &render(rows))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How `corpus` runs each pair.
+#[derive(Args, Clone)]
+struct CorpusRun {
+    /// Per run (each strategy of each pair).
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    time_limit: Option<f64>,
+    /// Per run.
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    max_memory: Option<u64>,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    bound: Option<u32>,
+    /// Check IoTCheck's conflicts, as the paper's runs did.
+    #[arg(long)]
+    conflicts: bool,
 }
 
 impl Common {
@@ -295,6 +371,21 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let worst = all.iter().flat_map(|i| &i.runs).map(RunReport::exit_code).max().unwrap_or(0);
             Ok(if disagree { 4 } else { worst })
         }
+        Command::Corpus { pairs, smartapps, table, limit, shard, jsonl, out, run } => {
+            corpus(&pairs, smartapps, table, limit, shard, jsonl.as_deref(), &out, &run)
+        }
+        Command::CorpusMerge { shards, out, jsonl } => {
+            let rows = tracepor::corpus::merge(&shards)?;
+            out.write(&rows)?;
+            if jsonl {
+                for r in &rows {
+                    println!("{}", serde_json::to_string(r)?);
+                }
+            } else {
+                print!("{}", report::corpus::render(&rows));
+            }
+            Ok(0)
+        }
         Command::Replay { files, schedule, bound, conflicts } => {
             check::check_load_options(std::slice::from_ref(&files), &LoadOptions { bound, conflicts })?;
             let loaded = model::load_all(&files, LoadOptions { bound, conflicts })?;
@@ -321,6 +412,73 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(0)
         }
     }
+}
+
+/// `corpus`: each pair's row printed (and written to `jsonl`) as soon as it finishes, so that a
+/// long or killed run keeps what it did.
+#[allow(clippy::too_many_arguments)]
+fn corpus(
+    pairs: &Path,
+    smartapps: Option<PathBuf>,
+    table: Option<String>,
+    limit: Option<usize>,
+    shard: Option<String>,
+    jsonl: Option<&Path>,
+    out: &TableFiles,
+    run: &CorpusRun,
+) -> Result<i32, Fail> {
+    use std::io::Write;
+    use tracepor::corpus;
+    let shard = shard.as_deref().map(check::Shard::parse).transpose()?;
+    if let Some(t) = &table {
+        if t != "A.1" && t != "A.2" {
+            return Err(Fail(format!("--table: expected A.1 or A.2, got `{t}`")));
+        }
+    }
+    let all = corpus::read_pairs(pairs)?;
+    let selected = corpus::select(all, table.as_deref(), limit, shard);
+    // The shared layout: reference/X.tsv beside smartthings/smartapps/.
+    let smartapps = smartapps
+        .unwrap_or_else(|| pairs.parent().unwrap_or(Path::new(".")).join("..").join("smartthings").join("smartapps"));
+    if !smartapps.is_dir() {
+        return Err(Fail(format!("{}: no such folder of SmartApps (give --smartapps DIR)", smartapps.display())));
+    }
+    tracepor::trace::input::set_max_memory(run.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
+    let settings = corpus::Settings {
+        smartapps,
+        limits: Limits {
+            time: run.time_limit.map(Duration::from_secs_f64),
+            max_memory_bytes: run.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
+            ..Limits::default()
+        },
+        load: LoadOptions { bound: run.bound, conflicts: run.conflicts },
+        cancel: Some(cancel_flag()),
+    };
+    let mut sink = match jsonl {
+        Some(p) => Some(std::fs::File::create(p).map_err(|e| Fail(format!("{}: cannot write: {e}", p.display())))?),
+        None => None,
+    };
+    let stdout = std::io::stdout();
+    print!("{}", report::corpus::text_header());
+    stdout.lock().flush()?;
+    let mut rows = Vec::new();
+    for pair in selected {
+        // Ctrl-C: the pair under way ends with partial figures; no new one starts.
+        if cancel_flag().load(Ordering::SeqCst) {
+            break;
+        }
+        let row = corpus::run_pair(pair, &settings);
+        print!("{}", report::corpus::text_row(&row));
+        stdout.lock().flush()?;
+        if let Some(f) = &mut sink {
+            writeln!(f, "{}", serde_json::to_string(&row)?)?;
+            f.flush()?;
+        }
+        rows.push(row);
+    }
+    print!("{}", report::corpus::text_summary(&corpus::summary(&rows)));
+    out.write(&rows)?;
+    Ok(0)
 }
 
 /// The name of a run over several inputs: their paths joined by ` + `.

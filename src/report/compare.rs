@@ -126,7 +126,7 @@ const HEADER: [&str; 13] = [
     "finished",
 ];
 
-fn ratio(r: Option<f64>) -> String {
+pub(crate) fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "-".into(), |x| format!("{x:.2}x"))
 }
 
@@ -194,7 +194,7 @@ pub fn render(inputs: &[InputRuns]) -> String {
     out
 }
 
-fn csv_cell(s: &str) -> String {
+pub(crate) fn csv_cell(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -306,6 +306,6 @@ pub fn svg(inputs: &[InputRuns]) -> String {
     out
 }
 
-fn xml(s: &str) -> String {
+pub(crate) fn xml(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
