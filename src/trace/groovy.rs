@@ -949,7 +949,8 @@ impl Parser<'_> {
             && match self.tok() {
                 Tok::Str(_) | Tok::GStr(_) | Tok::Int(_) | Tok::Dec(_) => true,
                 Tok::Ident(w) => !matches!(w.as_str(), "in" | "as" | "instanceof"),
-                Tok::P(p) => *p == "[" && false,
+                // `name [..]` is an index, not a call with a list argument.
+                Tok::P(_) => false,
                 Tok::Eof => false,
             };
         if !starts_arg {
