@@ -80,9 +80,7 @@ fn compare_reports_each_runs_own_peak() {
     ]);
     let v = json(&o);
     let runs = v["runs"].as_array().unwrap();
-    let peak = |name: &str| {
-        runs.iter().find(|r| r["strategy"] == name).unwrap()["peak_alloc_bytes"].as_u64().unwrap()
-    };
+    let peak = |name: &str| runs.iter().find(|r| r["strategy"] == name).unwrap()["peak_alloc_bytes"].as_u64().unwrap();
     let (full, dpor) = (peak("full"), peak("dpor"));
     assert!(dpor * 2 < full, "dpor's peak {dpor} is not its own (full's: {full})");
 }
