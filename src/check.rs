@@ -230,6 +230,8 @@ impl<'m, M: Registered> Check<'m, M> {
             }
         }
         let mut strategy = entry.build::<M>().expect("checked by strategy_for");
+        // The run's own peak, not the process's so far (compare runs one after another).
+        crate::alloc::reset_peak();
         let mut search = Search::new(self.model, self.limits);
         if let Some(flag) = self.cancel {
             search = search.with_cancel(flag);

@@ -5,6 +5,7 @@
 //! one of several strategies -> [`report`] presents what was found. [`check`] puts them
 //! together the way the command line does. See docs/architecture.md.
 
+pub mod alloc;
 pub mod check;
 pub mod corpus;
 pub mod explore;

@@ -18,6 +18,10 @@ use tracepor::model::{self, LoadOptions, Model};
 use tracepor::report::{self, compare::InputRuns, RunReport};
 use tracepor::with_model;
 
+// Counts live heap bytes: what --max-memory limits and reports show.
+#[global_allocator]
+static ALLOC: tracepor::alloc::Counting = tracepor::alloc::Counting;
+
 #[derive(Parser)]
 #[command(
     name = "tracepor",
@@ -224,7 +228,12 @@ impl Common {
         Limits {
             time: self.time_limit.map(Duration::from_secs_f64),
             max_states: self.max_states,
-            max_memory_bytes: self.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
+            // Without --max-memory, half of physical memory: a search ends cleanly before the
+            // machine swaps or the kernel kills it.
+            max_memory_bytes: self
+                .max_memory
+                .map(|mb| mb.saturating_mul(1 << 20))
+                .or_else(tracepor::alloc::default_limit_bytes),
             stop_at_first_error: self.stop_at_first_error,
         }
     }

@@ -107,9 +107,11 @@ impl ThreadSet {
     }
 }
 
-/// One state of the current path, and what was decided there.
+/// One state of the current path, and what was decided there. The state itself is not kept:
+/// only the engine's current one, with a journal to step back (a state is trace-sized).
 pub(crate) struct Frame {
-    pub state: EmState,
+    /// The engine state's journal length when this state was current.
+    mark: usize,
     /// Per thread: the operation it would execute next (NEVER when none), enabled or not.
     pub next: Vec<u32>,
     pub enabled: ThreadSet,
@@ -138,16 +140,16 @@ pub(crate) struct Sets {
 }
 
 impl Frame {
-    pub(crate) fn new(state: EmState, model: &EmModel) -> Self {
+    pub(crate) fn new(state: &EmState, model: &EmModel) -> Self {
         let mut f = Frame {
-            state,
+            mark: state.journal_len(),
             next: Vec::new(),
             enabled: ThreadSet::default(),
             sets: Sets::default(),
             sleep: ThreadSet::default(),
             analysed: false,
         };
-        f.observe(model);
+        f.observe(model, state);
         f
     }
 
@@ -157,23 +159,23 @@ impl Frame {
     }
 
     /// Fills `next` and `enabled` from the state.
-    fn observe(&mut self, model: &EmModel) {
+    fn observe(&mut self, model: &EmModel, state: &EmState) {
         self.next.clear();
         self.enabled = ThreadSet::default();
         for t in 0..model.threads.len() as u32 {
-            let op = model.next_op(&self.state, t);
+            let op = model.next_op(state, t);
             self.next.push(op.unwrap_or(NEVER));
-            if op.is_some_and(|op| model.op_enabled(&self.state, op)) {
+            if op.is_some_and(|op| model.op_enabled(state, op)) {
                 self.enabled.insert(t);
             }
         }
     }
 
     /// Refreshes `next` and `enabled` for thread `t` alone.
-    fn observe_thread(&mut self, model: &EmModel, t: Choice) {
-        let op = model.next_op(&self.state, t);
+    fn observe_thread(&mut self, model: &EmModel, state: &EmState, t: Choice) {
+        let op = model.next_op(state, t);
         self.next[t as usize] = op.unwrap_or(NEVER);
-        if op.is_some_and(|op| model.op_enabled(&self.state, op)) {
+        if op.is_some_and(|op| model.op_enabled(state, op)) {
             self.enabled.insert(t);
         } else {
             self.enabled.remove(t);
@@ -201,6 +203,8 @@ pub(crate) struct Engine<'m> {
     pub mode: Mode,
     pub hb: EmHb<'m>,
     pub frames: Vec<Frame>,
+    /// The state of the last frame; earlier ones are reached by undoing its journal.
+    pub state: EmState,
     /// Per location: path positions of its accesses, with whether each wrote.
     accesses: Vec<Vec<(u32, bool)>>,
     /// Per lock: path positions of its LOCKs.
@@ -277,6 +281,11 @@ impl<'m> Engine<'m> {
             mode,
             hb,
             frames: Vec::new(),
+            state: {
+                let mut s = model.initial();
+                s.keep_journal();
+                s
+            },
             accesses: vec![Vec::new(); model.trace.locations.len()],
             lock_ops: vec![Vec::new(); model.locks as usize],
             posts_to: vec![Vec::new(); nt],
@@ -306,7 +315,7 @@ impl<'m> Engine<'m> {
     /// Counts the run ending at the current state; its outcome is built only for an end
     /// state not seen before (same key, same outcome: `add_outcome` would change nothing).
     fn terminal(&mut self, search: &mut Search<'_, EmModel>) {
-        let state = &self.frames.last().expect("a state").state;
+        let state = &self.state;
         self.key.clear();
         self.model.encode(state, &mut self.key);
         if self.terminals.contains(&self.key[..]) {
@@ -424,11 +433,11 @@ impl<'m> Engine<'m> {
         let frame = self.frames.last().expect("a current state");
         let op = frame.next_op(c).expect("an enabled thread has a next operation");
         // Popped frames are reused: cloning into them keeps their allocations.
-        let mut next = self.pool.pop().unwrap_or_else(|| Frame::new(frame.state.clone(), model));
-        next.state.clone_from(&frame.state);
+        let mut next = self.pool.pop().unwrap_or_else(|| Frame::new(&self.state, model));
         next.next.clone_from(&frame.next);
         next.enabled.clone_from(&frame.enabled);
-        let _ = model.step(&mut next.state, c);
+        next.mark = self.state.journal_len();
+        let _ = model.step(&mut self.state, c);
         let pos = self.hb.len() as u32;
         // Conflict edges: the last write dominates every earlier access of the location, so it
         // and the reads after it are all a new access must be ordered after.
@@ -497,20 +506,20 @@ impl<'m> Engine<'m> {
         let kind = self.op_kind(op);
         if matches!(kind, OpKind::Lock { .. } | OpKind::Unlock { .. }) {
             // Any thread waiting for the lock (rare operations: look at every thread).
-            f.observe(model);
+            f.observe(model, &self.state);
             return;
         }
-        f.observe_thread(model, c);
+        f.observe_thread(model, &self.state, c);
         match kind {
             OpKind::Post { msg, .. } => {
                 // The destination's queue may have been empty.
                 if let Some(h) = &model.handlers[msg as usize] {
-                    f.observe_thread(model, h.thread);
+                    f.observe_thread(model, &self.state, h.thread);
                 }
             }
             OpKind::Notify { target } => {
                 if let Some(d) = model.thread_of_raw(target) {
-                    f.observe_thread(model, d);
+                    f.observe_thread(model, &self.state, d);
                 }
             }
             _ => {}
@@ -518,7 +527,7 @@ impl<'m> Engine<'m> {
         for &o in &self.enabled_by[op as usize] {
             let t = model.op_thread[o as usize];
             if f.next[t as usize] == o {
-                f.observe_thread(model, t);
+                f.observe_thread(model, &self.state, t);
             }
         }
     }
@@ -544,6 +553,7 @@ impl<'m> Engine<'m> {
         self.hb.pop();
         self.path.pop();
         if let Some(f) = self.frames.pop() {
+            self.state.undo_to(f.mark);
             self.reorderings -= f.sets.reordered.len();
             self.pool.push(f);
         }
@@ -724,10 +734,21 @@ impl<'m> Engine<'m> {
         None
     }
 
+    /// Puts the initial state on the path.
+    pub(crate) fn start(&mut self) {
+        self.frames.push(Frame::new(&self.state, self.model));
+    }
+
+    /// Whether message `m` is queued at path state `a`: posted before it, not yet called.
+    pub fn queued_at(&self, a: usize, m: u32) -> bool {
+        let Some(h) = self.model.handlers[m as usize].as_ref() else { return false };
+        let before = |op: Option<&u32>| op.and_then(|&o| self.hb.position(o)).is_some_and(|p| p < a);
+        h.post != NEVER && before(Some(&h.post)) && !before(h.ops.first())
+    }
+
     /// The exploration loop.
     pub fn run(&mut self, search: &mut Search<'_, EmModel>) {
-        let model = self.model;
-        self.frames.push(Frame::new(model.initial(), model));
+        self.start();
         self.explore(search, None);
     }
 

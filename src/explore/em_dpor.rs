@@ -219,7 +219,7 @@ impl<'m> Engine<'m> {
             let (Some(m), Some(exec)) = (self.handler_of(op), self.executable_handler(f, t)) else {
                 continue;
             };
-            if m == exec || !f.state.queue(t).contains(&m) || out.contains(&(t, m)) {
+            if m == exec || !self.queued_at(a, m) || out.contains(&(t, m)) {
                 continue;
             }
             // If the handler now executable started before k and happens before it, k's

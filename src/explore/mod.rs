@@ -175,6 +175,7 @@ impl<'m, M: Model> Search<'m, M> {
         if depth > self.stats.max_depth {
             self.stats.max_depth = depth;
         }
+        self.memory_check();
         self.tick += 1;
         if self.tick >= 4096 {
             self.tick = 0;
@@ -187,6 +188,7 @@ impl<'m, M: Model> Search<'m, M> {
     /// whether the search must end now.
     #[inline]
     pub fn poll(&mut self) -> bool {
+        self.memory_check();
         self.tick += 1;
         if self.tick >= 4096 {
             self.tick = 0;
@@ -257,6 +259,17 @@ impl<'m, M: Model> Search<'m, M> {
         }
     }
 
+    /// The memory limit against counted heap bytes, at every transition and poll: one relaxed
+    /// load, and a path step's allocations are all that can pass the limit unseen.
+    #[inline]
+    fn memory_check(&mut self) {
+        if let Some(max) = self.limits.max_memory_bytes {
+            if crate::alloc::current().is_some_and(|now| now >= max) && self.stop.is_none() {
+                self.halt(StopReason::MaxMemory);
+            }
+        }
+    }
+
     fn check_limits(&mut self) {
         if let Some(report) = self.progress.as_mut() {
             report(&self.stats, self.start.elapsed());
@@ -270,7 +283,8 @@ impl<'m, M: Model> Search<'m, M> {
             self.stop = Some(StopReason::Halted);
         } else if self.limits.time.is_some_and(|t| self.start.elapsed() >= t) {
             self.halt(StopReason::TimeLimit);
-        } else if let Some(max) = self.limits.max_memory_bytes {
+        } else if let Some(max) = self.limits.max_memory_bytes.filter(|_| !crate::alloc::installed()) {
+            // Without the counting allocator (a library user's binary): RSS, every few thousand.
             if stats::current_rss_bytes().is_some_and(|rss| rss >= max) {
                 self.halt(StopReason::MaxMemory);
             }
@@ -281,6 +295,8 @@ impl<'m, M: Model> Search<'m, M> {
     pub fn finish(mut self) -> (Stats, Outcomes) {
         self.stats.time_s = self.start.elapsed().as_secs_f64();
         self.stats.peak_rss_bytes = stats::peak_rss_bytes();
+        self.stats.peak_alloc_bytes = crate::alloc::peak();
+        self.stats.memory_limit_bytes = self.limits.max_memory_bytes;
         // Stopped at the first error, the search did what was asked but did not see everything.
         self.stats.finished = self.stop.is_none();
         self.stats.stop = self.stop;

@@ -29,10 +29,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::dpor::{Engine, Frame, Mode, ThreadSet};
+use super::dpor::{Engine, Mode, ThreadSet};
 use super::{Search, Seed};
 use crate::model::em::EmModel;
-use crate::model::{Choice, Model};
+use crate::model::Choice;
 
 /// What a subtree did to a backtrack set above its root.
 #[derive(Clone, Debug)]
@@ -214,7 +214,7 @@ impl<'m> Pool<'m> {
             let mut engine = Engine::new(search.model, Mode::Dpor);
             engine.recorded = false;
             engine.nesting = nesting;
-            engine.frames.push(Frame::new(search.model.initial(), search.model));
+            engine.start();
             let (&c, prefix) = task.path.split_last().expect("a donated choice");
             for &t in prefix {
                 engine.push_step(t, false);
@@ -287,7 +287,7 @@ pub(crate) fn run(search: &mut Search<'_, EmModel>, threads: usize) -> u64 {
         let _over = Over(&pool);
         let model = search.model;
         let mut engine = Engine::new(model, Mode::Dpor);
-        engine.frames.push(Frame::new(model.initial(), model));
+        engine.start();
         engine.explore(search, Some(&pool));
     });
     for w in std::mem::take(&mut *lock(&pool.searches)) {

@@ -53,6 +53,10 @@ pub struct Stats {
     pub max_depth: usize,
     pub time_s: f64,
     pub peak_rss_bytes: Option<u64>,
+    /// Most heap bytes live during the run (counting allocator installed; else None).
+    pub peak_alloc_bytes: Option<u64>,
+    /// The memory limit the run had, if any.
+    pub memory_limit_bytes: Option<u64>,
     /// Bytes the visited set spends on its states (stateful strategies).
     pub stored_state_bytes: Option<u64>,
     pub finished: bool,

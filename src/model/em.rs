@@ -68,14 +68,34 @@ pub struct EmModel {
 /// regions (own positions, handler positions, queue lengths, queue slots, last writes,
 /// reads-from), then regions that follow from the key (running handler, notifies, locks,
 /// executed bits).
-#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct EmState {
     buf: Vec<u32>,
+    /// When kept (stateless DPOR, see [`EmState::keep_journal`]): (slot, old value) of every
+    /// write, so that a step is undone in place instead of a trace-sized state kept per step.
+    journal: Option<Vec<(u32, u32)>>,
+}
+
+// What a state is: the buffer alone, not its journal.
+impl PartialEq for EmState {
+    fn eq(&self, other: &Self) -> bool {
+        self.buf == other.buf
+    }
+}
+impl Eq for EmState {}
+impl std::hash::Hash for EmState {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.buf.hash(h);
+    }
+}
+impl std::fmt::Debug for EmState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmState").field("buf", &self.buf).finish()
+    }
 }
 
 impl Clone for EmState {
     fn clone(&self) -> Self {
-        EmState { buf: self.buf.clone() }
+        EmState { buf: self.buf.clone(), journal: None }
     }
     /// Into the buffer already there (a derived `clone_from` would allocate anew; searches
     /// copy a state per step).
@@ -98,6 +118,30 @@ const EXECUTED: usize = 9; // bit per operation
 const QOFF: usize = 10; // per thread: start of its queue slots
 
 impl EmState {
+    /// From now on, records every write so that [`EmState::undo_to`] can take steps back.
+    pub fn keep_journal(&mut self) {
+        self.journal.get_or_insert_with(Vec::new);
+    }
+    /// Length of the journal: a mark to undo to.
+    pub fn journal_len(&self) -> usize {
+        self.journal.as_ref().map_or(0, Vec::len)
+    }
+    /// Undoes the writes recorded since `mark`, latest first.
+    pub fn undo_to(&mut self, mark: usize) {
+        let journal = self.journal.as_mut().expect("undo without a journal");
+        while journal.len() > mark {
+            let (at, old) = journal.pop().expect("longer than mark");
+            self.buf[at as usize] = old;
+        }
+    }
+    /// Every write to the buffer goes through here (the journal sees them all).
+    #[inline]
+    fn write(&mut self, at: usize, v: u32) {
+        if let Some(j) = &mut self.journal {
+            j.push((at as u32, self.buf[at]));
+        }
+        self.buf[at] = v;
+    }
     #[inline]
     fn at(&self, region: usize, i: usize) -> usize {
         self.buf[region] as usize + i
@@ -109,19 +153,19 @@ impl EmState {
     #[inline]
     fn set(&mut self, region: usize, i: usize, v: u32) {
         let at = self.at(region, i);
-        self.buf[at] = v;
+        self.write(at, v);
     }
     #[inline]
     fn add(&mut self, region: usize, i: usize, d: i32) {
         let at = self.at(region, i);
-        self.buf[at] = self.buf[at].wrapping_add_signed(d);
+        self.write(at, self.buf[at].wrapping_add_signed(d));
     }
     pub fn executed(&self, op: u32) -> bool {
         self.get(EXECUTED, op as usize / 32) & (1 << (op % 32)) != 0
     }
     fn mark_executed(&mut self, op: u32) {
         let at = self.at(EXECUTED, op as usize / 32);
-        self.buf[at] |= 1 << (op % 32);
+        self.write(at, self.buf[at] | 1 << (op % 32));
     }
     pub fn executed_count(&self) -> usize {
         self.buf[self.buf[EXECUTED] as usize..].iter().map(|w| w.count_ones() as usize).sum()
@@ -135,15 +179,21 @@ impl EmState {
     fn push_queue(&mut self, t: u32, msg: u32) {
         let len = self.get(QLEN, t as usize);
         let at = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize + len as usize;
-        self.buf[at] = msg;
+        self.write(at, msg);
         self.set(QLEN, t as usize, len + 1);
     }
     fn pop_queue(&mut self, t: u32) {
         let len = self.get(QLEN, t as usize) as usize;
         let from = self.at(QBUF, 0) + self.buf[QOFF + t as usize] as usize;
-        self.buf.copy_within(from + 1..from + len, from);
+        if self.journal.is_none() {
+            self.buf.copy_within(from + 1..from + len, from);
+        } else {
+            for i in from..from + len - 1 {
+                self.write(i, self.buf[i + 1]);
+            }
+        }
         // Vacated slots stay zero, so equal queues have equal keys.
-        self.buf[from + len - 1] = 0;
+        self.write(from + len - 1, 0);
         self.set(QLEN, t as usize, len as u32 - 1);
     }
     /// The canonical key: everything that tells two states apart.
@@ -580,7 +630,7 @@ impl Model for EmModel {
             buf[QOFF + t] = q;
             q += th.messages.len() as u32;
         }
-        EmState { buf }
+        EmState { buf, journal: None }
     }
 
     fn enabled(&self, s: &EmState, out: &mut Vec<Choice>) {

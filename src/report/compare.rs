@@ -144,7 +144,7 @@ fn rows(inputs: &[InputRuns]) -> Vec<[String; 13]> {
                 r.outcomes.to_string(),
                 r.errors.len().to_string(),
                 format!("{:.3}", r.time_s),
-                r.peak_rss_bytes.map_or("-".into(), |b| format!("{:.1}", b as f64 / (1u64 << 20) as f64)),
+                r.peak_bytes().map_or("-".into(), |b| format!("{:.1}", b as f64 / (1u64 << 20) as f64)),
                 // The stateless count, when there is one, is the whole tree: the fairer baseline.
                 ratio(input.reduction(r, &registry::exhaustive().rev().map(|e| e.name).collect::<Vec<_>>())),
                 ratio(input.reduction(r, &["dpor"])),

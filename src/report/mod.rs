@@ -51,6 +51,11 @@ pub struct RunReport {
     pub errors: Vec<ErrorReport>,
     pub time_s: f64,
     pub peak_rss_bytes: Option<u64>,
+    /// Most heap bytes live during this run (what `--max-memory` limits); null when the
+    /// counting allocator is not installed.
+    pub peak_alloc_bytes: Option<u64>,
+    /// The memory limit the run had: `--max-memory`, or the default (half of physical memory).
+    pub memory_limit_mib: Option<u64>,
     /// Why the search stopped early, when it did.
     pub stopped_by: Option<&'static str>,
     pub max_depth: usize,
@@ -132,6 +137,8 @@ impl RunReport {
             errors,
             time_s: stats.time_s,
             peak_rss_bytes: stats.peak_rss_bytes,
+            peak_alloc_bytes: stats.peak_alloc_bytes,
+            memory_limit_mib: stats.memory_limit_bytes.map(|b| b >> 20),
             stopped_by: stats.stop.filter(|_| !stats.finished).map(|r| r.describe()),
             max_depth: stats.max_depth,
             bytes_per_state: stats.bytes_per_state(),
@@ -143,6 +150,11 @@ impl RunReport {
             consistency_s: stats.consistency_s,
             found,
         }
+    }
+
+    /// The run's peak memory: counted heap bytes when known, else resident memory.
+    pub fn peak_bytes(&self) -> Option<u64> {
+        self.peak_alloc_bytes.or(self.peak_rss_bytes)
     }
 
     /// Exit code of cli.md: 1 found something, 3 a limit stopped the search, 0 otherwise.

@@ -95,7 +95,15 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     if let Some(b) = r.bytes_per_state {
         let _ = writeln!(out, "bytes per state:    {b:.0}");
     }
-    let _ = writeln!(out, "peak memory:        {}", bytes(r.peak_rss_bytes));
+    let _ = writeln!(
+        out,
+        "peak memory:        {} allocated, {} resident",
+        bytes(r.peak_alloc_bytes),
+        bytes(r.peak_rss_bytes)
+    );
+    if let Some(mib) = r.memory_limit_mib {
+        let _ = writeln!(out, "memory limit:       {mib} MiB");
+    }
     rule(&mut out, if r.finished { "search finished" } else { "search stopped" });
     out
 }
