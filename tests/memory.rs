@@ -13,7 +13,7 @@ fn json(o: &Output) -> serde_json::Value {
 }
 
 /// An EM trace of `n` operations: two threads alternating reads and writes of one field, as
-/// scripts/gen_alternating.py writes it (every pair of accesses races: a deep, wide tree).
+/// benches/gen_alternating.py writes it (every pair of accesses races: a deep, wide tree).
 fn alternating(n: usize) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tracepor-memory-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
