@@ -609,6 +609,9 @@ fn parallel<M: Model>(search: &mut Search<'_, M>, initial: M::State, stateful: b
                 w.stats.stored_state_bytes = Some(0);
                 w.stats.revisits = Some(0);
             }
+            if w.stopped() {
+                return w;
+            }
             let mut seen = if stateful { Seen::Shared(&shared) } else { Seen::Nothing { nodes: 0 } };
             walk(&mut w, &mut seen, state, 0, path);
             w

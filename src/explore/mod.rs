@@ -325,6 +325,10 @@ impl<'m, M: Model> Seed<'m, M> {
         w.options = self.options.clone();
         w.start = self.start;
         w.group = Some(self.group.clone());
+        // A worker started after the group halted (or past the time limit) stops before its
+        // first step: a parallel search hands out hundreds of subtrees, and each would otherwise
+        // run thousands of transitions before its first poll.
+        w.check_limits();
         w
     }
 }
