@@ -174,7 +174,7 @@ impl From<&RunReport> for Side {
             time_s: r.time_s,
             outcomes: r.outcomes,
             errors: r.errors.len(),
-            stopped_by: r.stopped_by.map(str::to_string),
+            stopped_by: r.stopped_by.map(|s| s.code().to_string()),
         }
     }
 }

@@ -238,7 +238,7 @@ fn memory_limit_and_progress_flags() {
     let trace = &common::em_explorer_arg("benchmark-traces/multithreading-with-multiple-queues/trace1");
     let o = tracepor(&["check", trace, "--strategy", "full", "--max-memory", "1", "--json"]);
     assert_eq!(code(&o), 3);
-    assert_eq!(json(&o)["stopped_by"], "memory limit reached");
+    assert_eq!(json(&o)["stopped_by"], "memory");
     // Not a terminal: no progress output unless asked for.
     let o = tracepor(&["check", "fixtures/em/two-posters", "--strategy", "full", "--quiet"]);
     assert!(o.stderr.is_empty() && o.stdout.is_empty());
@@ -267,7 +267,7 @@ fn ctrl_c_ends_the_search_cleanly_with_partial_figures() {
     assert_eq!(code(&o), 3);
     let v = json(&o);
     assert_eq!(v["finished"], false);
-    assert_eq!(v["stopped_by"], "interrupted");
+    assert_eq!(v["stopped_by"], "interrupt");
     assert!(v["transitions"].as_u64().unwrap() > 0);
 }
 
@@ -426,7 +426,7 @@ fn stop_at_first_error_is_not_a_finished_search() {
     assert_eq!(code(&o), 1);
     let v = json(&o);
     assert_eq!(v["finished"], serde_json::json!(false));
-    assert!(v["stopped_by"].as_str().unwrap_or("").contains("first error"), "{v}");
+    assert_eq!(v["stopped_by"], "first-error", "{v}");
     assert_eq!(v["errors"].as_array().unwrap().len(), 1);
     // A model without errors ends in several nothing-enabled states and runs to its end.
     let dir = std::env::temp_dir().join(format!("tracepor-first-error-{}", std::process::id()));

@@ -45,7 +45,7 @@ fn max_memory_stops_cleanly_within_ten_percent() {
     let v = json(&o);
     assert_eq!(o.status.code(), Some(3), "a limit stopped it: {v}");
     assert_eq!(v["finished"], false);
-    assert!(v["stopped_by"].as_str().unwrap().contains("memory"), "{v}");
+    assert_eq!(v["stopped_by"], "memory", "{v}");
     assert_eq!(v["memory_limit_mib"], 200);
     let peak = v["peak_alloc_bytes"].as_u64().unwrap();
     assert!(peak as f64 <= 1.1 * (200u64 << 20) as f64, "peak {peak} over the limit by more than 10%");

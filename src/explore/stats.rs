@@ -35,6 +35,19 @@ impl StopReason {
             StopReason::Halted => "stopped with the other workers",
         }
     }
+
+    /// The JSON `stopped_by` code: one of a fixed set, for scripts to match on.
+    pub fn code(self) -> &'static str {
+        match self {
+            StopReason::TimeLimit => "time",
+            StopReason::MaxStates => "states",
+            StopReason::MaxMemory => "memory",
+            StopReason::Interrupted => "interrupt",
+            StopReason::FirstError => "first-error",
+            // Never the reason of a whole search (a worker halts because another hit a limit).
+            StopReason::Halted => "halted",
+        }
+    }
 }
 
 /// What a search counted. Counts a strategy does not keep stay `None` (JSON null).

@@ -148,7 +148,7 @@ fn rows(inputs: &[InputRuns]) -> Vec<[String; 13]> {
                 // The stateless count, when there is one, is the whole tree: the fairer baseline.
                 ratio(input.reduction(r, &registry::exhaustive().rev().map(|e| e.name).collect::<Vec<_>>())),
                 ratio(input.reduction(r, &["dpor"])),
-                if r.finished { "yes".into() } else { r.stopped_by.unwrap_or("no").into() },
+                if r.finished { "yes".into() } else { r.stopped_by.map_or("no", |s| s.describe()).into() },
             ]);
         }
     }

@@ -9,7 +9,7 @@ pub mod text;
 use serde::Serialize;
 
 use crate::explore::shorten::{shorten, Finding};
-use crate::explore::{Outcomes, Stats};
+use crate::explore::{Outcomes, Stats, StopReason};
 use crate::model::{format_schedule, Model, ModelKind};
 
 /// One error or deadlock, as cli.md's JSON has it.
@@ -56,8 +56,10 @@ pub struct RunReport {
     pub peak_alloc_bytes: Option<u64>,
     /// The memory limit the run had: `--max-memory`, or the default (half of physical memory).
     pub memory_limit_mib: Option<u64>,
-    /// Why the search stopped early, when it did.
-    pub stopped_by: Option<&'static str>,
+    /// Why the search stopped early, when it did; JSON gives [`StopReason::code`] (`time`,
+    /// `states`, `memory`, `interrupt`, `first-error`).
+    #[serde(serialize_with = "stop_code")]
+    pub stopped_by: Option<StopReason>,
     pub max_depth: usize,
     /// Transitions that reached a state already stored (stateful strategies).
     pub revisits: Option<u64>,
@@ -139,7 +141,7 @@ impl RunReport {
             peak_rss_bytes: stats.peak_rss_bytes,
             peak_alloc_bytes: stats.peak_alloc_bytes,
             memory_limit_mib: stats.memory_limit_bytes.map(|b| b >> 20),
-            stopped_by: stats.stop.filter(|_| !stats.finished).map(|r| r.describe()),
+            stopped_by: stats.stop.filter(|_| !stats.finished),
             max_depth: stats.max_depth,
             bytes_per_state: stats.bytes_per_state(),
             revisits: stats.revisits,
@@ -197,4 +199,11 @@ pub fn bytes(n: Option<u64>) -> String {
 /// A count that a strategy may not keep.
 pub fn opt(n: Option<u64>) -> String {
     n.map_or_else(|| "-".into(), |n| n.to_string())
+}
+
+fn stop_code<S: serde::Serializer>(stop: &Option<StopReason>, s: S) -> Result<S::Ok, S::Error> {
+    match stop {
+        Some(r) => s.serialize_str(r.code()),
+        None => s.serialize_none(),
+    }
 }

@@ -63,7 +63,7 @@ pub fn render(r: &RunReport, sut: &str) -> String {
         let _ = writeln!(out, "{} error(s) found", r.errors.len());
     }
     if let Some(why) = r.stopped_by {
-        let _ = writeln!(out, "search INCOMPLETE: {why}; figures below are partial");
+        let _ = writeln!(out, "search INCOMPLETE: {}; figures below are partial", why.describe());
     }
     rule(&mut out, "statistics");
     let _ = writeln!(out, "elapsed time:       {:.3} s", r.time_s);
