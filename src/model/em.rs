@@ -775,6 +775,59 @@ impl Model for EmModel {
         }
     }
 
+    fn explain_stuck(&self, s: &EmState) -> Vec<String> {
+        let mut out = Vec::new();
+        for t in 0..self.threads.len() as u32 {
+            let name = self.choice_name(t);
+            let Some(op) = self.next_op(s, t) else {
+                // A looper with an empty queue: the next message it handles was never posted.
+                let th = &self.threads[t as usize];
+                let waiting = th.loop_after.is_some_and(|l| s.get(OWN, t as usize) >= l);
+                let next = th.messages.iter().find(|&&m| s.get(HANDLED, m as usize) == 0);
+                if let (true, Some(&m)) = (waiting, next) {
+                    if let Some(h) = &self.handlers[m as usize] {
+                        let post = self.trace.ops[h.post as usize].index;
+                        out.push(format!(
+                            "thread {name}: its queue is empty; message {} it handles next is posted by operation {post}, which never ran",
+                            self.trace.messages[m as usize]
+                        ));
+                    }
+                }
+                continue;
+            };
+            if self.op_enabled(s, op) {
+                continue;
+            }
+            let o = &self.trace.ops[op as usize];
+            let why = if let Some(&w) = self.waits_for[op as usize].iter().find(|&&w| w == NEVER || !s.executed(w)) {
+                if w == NEVER {
+                    "an operation that is not in the trace".to_string()
+                } else {
+                    format!("operation {} to run first", self.trace.ops[w as usize].index)
+                }
+            } else {
+                match o.kind {
+                    OpKind::Lock { lock } => {
+                        let l = 2 * self.slot[op as usize] as usize;
+                        let holder = s.get(LOCKS, l);
+                        let by = if holder == 0 {
+                            "nobody".into()
+                        } else {
+                            format!("thread {}", self.choice_name(holder - 1))
+                        };
+                        format!("lock {}, held by {by}", self.trace.symbol(lock))
+                    }
+                    OpKind::Wait => "a NOTIFY (none pending)".to_string(),
+                    _ => "something it cannot have".to_string(),
+                }
+            };
+            let text = self.op_text(op);
+            let body = text.split_once(": ").map_or(text.as_str(), |x| x.1);
+            out.push(format!("thread {name} at operation {} ({body}) waits for {why}", o.index));
+        }
+        out
+    }
+
     fn explain_step(&self, before: &EmState, after: &EmState, c: Choice) -> String {
         let Some(op) = self.next_op(before, c) else { return String::new() };
         match self.trace.ops[op as usize].kind {

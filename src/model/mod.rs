@@ -263,6 +263,11 @@ pub trait Model: Sync {
     fn object_name(&self, object: u32) -> String {
         format!("#{object}")
     }
+    /// In a state where work is left and nothing can run, what each stuck thread or handler waits
+    /// for, one line each (deadlock reports); empty when the model has nothing to say.
+    fn explain_stuck(&self, _s: &Self::State) -> Vec<String> {
+        Vec::new()
+    }
     /// What a step from `before` to `after` changed, as text (replay); empty when nothing to say.
     fn explain_step(&self, _before: &Self::State, _after: &Self::State, _c: Choice) -> String {
         String::new()

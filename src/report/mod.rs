@@ -111,9 +111,21 @@ impl RunReport {
             for (outcome, schedule) in found.deadlock_schedules() {
                 let stuck = outcome.stuck_operations();
                 let list: Vec<String> = stuck.iter().map(u32::to_string).collect();
+                // What each stuck thread waits for, in the state the schedule reaches.
+                let mut s = model.initial();
+                let waits = if schedule.iter().all(|&c| model.step(&mut s, c).is_ok()) {
+                    model.explain_stuck(&s)
+                } else {
+                    Vec::new()
+                };
+                let mut message = format!("stuck: operations {} never run", list.join(" "));
+                for w in waits {
+                    message.push_str("; ");
+                    message.push_str(&w);
+                }
                 errors.push(ErrorReport {
                     kind: "deadlock".into(),
-                    message: format!("stuck: operations {} never run", list.join(" ")),
+                    message,
                     line: stuck.first().map_or(0, |&o| o as usize),
                     event: None,
                     app: None,
