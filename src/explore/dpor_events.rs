@@ -49,6 +49,7 @@
 //! sleeping one does nor enables or disables it (flags are in the footprint).
 
 use super::{Search, Strategy};
+use crate::model::clock::join_into;
 use crate::model::events::{EventModel, EventState};
 use crate::model::{conflicting, Choice, Model};
 
@@ -309,9 +310,7 @@ impl Walk {
         clock.extend_from_slice(self.clock_of(c));
         for &q in &self.dependent[c as usize] {
             if self.last[q as usize] != 0 {
-                for (a, &b) in clock.iter_mut().zip(self.clock_of(q)) {
-                    *a = (*a).max(b);
-                }
+                join_into(clock, self.clock_of(q));
             }
         }
         clock[c as usize] = k as u32 + 1;
