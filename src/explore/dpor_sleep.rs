@@ -23,7 +23,8 @@
 //! choices finished before at its parent, so a subtree is not a function of its path alone,
 //! which parallel `dpor` relies on.
 
-use super::dpor::{Engine, Mode, ThreadSet};
+use super::dpor::{Engine, Mode};
+use super::sets::ThreadSet;
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 use crate::model::Choice;

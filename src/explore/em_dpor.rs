@@ -20,7 +20,8 @@
 
 use smallvec::SmallVec;
 
-use super::dpor::{Engine, Mode, Target, ThreadSet};
+use super::dpor::{Engine, Mode, Target};
+use super::sets::ThreadSet;
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 use crate::model::Choice;

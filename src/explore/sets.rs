@@ -1,0 +1,78 @@
+//! Per-state choice sets of the DPOR searches: the backtrack, done, sleep and enabled sets of a
+//! state, as bit sets over dense choice ids (threads of an EM trace, events of an event model).
+
+use smallvec::SmallVec;
+
+use crate::model::Choice;
+
+/// A set of threads (dense choice ids), as a bit set kept inline up to 128 threads, so that the
+/// per-state sets cost no allocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ThreadSet(SmallVec<[u64; 2]>);
+
+/// The set bits of one word, lowest first.
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
+}
+
+impl ThreadSet {
+    pub fn contains(&self, t: Choice) -> bool {
+        let (w, b) = (t as usize / 64, t % 64);
+        self.0.get(w).is_some_and(|x| x >> b & 1 == 1)
+    }
+    pub fn insert(&mut self, t: Choice) {
+        let (w, b) = (t as usize / 64, t % 64);
+        if self.0.len() <= w {
+            self.0.resize(w + 1, 0);
+        }
+        self.0[w] |= 1 << b;
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+    pub fn remove(&mut self, t: Choice) {
+        let (w, b) = (t as usize / 64, t % 64);
+        if let Some(x) = self.0.get_mut(w) {
+            *x &= !(1 << b);
+        }
+    }
+    fn word(&self, i: usize) -> u64 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = Choice> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| Bits(w).map(move |b| i as u32 * 64 + b))
+    }
+    /// Smallest member of `self` that is in `a` and in neither `b` nor `c`.
+    pub fn first_in_not_in(&self, a: &ThreadSet, b: &ThreadSet, c: &ThreadSet) -> Option<Choice> {
+        (0..self.0.len()).find_map(|i| {
+            let w = self.0[i] & a.word(i) & !b.word(i) & !c.word(i);
+            (w != 0).then(|| i as u32 * 64 + w.trailing_zeros())
+        })
+    }
+    /// Empties the set, keeping its buffer.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+    /// `self ∪ other` (inline up to 128 threads: no allocation).
+    pub fn union(&self, other: &ThreadSet) -> ThreadSet {
+        let n = self.0.len().max(other.0.len());
+        ThreadSet((0..n).map(|i| self.word(i) | other.word(i)).collect())
+    }
+    /// Whether every member of `self` is in `other`.
+    pub fn is_subset(&self, other: &ThreadSet) -> bool {
+        self.0.iter().enumerate().all(|(i, &w)| w & !other.word(i) == 0)
+    }
+    pub fn intersects(&self, other: &ThreadSet) -> bool {
+        self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
+    }
+}
