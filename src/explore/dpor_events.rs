@@ -48,6 +48,7 @@
 //! enabled event. Footprint independence means the fired event neither changes what a
 //! sleeping one does nor enables or disables it (flags are in the footprint).
 
+use super::sets::ChoiceSet;
 use super::{Search, Strategy};
 use crate::model::clock::join_into;
 use crate::model::events::{EventModel, EventState};
@@ -67,14 +68,14 @@ struct Frame {
     state: EventState,
     /// Enabled events, ascending (those stopped by an error left out).
     enabled: Vec<Choice>,
-    backtrack: Vec<bool>,
-    done: Vec<bool>,
+    backtrack: ChoiceSet,
+    done: ChoiceSet,
     taken: Option<Taken>,
     /// Clock of the transition taken from here (valid while `taken` is set). Entry q: 1 + the
     /// path position of q's latest transition that happens before it.
     clock: Vec<u32>,
     /// Sleep set (`dpor-sleep`): events not to take here.
-    sleep: Vec<bool>,
+    sleep: ChoiceSet,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -164,11 +165,11 @@ impl Walk {
             None => Frame {
                 state: state.clone(),
                 enabled: Vec::new(),
-                backtrack: Vec::new(),
-                done: Vec::new(),
+                backtrack: ChoiceSet::default(),
+                done: ChoiceSet::default(),
                 taken: None,
                 clock: Vec::new(),
-                sleep: Vec::new(),
+                sleep: ChoiceSet::default(),
             },
         }
     }
@@ -179,12 +180,9 @@ impl Walk {
         model.enabled(&f.state, &mut f.enabled);
         f.enabled.retain(|&e| !self.stopped[e as usize]);
         f.backtrack.clear();
-        f.backtrack.resize(self.n, false);
         f.done.clear();
-        f.done.resize(self.n, false);
         f.taken = None;
         f.sleep.clear();
-        f.sleep.resize(self.n, false);
     }
 
     /// Gives `next` its sleep set and its first awake enabled event as its backtrack set. When
@@ -194,14 +192,14 @@ impl Walk {
         if let (true, Some((k, c))) = (self.sleep_sets, from) {
             let f = &self.frames[k];
             for &q in &next.enabled {
-                let q = q as usize;
-                if (f.sleep[q] || f.done[q]) && q != c as usize && !self.dependent_pair[c as usize * self.n + q] {
-                    next.sleep[q] = true;
+                let asleep = f.sleep.contains(q) || f.done.contains(q);
+                if asleep && q != c && !self.dependent_pair[c as usize * self.n + q as usize] {
+                    next.sleep.insert(q);
                 }
             }
         }
-        if let Some(&first) = next.enabled.iter().find(|&&q| !next.sleep[q as usize]) {
-            next.backtrack[first as usize] = true;
+        if let Some(&first) = next.enabled.iter().find(|&&q| !next.sleep.contains(q)) {
+            next.backtrack.insert(first);
         }
     }
 
@@ -236,9 +234,9 @@ impl Walk {
                 self.path.pop();
             }
             let f = &mut self.frames[k];
-            let pick = |q: Choice| f.backtrack[q as usize] && !f.done[q as usize] && !f.sleep[q as usize];
+            let pick = |q: Choice| f.backtrack.contains(q) && !f.done.contains(q) && !f.sleep.contains(q);
             let Some(c) = f.enabled.iter().copied().find(|&q| pick(q)) else {
-                if !f.done.iter().any(|&d| d) {
+                if f.done.is_empty() {
                     // Every enabled event is asleep: an equivalent run was explored already.
                     *search.stats.sleep_blocked.get_or_insert(0) += 1;
                 }
@@ -246,7 +244,7 @@ impl Walk {
                 self.spare.push(popped);
                 continue;
             };
-            f.done[c as usize] = true;
+            f.done.insert(c);
             let mut clock = std::mem::take(&mut self.frames[k].clock);
             self.new_clock(c, k, &mut clock);
             self.frames[k].clock = clock;
@@ -262,7 +260,7 @@ impl Walk {
                         // the state before the error (see the module header).
                         let f = &mut self.frames[k];
                         for &q in &f.enabled {
-                            f.backtrack[q as usize] = true;
+                            f.backtrack.insert(q);
                         }
                         self.path.pop();
                         self.spare.push(next);
@@ -338,12 +336,12 @@ impl Walk {
             let i = l as usize - 1;
             let pre = &self.frames[i];
             // A candidate asleep at `pre(i)` is never taken there (see the module header).
-            let leads_to_p = |q: Choice| (q == p || before_p[q as usize] > i as u32 + 1) && !pre.sleep[q as usize];
+            let leads_to_p = |q: Choice| (q == p || before_p[q as usize] > i as u32 + 1) && !pre.sleep.contains(q);
             let mut choice = None;
             let mut already = false;
             for &q in &pre.enabled {
                 if leads_to_p(q) {
-                    if pre.backtrack[q as usize] {
+                    if pre.backtrack.contains(q) {
                         already = true;
                         break;
                     }
@@ -355,10 +353,10 @@ impl Walk {
             }
             let pre = &mut self.frames[i];
             match choice {
-                Some(q) => pre.backtrack[q as usize] = true,
+                Some(q) => pre.backtrack.insert(q),
                 None => {
                     for &q in &pre.enabled {
-                        pre.backtrack[q as usize] = true;
+                        pre.backtrack.insert(q);
                     }
                 }
             }

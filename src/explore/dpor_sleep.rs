@@ -24,7 +24,7 @@
 //! which parallel `dpor` relies on.
 
 use super::dpor::{Engine, Mode};
-use super::sets::ThreadSet;
+use super::sets::ChoiceSet;
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 use crate::model::Choice;
@@ -55,7 +55,7 @@ impl Engine<'_> {
         let n = self.frames.len();
         let (parent, top) = (&self.frames[n - 2], &self.frames[n - 1]);
         let op = parent.next_op(c).expect("the thread just taken had a next operation");
-        let mut sleep = ThreadSet::default();
+        let mut sleep = ChoiceSet::default();
         let wakes_all = matches!(
             self.op_kind(op),
             OpKind::Post { .. }

@@ -1,14 +1,18 @@
 //! Per-state choice sets of the DPOR searches: the backtrack, done, sleep and enabled sets of a
 //! state, as bit sets over dense choice ids (threads of an EM trace, events of an event model).
+//! `stateful-dpor` keeps its sets in one arena per run instead (performance-critical, see
+//! src/explore/stateful_dpor/mod.rs), with its slots named there.
 
 use smallvec::SmallVec;
 
 use crate::model::Choice;
 
-/// A set of threads (dense choice ids), as a bit set kept inline up to 128 threads, so that the
-/// per-state sets cost no allocation.
+/// A set of choices (dense choice ids: threads of an EM trace, events of an event model), as a
+/// bit set kept inline up to 128 choices, so that the per-state sets cost no allocation. The
+/// one shape of the per-state sets of `dpor` on EM traces (src/explore/dpor/engine.rs) and on
+/// event models (src/explore/dpor_events.rs).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ThreadSet(SmallVec<[u64; 2]>);
+pub(crate) struct ChoiceSet(SmallVec<[u64; 2]>);
 
 /// The set bits of one word, lowest first.
 struct Bits(u64);
@@ -25,7 +29,7 @@ impl Iterator for Bits {
     }
 }
 
-impl ThreadSet {
+impl ChoiceSet {
     pub fn contains(&self, t: Choice) -> bool {
         let (w, b) = (t as usize / 64, t % 64);
         self.0.get(w).is_some_and(|x| x >> b & 1 == 1)
@@ -53,7 +57,7 @@ impl ThreadSet {
         self.0.iter().enumerate().flat_map(|(i, &w)| Bits(w).map(move |b| i as u32 * 64 + b))
     }
     /// Smallest member of `self` that is in `a` and in neither `b` nor `c`.
-    pub fn first_in_not_in(&self, a: &ThreadSet, b: &ThreadSet, c: &ThreadSet) -> Option<Choice> {
+    pub fn first_in_not_in(&self, a: &ChoiceSet, b: &ChoiceSet, c: &ChoiceSet) -> Option<Choice> {
         (0..self.0.len()).find_map(|i| {
             let w = self.0[i] & a.word(i) & !b.word(i) & !c.word(i);
             (w != 0).then(|| i as u32 * 64 + w.trailing_zeros())
@@ -64,15 +68,40 @@ impl ThreadSet {
         self.0.clear();
     }
     /// `self ∪ other` (inline up to 128 threads: no allocation).
-    pub fn union(&self, other: &ThreadSet) -> ThreadSet {
+    pub fn union(&self, other: &ChoiceSet) -> ChoiceSet {
         let n = self.0.len().max(other.0.len());
-        ThreadSet((0..n).map(|i| self.word(i) | other.word(i)).collect())
+        ChoiceSet((0..n).map(|i| self.word(i) | other.word(i)).collect())
     }
     /// Whether every member of `self` is in `other`.
-    pub fn is_subset(&self, other: &ThreadSet) -> bool {
+    pub fn is_subset(&self, other: &ChoiceSet) -> bool {
         self.0.iter().enumerate().all(|(i, &w)| w & !other.word(i) == 0)
     }
-    pub fn intersects(&self, other: &ThreadSet) -> bool {
+    pub fn intersects(&self, other: &ChoiceSet) -> bool {
         self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choice_set_past_the_inline_words() {
+        let mut s = ChoiceSet::default();
+        assert!(s.is_empty());
+        for c in [3, 64, 200] {
+            s.insert(c);
+        }
+        assert!(s.contains(200) && s.contains(3) && !s.contains(4));
+        assert_eq!(s.iter().collect::<Vec<_>>(), [3, 64, 200]);
+        let mut a = ChoiceSet::default();
+        a.insert(64);
+        a.insert(200);
+        assert!(a.is_subset(&s) && !s.is_subset(&a) && a.intersects(&s));
+        assert_eq!(s.first_in_not_in(&s, &a, &ChoiceSet::default()), Some(3));
+        s.remove(3);
+        assert_eq!(s.first_in_not_in(&s, &a, &ChoiceSet::default()), None);
+        s.clear();
+        assert!(s.is_empty());
     }
 }

@@ -21,7 +21,7 @@ use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
 use super::handoff::{Claim, Event, Events, Helpers};
-use crate::explore::sets::ThreadSet;
+use crate::explore::sets::ChoiceSet;
 use crate::explore::Search;
 use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::em_hb::EmHb;
@@ -42,10 +42,10 @@ pub(crate) struct Frame {
     pub state: EmState,
     /// Per thread: the operation it would execute next (NEVER when none), enabled or not.
     pub next: Vec<u32>,
-    pub enabled: ThreadSet,
+    pub enabled: ChoiceSet,
     pub sets: Sets,
     /// `dpor-sleep`: the sleep set, threads not to be taken here (see [`crate::explore::dpor_sleep`]).
-    pub sleep: ThreadSet,
+    pub sleep: ChoiceSet,
     /// `dpor`: the race analysis already ran here. Running it again when the search comes back
     /// to this state changes nothing (it depends on the path only, and a thread it added to a
     /// backtrack set stays there), so it runs once per state.
@@ -55,8 +55,8 @@ pub(crate) struct Frame {
 /// What the search decided at a state: what follows from the state itself is in [`Frame`].
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Sets {
-    pub backtrack: ThreadSet,
-    pub done: ThreadSet,
+    pub backtrack: ChoiceSet,
+    pub done: ChoiceSet,
     /// EM-DPOR: posts scheduled here to be reversed, as (later post, earlier post) operations.
     pub reordered: SmallVec<[(u32, u32); 1]>,
     /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
@@ -64,7 +64,7 @@ pub(crate) struct Sets {
     pub dpor_run: bool,
     /// Parallel `dpor`: pending backtrack choices handed to another worker (still pending
     /// here until their results are collected, see src/explore/dpor/par.rs).
-    pub claimed: ThreadSet,
+    pub claimed: ChoiceSet,
 }
 
 impl Frame {
@@ -72,9 +72,9 @@ impl Frame {
         let mut f = Frame {
             state,
             next: Vec::new(),
-            enabled: ThreadSet::default(),
+            enabled: ChoiceSet::default(),
             sets: Sets::default(),
-            sleep: ThreadSet::default(),
+            sleep: ChoiceSet::default(),
             analysed: false,
         };
         f.observe(model);
@@ -89,7 +89,7 @@ impl Frame {
     /// Fills `next` and `enabled` from the state.
     fn observe(&mut self, model: &EmModel) {
         self.next.clear();
-        self.enabled = ThreadSet::default();
+        self.enabled = ChoiceSet::default();
         for t in 0..model.threads.len() as u32 {
             let op = model.next_op(&self.state, t);
             self.next.push(op.unwrap_or(NEVER));
@@ -481,7 +481,7 @@ impl<'m> Engine<'m> {
 
     /// Adds one of `candidates` to backtrack(`at`), preferring one already there (then nothing
     /// new is scheduled), as Flanagan and Godefroid suggest.
-    pub fn add_one(&mut self, at: usize, candidates: &ThreadSet) {
+    pub fn add_one(&mut self, at: usize, candidates: &ChoiceSet) {
         if at < self.root {
             self.above.add_one(at, candidates);
             return;
@@ -510,8 +510,8 @@ impl<'m> Engine<'m> {
     /// Threads of the transitions after `i` (up to the target) that happen before `target`,
     /// other than `i`'s own thread, and enabled at `pre(i)`; with `executable`, a looper counts
     /// only when that transition's handler can run at `pre(i)`.
-    pub fn hb_candidates(&self, i: usize, target: &Target, executable: bool) -> ThreadSet {
-        let mut out = ThreadSet::default();
+    pub fn hb_candidates(&self, i: usize, target: &Target, executable: bool) -> ChoiceSet {
+        let mut out = ChoiceSet::default();
         let ti = self.model.op_thread[self.hb.op(i) as usize];
         let end = target.at.unwrap_or(self.hb.len());
         let f = &self.frames[i];
@@ -535,7 +535,7 @@ impl<'m> Engine<'m> {
     /// DPOR's backtrack rule for the race between path position `i` and `target`.
     pub fn dpor_backtrack(&mut self, i: usize, target: &Target) {
         let f = &self.frames[i];
-        let mut cands = ThreadSet::default();
+        let mut cands = ChoiceSet::default();
         if f.enabled.contains(target.thread) && self.task_executable(f, target.op) {
             cands.insert(target.thread);
         }

@@ -10,14 +10,14 @@
 use std::sync::atomic::AtomicU8;
 use std::sync::{Arc, Mutex};
 
-use crate::explore::sets::ThreadSet;
+use crate::explore::sets::ChoiceSet;
 use crate::model::Choice;
 
 /// What a subtree did to a backtrack set above its root.
 #[derive(Clone, Debug)]
 pub(crate) enum Event {
     /// `add_one(at, candidates)`.
-    One(u32, ThreadSet),
+    One(u32, ChoiceSet),
     /// `add_all_enabled(at)`.
     All(u32),
 }
@@ -31,18 +31,18 @@ pub(crate) struct Events {
     pub list: Vec<Event>,
     /// Per state above the root: whether every enabled thread was added, and the candidate
     /// sets of the `add_one`s kept.
-    seen: Vec<(bool, Vec<ThreadSet>)>,
+    seen: Vec<(bool, Vec<ChoiceSet>)>,
 }
 
 impl Events {
-    fn at(&mut self, at: usize) -> &mut (bool, Vec<ThreadSet>) {
+    fn at(&mut self, at: usize) -> &mut (bool, Vec<ChoiceSet>) {
         if self.seen.len() <= at {
             self.seen.resize_with(at + 1, Default::default);
         }
         &mut self.seen[at]
     }
 
-    pub fn add_one(&mut self, at: usize, candidates: &ThreadSet) {
+    pub fn add_one(&mut self, at: usize, candidates: &ChoiceSet) {
         let (all, sets) = self.at(at);
         if *all || sets.iter().any(|s| s.is_subset(candidates)) {
             return;

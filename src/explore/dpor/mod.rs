@@ -9,7 +9,7 @@
 //! - [`par`]: the parallel driver, whose header argues why the parallel search explores the
 //!   same tree (hence the same counts) as the sequential one. It uses `engine` and `handoff`.
 //!
-//! Per-state sets are [`crate::explore::sets::ThreadSet`]s.
+//! Per-state sets are [`crate::explore::sets::ChoiceSet`]s.
 
 pub(crate) mod engine;
 pub(crate) mod handoff;
