@@ -48,7 +48,7 @@
 //! enabled event. Footprint independence means the fired event neither changes what a
 //! sleeping one does nor enables or disables it (flags are in the footprint).
 
-use super::sets::ChoiceSet;
+use super::sets::{sleep_after, ChoiceSet};
 use super::{Search, Strategy};
 use crate::model::clock::join_into;
 use crate::model::events::{EventModel, EventState};
@@ -191,12 +191,10 @@ impl Walk {
     fn enter(&self, from: Option<(usize, Choice)>, next: &mut Frame) {
         if let (true, Some((k, c))) = (self.sleep_sets, from) {
             let f = &self.frames[k];
-            for &q in &next.enabled {
-                let asleep = f.sleep.contains(q) || f.done.contains(q);
-                if asleep && q != c && !self.dependent_pair[c as usize * self.n + q as usize] {
-                    next.sleep.insert(q);
-                }
-            }
+            let enabled = &next.enabled;
+            let stays =
+                |q: Choice| enabled.binary_search(&q).is_ok() && !self.dependent_pair[c as usize * self.n + q as usize];
+            sleep_after(&f.sleep, &f.done, c, stays, &mut next.sleep);
         }
         if let Some(&first) = next.enabled.iter().find(|&&q| !next.sleep.contains(q)) {
             next.backtrack.insert(first);
@@ -335,30 +333,21 @@ impl Walk {
             let Some(l) = race else { continue };
             let i = l as usize - 1;
             let pre = &self.frames[i];
-            // A candidate asleep at `pre(i)` is never taken there (see the module header).
-            let leads_to_p = |q: Choice| (q == p || before_p[q as usize] > i as u32 + 1) && !pre.sleep.contains(q);
-            let mut choice = None;
-            let mut already = false;
+            let mut leads_to_p = ChoiceSet::default();
             for &q in &pre.enabled {
-                if leads_to_p(q) {
-                    if pre.backtrack.contains(q) {
-                        already = true;
-                        break;
-                    }
-                    choice.get_or_insert(q);
+                if q == p || before_p[q as usize] > i as u32 + 1 {
+                    leads_to_p.insert(q);
                 }
-            }
-            if already {
-                continue;
             }
             let pre = &mut self.frames[i];
-            match choice {
-                Some(q) => pre.backtrack.insert(q),
-                None => {
-                    for &q in &pre.enabled {
-                        pre.backtrack.insert(q);
-                    }
+            // A candidate asleep at `pre(i)` is never taken there (see the module header).
+            if !leads_to_p.keep_awake(&pre.sleep) {
+                for &q in &pre.enabled {
+                    pre.backtrack.insert(q);
                 }
+            } else if !leads_to_p.intersects(&pre.backtrack) {
+                // The smallest candidate, unless one is in the backtrack set already.
+                pre.backtrack.insert(leads_to_p.iter().next().expect("an awake candidate"));
             }
         }
     }

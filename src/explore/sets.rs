@@ -1,5 +1,8 @@
 //! Per-state choice sets of the DPOR searches: the backtrack, done, sleep and enabled sets of a
 //! state, as bit sets over dense choice ids (threads of an EM trace, events of an event model).
+//! Also the two sleep-set rules `dpor-sleep` applies on both input kinds: the sleep set of a
+//! state entered by a choice ([`sleep_after`]), and the race step's fallback to every enabled
+//! choice when every candidate is asleep ([`ChoiceSet::keep_awake`]).
 //! `stateful-dpor` keeps its sets in one arena per run instead (performance-critical, see
 //! src/explore/stateful_dpor/mod.rs), with its slots named there.
 
@@ -67,17 +70,46 @@ impl ChoiceSet {
     pub fn clear(&mut self) {
         self.0.clear();
     }
-    /// `self ∪ other` (inline up to 128 threads: no allocation).
-    pub fn union(&self, other: &ChoiceSet) -> ChoiceSet {
-        let n = self.0.len().max(other.0.len());
-        ChoiceSet((0..n).map(|i| self.word(i) | other.word(i)).collect())
-    }
     /// Whether every member of `self` is in `other`.
     pub fn is_subset(&self, other: &ChoiceSet) -> bool {
         self.0.iter().enumerate().all(|(i, &w)| w & !other.word(i) == 0)
     }
     pub fn intersects(&self, other: &ChoiceSet) -> bool {
         self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
+    }
+    /// Drops the members asleep in `sleep`; whether any is left. The race step's rule under
+    /// sleep sets (`dpor-sleep` on EM traces and on event models): a candidate asleep at
+    /// `pre(i)` is never taken there, so the races its run would reveal are never found; when
+    /// every candidate is asleep, `pre(i)` takes every enabled choice instead.
+    pub fn keep_awake(&mut self, sleep: &ChoiceSet) -> bool {
+        let mut any = false;
+        for (i, w) in self.0.iter_mut().enumerate() {
+            *w &= !sleep.word(i);
+            any |= *w != 0;
+        }
+        any
+    }
+}
+
+/// Godefroid's sleep-set entry, as `dpor-sleep` does it on EM traces and on event models: the
+/// state entered by taking `c` sleeps on the choices asleep or done at its parent (`sleep`,
+/// `done`), other than `c`, that `stays` keeps: those whose next transition is independent of
+/// `c`'s and still there, enabled (an independent transition changes neither). Written to `out`.
+pub(crate) fn sleep_after(
+    sleep: &ChoiceSet,
+    done: &ChoiceSet,
+    c: Choice,
+    mut stays: impl FnMut(Choice) -> bool,
+    out: &mut ChoiceSet,
+) {
+    out.clear();
+    for i in 0..sleep.0.len().max(done.0.len()) {
+        for b in Bits(sleep.word(i) | done.word(i)) {
+            let t = i as u32 * 64 + b;
+            if t != c && stays(t) {
+                out.insert(t);
+            }
+        }
     }
 }
 

@@ -545,13 +545,10 @@ impl<'m> Engine<'m> {
         }
         // `dpor-sleep`: a sleeping thread is never taken at `pre(i)`, so the races its run from
         // there would reveal are never found; only awake candidates count (see dpor_sleep.rs).
-        for t in f.sleep.iter() {
-            cands.remove(t);
-        }
-        if cands.is_empty() {
-            self.add_all_enabled(i);
-        } else {
+        if cands.keep_awake(&f.sleep) {
             self.add_one(i, &cands);
+        } else {
+            self.add_all_enabled(i);
         }
     }
 
