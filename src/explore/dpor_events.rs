@@ -48,7 +48,9 @@
 //! enabled event. Footprint independence means the fired event neither changes what a
 //! sleeping one does nor enables or disables it (flags are in the footprint).
 
+use super::sets::{sleep_after, ChoiceSet};
 use super::{Search, Strategy};
+use crate::model::clock::join_into;
 use crate::model::events::{EventModel, EventState};
 use crate::model::{conflicting, Choice, Model};
 
@@ -66,14 +68,14 @@ struct Frame {
     state: EventState,
     /// Enabled events, ascending (those stopped by an error left out).
     enabled: Vec<Choice>,
-    backtrack: Vec<bool>,
-    done: Vec<bool>,
+    backtrack: ChoiceSet,
+    done: ChoiceSet,
     taken: Option<Taken>,
     /// Clock of the transition taken from here (valid while `taken` is set). Entry q: 1 + the
     /// path position of q's latest transition that happens before it.
     clock: Vec<u32>,
     /// Sleep set (`dpor-sleep`): events not to take here.
-    sleep: Vec<bool>,
+    sleep: ChoiceSet,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -163,11 +165,11 @@ impl Walk {
             None => Frame {
                 state: state.clone(),
                 enabled: Vec::new(),
-                backtrack: Vec::new(),
-                done: Vec::new(),
+                backtrack: ChoiceSet::default(),
+                done: ChoiceSet::default(),
                 taken: None,
                 clock: Vec::new(),
-                sleep: Vec::new(),
+                sleep: ChoiceSet::default(),
             },
         }
     }
@@ -178,12 +180,9 @@ impl Walk {
         model.enabled(&f.state, &mut f.enabled);
         f.enabled.retain(|&e| !self.stopped[e as usize]);
         f.backtrack.clear();
-        f.backtrack.resize(self.n, false);
         f.done.clear();
-        f.done.resize(self.n, false);
         f.taken = None;
         f.sleep.clear();
-        f.sleep.resize(self.n, false);
     }
 
     /// Gives `next` its sleep set and its first awake enabled event as its backtrack set. When
@@ -192,15 +191,13 @@ impl Walk {
     fn enter(&self, from: Option<(usize, Choice)>, next: &mut Frame) {
         if let (true, Some((k, c))) = (self.sleep_sets, from) {
             let f = &self.frames[k];
-            for &q in &next.enabled {
-                let q = q as usize;
-                if (f.sleep[q] || f.done[q]) && q != c as usize && !self.dependent_pair[c as usize * self.n + q] {
-                    next.sleep[q] = true;
-                }
-            }
+            let enabled = &next.enabled;
+            let stays =
+                |q: Choice| enabled.binary_search(&q).is_ok() && !self.dependent_pair[c as usize * self.n + q as usize];
+            sleep_after(&f.sleep, &f.done, c, stays, &mut next.sleep);
         }
-        if let Some(&first) = next.enabled.iter().find(|&&q| !next.sleep[q as usize]) {
-            next.backtrack[first as usize] = true;
+        if let Some(&first) = next.enabled.iter().find(|&&q| !next.sleep.contains(q)) {
+            next.backtrack.insert(first);
         }
     }
 
@@ -235,9 +232,9 @@ impl Walk {
                 self.path.pop();
             }
             let f = &mut self.frames[k];
-            let pick = |q: Choice| f.backtrack[q as usize] && !f.done[q as usize] && !f.sleep[q as usize];
+            let pick = |q: Choice| f.backtrack.contains(q) && !f.done.contains(q) && !f.sleep.contains(q);
             let Some(c) = f.enabled.iter().copied().find(|&q| pick(q)) else {
-                if !f.done.iter().any(|&d| d) {
+                if f.done.is_empty() {
                     // Every enabled event is asleep: an equivalent run was explored already.
                     *search.stats.sleep_blocked.get_or_insert(0) += 1;
                 }
@@ -245,7 +242,7 @@ impl Walk {
                 self.spare.push(popped);
                 continue;
             };
-            f.done[c as usize] = true;
+            f.done.insert(c);
             let mut clock = std::mem::take(&mut self.frames[k].clock);
             self.new_clock(c, k, &mut clock);
             self.frames[k].clock = clock;
@@ -261,7 +258,7 @@ impl Walk {
                         // the state before the error (see the module header).
                         let f = &mut self.frames[k];
                         for &q in &f.enabled {
-                            f.backtrack[q as usize] = true;
+                            f.backtrack.insert(q);
                         }
                         self.path.pop();
                         self.spare.push(next);
@@ -309,9 +306,7 @@ impl Walk {
         clock.extend_from_slice(self.clock_of(c));
         for &q in &self.dependent[c as usize] {
             if self.last[q as usize] != 0 {
-                for (a, &b) in clock.iter_mut().zip(self.clock_of(q)) {
-                    *a = (*a).max(b);
-                }
+                join_into(clock, self.clock_of(q));
             }
         }
         clock[c as usize] = k as u32 + 1;
@@ -338,30 +333,21 @@ impl Walk {
             let Some(l) = race else { continue };
             let i = l as usize - 1;
             let pre = &self.frames[i];
-            // A candidate asleep at `pre(i)` is never taken there (see the module header).
-            let leads_to_p = |q: Choice| (q == p || before_p[q as usize] > i as u32 + 1) && !pre.sleep[q as usize];
-            let mut choice = None;
-            let mut already = false;
+            let mut leads_to_p = ChoiceSet::default();
             for &q in &pre.enabled {
-                if leads_to_p(q) {
-                    if pre.backtrack[q as usize] {
-                        already = true;
-                        break;
-                    }
-                    choice.get_or_insert(q);
+                if q == p || before_p[q as usize] > i as u32 + 1 {
+                    leads_to_p.insert(q);
                 }
-            }
-            if already {
-                continue;
             }
             let pre = &mut self.frames[i];
-            match choice {
-                Some(q) => pre.backtrack[q as usize] = true,
-                None => {
-                    for &q in &pre.enabled {
-                        pre.backtrack[q as usize] = true;
-                    }
+            // A candidate asleep at `pre(i)` is never taken there (see the module header).
+            if !leads_to_p.keep_awake(&pre.sleep) {
+                for &q in &pre.enabled {
+                    pre.backtrack.insert(q);
                 }
+            } else if !leads_to_p.intersects(&pre.backtrack) {
+                // The smallest candidate, unless one is in the backtrack set already.
+                pre.backtrack.insert(leads_to_p.iter().next().expect("an awake candidate"));
             }
         }
     }

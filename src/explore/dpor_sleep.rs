@@ -6,7 +6,8 @@
 //! where thread `c` is taken, the child's sleep set is the threads asleep or already explored
 //! (`done`) here whose next transitions are independent of `c`'s under DPOR's dependence
 //! ([`Engine::dependent`]): swapping them with `c` gives an equivalent run. A thread wakes up
-//! when a transition dependent with its next one runs. A run whose every enabled thread is
+//! when a transition dependent with its next one runs (the rule is [`super::sets::sleep_after`],
+//! shared with the event-model search). A run whose every enabled thread is
 //! asleep is cut off (`sleep_blocked` in the statistics), and no two complete runs explored
 //! are equivalent.
 //!
@@ -23,7 +24,8 @@
 //! choices finished before at its parent, so a subtree is not a function of its path alone,
 //! which parallel `dpor` relies on.
 
-use super::dpor::{Engine, Mode, ThreadSet};
+use super::dpor::{Engine, Mode};
+use super::sets::{sleep_after, ChoiceSet};
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 use crate::model::Choice;
@@ -54,7 +56,7 @@ impl Engine<'_> {
         let n = self.frames.len();
         let (parent, top) = (&self.frames[n - 2], &self.frames[n - 1]);
         let op = parent.next_op(c).expect("the thread just taken had a next operation");
-        let mut sleep = ThreadSet::default();
+        let mut sleep = ChoiceSet::default();
         let wakes_all = matches!(
             self.op_kind(op),
             OpKind::Post { .. }
@@ -67,12 +69,11 @@ impl Engine<'_> {
             self.frames[n - 1].sleep = sleep;
             return;
         }
-        for t in parent.sleep.union(&parent.sets.done).iter() {
+        let stays = |t: Choice| {
             let same = top.next[t as usize] == parent.next[t as usize] && top.enabled.contains(t);
-            if t != c && same && parent.next_op(t).is_some_and(|o| !self.dependent(o, op)) {
-                sleep.insert(t);
-            }
-        }
+            same && parent.next_op(t).is_some_and(|o| !self.dependent(o, op))
+        };
+        sleep_after(&parent.sleep, &parent.sets.done, c, stays, &mut sleep);
         self.frames[n - 1].sleep = sleep;
     }
 }

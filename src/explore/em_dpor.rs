@@ -20,7 +20,8 @@
 
 use smallvec::SmallVec;
 
-use super::dpor::{Engine, Mode, Target, ThreadSet};
+use super::dpor::{Engine, Mode, Target};
+use super::sets::ChoiceSet;
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 use crate::model::Choice;
@@ -165,7 +166,7 @@ impl<'m> Engine<'m> {
         if f.enabled.contains(b.thread) {
             cands.insert(b.thread);
         }
-        let mut fresh = ThreadSet::default();
+        let mut fresh = ChoiceSet::default();
         let mut asleep = false;
         for t in cands.iter() {
             // `optimal`: a sleeping candidate is never run at `pre(a)` (sleep sets are empty

@@ -23,15 +23,15 @@
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | `dfs` | the depth-first (and parallel breadth-first) walk both exhaustive ones share | |
-//! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces) | no |
+//! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces); `dpor/engine.rs` the search `em-dpor`, `dpor-sleep` and `optimal` share, `dpor/par.rs` `--threads N` (subtrees handed to idle workers), `dpor/handoff.rs` what the two share | no |
 //! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces; on event models in [`dpor_events`]) | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
-//! | `par_dpor` | `dpor` with `--threads N`: subtrees handed to idle workers | no |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
 //! | [`registry`] | the strategies by name, and what each needs and supports | |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
+//! | [`sets`] | the per-state choice sets of the DPOR searches | |
 //! | [`graph`] | the explored state graph, for `--dot` | |
 //!
 //! A new strategy: a file here implementing [`Strategy`], and one entry in [`registry`].
@@ -46,8 +46,8 @@ pub mod full_stateless;
 pub mod graph;
 pub mod optimal;
 pub mod outcomes;
-mod par_dpor;
 pub mod registry;
+pub mod sets;
 pub mod shorten;
 pub mod stateful_dpor;
 pub mod stats;

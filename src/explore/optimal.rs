@@ -15,7 +15,7 @@
 //! - The fallback sleep sets need (Abdulla et al., "Source Sets", JACM 2017 §4 shows why plain
 //!   sleep sets can starve a backtrack point): where every fresh candidate of a race reversal is
 //!   asleep at the backtrack state, every enabled thread is added there instead
-//!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor.rs).
+//!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor/engine.rs).
 //! - A POST (any kind), CALL, RET, LOCK or UNLOCK wakes every sleeping thread
 //!   (`Engine::wake_on_queue_ops`): EM-DPOR's races treat posts as commuting while the queue
 //!   order does not, and its lock races differ from DPOR's, so its coverage of a done subtree

@@ -79,8 +79,16 @@ impl StatefulDpor {
 /// Pairs there must be before whole-summary crossings are remembered (see [`Run::cross_whole`]).
 const WHOLE_MEMO_PAIRS: usize = 8 * 64;
 
-/// Bitsets per state (see [`Run::sets`]).
+/// Bitsets per state (see [`Run::sets`]), each `cw` words, at these slots of the state's block.
 const SETS: usize = 4;
+/// Slot of enabled(n).
+const ENABLED: usize = 0;
+/// Slot of backtrack(n).
+const BACKTRACK: usize = 1;
+/// Slot of done(n).
+const DONE: usize = 2;
+/// Slot of the events with an edge out of n.
+const OUT_EDGES: usize = 3;
 
 /// Access object of choice `c`'s enable flag, numbered down from the top so as not to meet the
 /// model's own (dense, small) object ids.
@@ -298,7 +306,7 @@ fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
 }
 
 impl<'a, M: Model> Run<'a, M> {
-    /// enabled(n), backtrack(n), done(n), events with an edge out of n: `which` 0, 1, 2, 3.
+    /// Set `which` of `n`: [`ENABLED`], [`BACKTRACK`], [`DONE`] or [`OUT_EDGES`].
     #[inline]
     fn set(&self, n: u32, which: usize) -> &[u64] {
         let at = (n as usize * SETS + which) * self.cw;
@@ -343,7 +351,7 @@ impl<'a, M: Model> Run<'a, M> {
         let at = self.sets.len();
         self.sets.resize(at + SETS * self.cw, 0);
         for &c in &self.scratch_en {
-            self.sets[at + c as usize / 64] |= 1 << (c % 64);
+            self.sets[at + ENABLED * self.cw + c as usize / 64] |= 1 << (c % 64);
         }
         self.summaries.push_state();
         *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
@@ -371,12 +379,12 @@ impl<'a, M: Model> Run<'a, M> {
     #[inline]
     fn pending(&self, n: u32) -> Option<Choice> {
         let at = n as usize * SETS * self.cw;
-        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
+        let (en, bt, done) = (at + ENABLED * self.cw, at + BACKTRACK * self.cw, at + DONE * self.cw);
         first_bit((0..self.cw).map(|i| self.sets[en + i] & self.sets[bt + i] & !self.sets[done + i]))
     }
 
     fn add_backtrack(&mut self, n: u32, e: Choice) {
-        if self.put(n, 1, e) && !self.has(n, 2, e) {
+        if self.put(n, BACKTRACK, e) && !self.has(n, DONE, e) {
             self.dirty.push(Reverse(n));
         }
     }
@@ -384,7 +392,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// Adds everything enabled at `n` to backtrack(n), lowest first.
     fn add_all_enabled(&mut self, n: u32) {
         for i in 0..self.cw {
-            let mut x = self.set(n, 0)[i];
+            let mut x = self.set(n, ENABLED)[i];
             while x != 0 {
                 let b = x.trailing_zeros();
                 x &= x - 1;
@@ -506,7 +514,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Records that the state at position `pos` of S (global) is `n`.
     fn note_state_at(&mut self, n: u32, pos: u64) {
-        let at = n as usize * SETS * self.cw;
+        let at = (n as usize * SETS + ENABLED) * self.cw;
         for i in 0..self.cw {
             let mut x = self.sets[at + i];
             while x != 0 {
@@ -635,7 +643,7 @@ impl<'a, M: Model> Run<'a, M> {
         let mut acc = std::mem::take(&mut self.scratch_acc);
         for c in 0..self.model.choices() {
             acc.clear();
-            if self.has(n, 0, c) || !self.model.blocked(&self.nodes[n as usize].state, c, &mut acc) {
+            if self.has(n, ENABLED, c) || !self.model.blocked(&self.nodes[n as usize].state, c, &mut acc) {
                 continue;
             }
             acc.push(Access { object: flag_object(c), write: false });
@@ -814,7 +822,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// it is enabled at `src`, for everything enabled if one of them is not.
     fn backtrack_for(sets: &mut [u64], dirty: &mut BinaryHeap<Reverse<u32>>, cw: usize, src: u32, events: &[u64]) {
         let sets = &mut sets[src as usize * SETS * cw..(src as usize + 1) * SETS * cw];
-        let (en, bt, done) = (0, cw, 2 * cw);
+        let (en, bt, done) = (ENABLED * cw, BACKTRACK * cw, DONE * cw);
         let all = (0..cw).any(|i| events[i] & !sets[en + i] != 0);
         let mut grew = false;
         for i in 0..cw {
@@ -862,7 +870,7 @@ impl<'a, M: Model> Run<'a, M> {
             return true;
         }
         let at = n as usize * SETS * self.cw;
-        let (en, bt, done) = (at, at + self.cw, at + 2 * self.cw);
+        let (en, bt, done) = (at + ENABLED * self.cw, at + BACKTRACK * self.cw, at + DONE * self.cw);
         for i in 0..self.cw {
             let open = self.sets[en + i] & !self.sets[done + i];
             if open != 0 {
@@ -1048,7 +1056,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// transition reads its own flag and writes the flag of every choice it enables or disables.
     fn add_flag_accesses(&self, src: u32, dst: u32, c: Choice, acc: &mut Accesses) {
         acc.push(Access { object: flag_object(c), write: false });
-        let (before, after) = (self.set(src, 0), self.set(dst, 0));
+        let (before, after) = (self.set(src, ENABLED), self.set(dst, ENABLED));
         for i in 0..self.cw {
             let mut changed = before[i] ^ after[i];
             while changed != 0 {
@@ -1061,7 +1069,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// The edge out of `src` for `c`, if taken before.
     fn find_edge(&self, src: u32, c: Choice) -> Option<u32> {
-        if !self.has(src, 3, c) {
+        if !self.has(src, OUT_EDGES, c) {
             return None;
         }
         let mut t = self.nodes[src as usize].first_out;
@@ -1079,7 +1087,7 @@ impl<'a, M: Model> Run<'a, M> {
         if let Some(t) = self.find_edge(src, c) {
             return t;
         }
-        self.put(src, 3, c);
+        self.put(src, OUT_EDGES, c);
         acc.sort();
         self.pairs.note_writes(acc, &mut self.fresh_writes);
         let label = self.pairs.intern(c, acc).expect("a transition reads its own flag");
@@ -1115,7 +1123,7 @@ impl<'a, M: Model> Run<'a, M> {
         if self.pending(n).is_some() {
             return true;
         }
-        if self.set(n, 0).iter().all(|&w| w == 0) {
+        if self.set(n, ENABLED).iter().all(|&w| w == 0) {
             let node = &self.nodes[n as usize];
             if let Some(g) = search.graph.as_mut() {
                 if self.model.outcome(&node.state).stuck() {
@@ -1126,16 +1134,16 @@ impl<'a, M: Model> Run<'a, M> {
             self.end_execution(n);
             return false;
         }
-        let (en, done) = (self.set(n, 0), self.set(n, 2));
+        let (en, done) = (self.set(n, ENABLED), self.set(n, DONE));
         if let Some(e) = first_bit(en.iter().zip(done).map(|(&a, &d)| a & !d)) {
-            self.put(n, 1, e);
+            self.put(n, BACKTRACK, e);
             return true;
         }
         // Everything here is done, but the execution must go on past this revisit: re-fire the
         // enabled event that fired least recently on this execution, so that every event of a
         // state the execution keeps returning to gets its turn and a full cycle can close.
         let mut best: (i64, Choice) = (i64::MAX, NONE);
-        for_each_bit(self.set(n, 0), |e| {
+        for_each_bit(self.set(n, ENABLED), |e| {
             let at = self.fired_at[e as usize];
             let last = if at >= self.exec_base { (at - self.exec_base) as i64 } else { -1 };
             if best.1 == NONE || last < best.0 {
@@ -1144,7 +1152,7 @@ impl<'a, M: Model> Run<'a, M> {
         });
         self.refires += 1;
         let e = best.1;
-        self.sets[(n as usize * SETS + 2) * self.cw + e as usize / 64] &= !(1 << (e % 64));
+        self.sets[(n as usize * SETS + DONE) * self.cw + e as usize / 64] &= !(1 << (e % 64));
         true
     }
 
@@ -1179,7 +1187,7 @@ impl<'a, M: Model> Run<'a, M> {
                 }
                 continue;
             };
-            self.put(s, 2, b);
+            self.put(s, DONE, b);
             // Kept for its buffer: with ghost objects a transition's accesses outgrow the inline ones.
             let mut acc = std::mem::take(&mut self.scratch_acc);
             acc.clear();
@@ -1224,7 +1232,7 @@ impl<'a, M: Model> Run<'a, M> {
             self.scratch_acc = acc;
             // Line 22: events this transition disables are explored here as well.
             for i in 0..self.cw {
-                let mut off = self.set(s, 0)[i] & !self.set(dst, 0)[i];
+                let mut off = self.set(s, ENABLED)[i] & !self.set(dst, ENABLED)[i];
                 while off != 0 {
                     let e = i as Choice * 64 + off.trailing_zeros();
                     off &= off - 1;

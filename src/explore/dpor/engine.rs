@@ -1,7 +1,8 @@
 //! `dpor`: Flanagan-Godefroid dynamic partial-order reduction (POPL 2005) on EM traces, in the
 //! form EM-Explorer uses as its baseline: an event queue is a shared object, so two posts to
 //! one queue are dependent and all transitions of a thread (its handlers included) are totally
-//! ordered. The file also holds the machinery `em-dpor` ([`super::em_dpor`]) shares: a stateless
+//! ordered. The file (the sequential engine of src/explore/dpor/) also holds the machinery
+//! `em-dpor` ([`crate::explore::em_dpor`]), `dpor-sleep` and `optimal` share: a stateless
 //! depth-first search that keeps only the current path, with a *backtrack* and a *done* set of
 //! threads per state, and happens-before clocks ([`EmHb`]) extended with the conflict edges.
 //!
@@ -19,8 +20,9 @@
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
-use super::par_dpor::{Claim, Event, Events, Pool};
-use super::{Search, Strategy};
+use super::handoff::{Claim, Event, Events, Helpers};
+use crate::explore::sets::ChoiceSet;
+use crate::explore::Search;
 use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::em_hb::EmHb;
 use crate::model::{Choice, Model};
@@ -35,78 +37,6 @@ pub(crate) enum Mode {
     EmDpor,
 }
 
-/// A set of threads (dense choice ids), as a bit set kept inline up to 128 threads, so that the
-/// per-state sets cost no allocation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ThreadSet(SmallVec<[u64; 2]>);
-
-/// The set bits of one word, lowest first.
-struct Bits(u64);
-
-impl Iterator for Bits {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
-        if self.0 == 0 {
-            return None;
-        }
-        let b = self.0.trailing_zeros();
-        self.0 &= self.0 - 1;
-        Some(b)
-    }
-}
-
-impl ThreadSet {
-    pub fn contains(&self, t: Choice) -> bool {
-        let (w, b) = (t as usize / 64, t % 64);
-        self.0.get(w).is_some_and(|x| x >> b & 1 == 1)
-    }
-    pub fn insert(&mut self, t: Choice) {
-        let (w, b) = (t as usize / 64, t % 64);
-        if self.0.len() <= w {
-            self.0.resize(w + 1, 0);
-        }
-        self.0[w] |= 1 << b;
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
-    }
-    pub fn remove(&mut self, t: Choice) {
-        let (w, b) = (t as usize / 64, t % 64);
-        if let Some(x) = self.0.get_mut(w) {
-            *x &= !(1 << b);
-        }
-    }
-    fn word(&self, i: usize) -> u64 {
-        self.0.get(i).copied().unwrap_or(0)
-    }
-    pub fn iter(&self) -> impl Iterator<Item = Choice> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &w)| Bits(w).map(move |b| i as u32 * 64 + b))
-    }
-    /// Smallest member of `self` that is in `a` and in neither `b` nor `c`.
-    pub fn first_in_not_in(&self, a: &ThreadSet, b: &ThreadSet, c: &ThreadSet) -> Option<Choice> {
-        (0..self.0.len()).find_map(|i| {
-            let w = self.0[i] & a.word(i) & !b.word(i) & !c.word(i);
-            (w != 0).then(|| i as u32 * 64 + w.trailing_zeros())
-        })
-    }
-    /// Empties the set, keeping its buffer.
-    pub fn clear(&mut self) {
-        self.0.clear();
-    }
-    /// `self ∪ other` (inline up to 128 threads: no allocation).
-    pub fn union(&self, other: &ThreadSet) -> ThreadSet {
-        let n = self.0.len().max(other.0.len());
-        ThreadSet((0..n).map(|i| self.word(i) | other.word(i)).collect())
-    }
-    /// Whether every member of `self` is in `other`.
-    pub fn is_subset(&self, other: &ThreadSet) -> bool {
-        self.0.iter().enumerate().all(|(i, &w)| w & !other.word(i) == 0)
-    }
-    pub fn intersects(&self, other: &ThreadSet) -> bool {
-        self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
-    }
-}
-
 /// One state of the current path, and what was decided there. The state itself is not kept:
 /// only the engine's current one, with a journal to step back (a state is trace-sized).
 pub(crate) struct Frame {
@@ -114,10 +44,10 @@ pub(crate) struct Frame {
     mark: usize,
     /// Per thread: the operation it would execute next (NEVER when none), enabled or not.
     pub next: Vec<u32>,
-    pub enabled: ThreadSet,
+    pub enabled: ChoiceSet,
     pub sets: Sets,
-    /// `dpor-sleep`: the sleep set, threads not to be taken here (see [`super::dpor_sleep`]).
-    pub sleep: ThreadSet,
+    /// `dpor-sleep`: the sleep set, threads not to be taken here (see [`crate::explore::dpor_sleep`]).
+    pub sleep: ChoiceSet,
     /// `dpor`: the race analysis already ran here. Running it again when the search comes back
     /// to this state changes nothing (it depends on the path only, and a thread it added to a
     /// backtrack set stays there), so it runs once per state.
@@ -127,16 +57,16 @@ pub(crate) struct Frame {
 /// What the search decided at a state: what follows from the state itself is in [`Frame`].
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Sets {
-    pub backtrack: ThreadSet,
-    pub done: ThreadSet,
+    pub backtrack: ChoiceSet,
+    pub done: ChoiceSet,
     /// EM-DPOR: posts scheduled here to be reversed, as (later post, earlier post) operations.
     pub reordered: SmallVec<[(u32, u32); 1]>,
     /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
     /// by a backtrack failure's DPOR pass, see `em_dpor`).
     pub dpor_run: bool,
     /// Parallel `dpor`: pending backtrack choices handed to another worker (still pending
-    /// here until their results are collected, see [`super::par_dpor`]).
-    pub claimed: ThreadSet,
+    /// here until their results are collected, see src/explore/dpor/par.rs).
+    pub claimed: ChoiceSet,
 }
 
 impl Frame {
@@ -144,9 +74,9 @@ impl Frame {
         let mut f = Frame {
             mark: state.journal_len(),
             next: Vec::new(),
-            enabled: ThreadSet::default(),
+            enabled: ChoiceSet::default(),
             sets: Sets::default(),
-            sleep: ThreadSet::default(),
+            sleep: ChoiceSet::default(),
             analysed: false,
         };
         f.observe(model, state);
@@ -161,7 +91,7 @@ impl Frame {
     /// Fills `next` and `enabled` from the state.
     fn observe(&mut self, model: &EmModel, state: &EmState) {
         self.next.clear();
-        self.enabled = ThreadSet::default();
+        self.enabled = ChoiceSet::default();
         for t in 0..model.threads.len() as u32 {
             let op = model.next_op(state, t);
             self.next.push(op.unwrap_or(NEVER));
@@ -249,7 +179,7 @@ pub(crate) struct Engine<'m> {
     pub nesting: usize,
     /// `dpor-sleep`: sleep sets prune runs equivalent to ones explored from an earlier state.
     pub sleep_sets: bool,
-    /// `optimal`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (see [`super::optimal`]).
+    /// `optimal`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (see [`crate::explore::optimal`]).
     pub wake_on_queue_ops: bool,
     /// Parallel `dpor`: transitions to wait before looking for a choice to give away again,
     /// after a look found none.
@@ -561,7 +491,7 @@ impl<'m> Engine<'m> {
 
     /// Adds one of `candidates` to backtrack(`at`), preferring one already there (then nothing
     /// new is scheduled), as Flanagan and Godefroid suggest.
-    pub fn add_one(&mut self, at: usize, candidates: &ThreadSet) {
+    pub fn add_one(&mut self, at: usize, candidates: &ChoiceSet) {
         if at < self.root {
             self.above.add_one(at, candidates);
             return;
@@ -590,8 +520,8 @@ impl<'m> Engine<'m> {
     /// Threads of the transitions after `i` (up to the target) that happen before `target`,
     /// other than `i`'s own thread, and enabled at `pre(i)`; with `executable`, a looper counts
     /// only when that transition's handler can run at `pre(i)`.
-    pub fn hb_candidates(&self, i: usize, target: &Target, executable: bool) -> ThreadSet {
-        let mut out = ThreadSet::default();
+    pub fn hb_candidates(&self, i: usize, target: &Target, executable: bool) -> ChoiceSet {
+        let mut out = ChoiceSet::default();
         let ti = self.model.op_thread[self.hb.op(i) as usize];
         let end = target.at.unwrap_or(self.hb.len());
         let f = &self.frames[i];
@@ -615,7 +545,7 @@ impl<'m> Engine<'m> {
     /// DPOR's backtrack rule for the race between path position `i` and `target`.
     pub fn dpor_backtrack(&mut self, i: usize, target: &Target) {
         let f = &self.frames[i];
-        let mut cands = ThreadSet::default();
+        let mut cands = ChoiceSet::default();
         if f.enabled.contains(target.thread) && self.task_executable(f, target.op) {
             cands.insert(target.thread);
         }
@@ -625,13 +555,10 @@ impl<'m> Engine<'m> {
         }
         // `dpor-sleep`: a sleeping thread is never taken at `pre(i)`, so the races its run from
         // there would reveal are never found; only awake candidates count (see dpor_sleep.rs).
-        for t in f.sleep.iter() {
-            cands.remove(t);
-        }
-        if cands.is_empty() {
-            self.add_all_enabled(i);
-        } else {
+        if cands.keep_awake(&f.sleep) {
             self.add_one(i, &cands);
+        } else {
+            self.add_all_enabled(i);
         }
     }
 
@@ -754,7 +681,7 @@ impl<'m> Engine<'m> {
 
     /// The exploration loop from the current path, never backtracking above `root`; with a
     /// pool, pending choices are handed to idle workers and collected in the sequential order.
-    pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>, pool: Option<&Pool<'m>>) {
+    pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>, pool: Option<&dyn Helpers>) {
         loop {
             if search.stopped() {
                 search.stats.estimated_done = Some(self.estimated_done());
@@ -865,7 +792,7 @@ impl<'m> Engine<'m> {
 
     /// Hands the largest pending choice of the shallowest state that has one (the largest
     /// subtree, and the one the sequential search would reach last there) to an idle worker.
-    fn donate(&mut self, pool: &Pool<'m>) {
+    fn donate(&mut self, pool: &dyn Helpers) {
         if self.donate_after > 0 {
             self.donate_after -= 1;
             return;
@@ -888,30 +815,4 @@ impl<'m> Engine<'m> {
         }
         self.donate_after = 256;
     }
-}
-
-/// The `dpor` strategy.
-#[derive(Default)]
-pub struct Dpor;
-
-impl Strategy<EmModel> for Dpor {
-    fn name(&self) -> &'static str {
-        "dpor"
-    }
-
-    fn run(&mut self, search: &mut Search<'_, EmModel>) {
-        run_dpor(search);
-    }
-}
-
-/// Runs `dpor`, on `search.options.threads` workers (the same counts for any number); returns
-/// how many subtrees were handed from one worker to another.
-pub fn run_dpor(search: &mut Search<'_, EmModel>) -> u64 {
-    let threads = search.options.threads.max(1);
-    if threads > 1 {
-        return super::par_dpor::run(search, threads);
-    }
-    let mut engine = Engine::new(search.model, Mode::Dpor);
-    engine.run(search);
-    0
 }

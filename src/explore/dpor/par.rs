@@ -29,78 +29,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::dpor::{Engine, Mode, ThreadSet};
-use super::{Search, Seed};
+use super::engine::{Engine, Mode};
+use super::handoff::{Claim, Events, Helpers, Task};
+use crate::explore::{Search, Seed};
 use crate::model::em::EmModel;
 use crate::model::Choice;
-
-/// What a subtree did to a backtrack set above its root.
-#[derive(Clone, Debug)]
-pub(crate) enum Event {
-    /// `add_one(at, candidates)`.
-    One(u32, ThreadSet),
-    /// `add_all_enabled(at)`.
-    All(u32),
-}
-
-/// The events of a subtree for states above its root, in the order the sequential search
-/// would apply them, without those that cannot change anything: an `add_one` whose candidates
-/// include those of an earlier `add_one` at the same state (that one left a candidate in the
-/// backtrack set), and anything after an `add_all_enabled` at the same state.
-#[derive(Debug, Default)]
-pub(crate) struct Events {
-    pub list: Vec<Event>,
-    /// Per state above the root: whether every enabled thread was added, and the candidate
-    /// sets of the `add_one`s kept.
-    seen: Vec<(bool, Vec<ThreadSet>)>,
-}
-
-impl Events {
-    fn at(&mut self, at: usize) -> &mut (bool, Vec<ThreadSet>) {
-        if self.seen.len() <= at {
-            self.seen.resize_with(at + 1, Default::default);
-        }
-        &mut self.seen[at]
-    }
-
-    pub fn add_one(&mut self, at: usize, candidates: &ThreadSet) {
-        let (all, sets) = self.at(at);
-        if *all || sets.iter().any(|s| s.is_subset(candidates)) {
-            return;
-        }
-        sets.push(candidates.clone());
-        self.list.push(Event::One(at as u32, candidates.clone()));
-    }
-
-    pub fn add_all_enabled(&mut self, at: usize) {
-        let (all, _) = self.at(at);
-        if *all {
-            return;
-        }
-        *all = true;
-        self.list.push(Event::All(at as u32));
-    }
-}
 
 const QUEUED: u8 = 0;
 const RUNNING: u8 = 1;
 const DONE: u8 = 2;
 const TAKEN_BACK: u8 = 3;
-
-/// A donated subtree: (path to a state, a thread to take there).
-pub(crate) struct Task {
-    /// Choices from the initial state; the donated one last.
-    path: Vec<Choice>,
-    status: AtomicU8,
-    events: Mutex<Option<Events>>,
-}
-
-/// A claimed choice of one of an engine's states.
-pub(crate) struct Claim {
-    pub depth: usize,
-    pub thread: Choice,
-    task: Arc<Task>,
-}
 
 /// Nested help (a waiting thread running another task on its stack) stops at this depth.
 const MAX_NESTING: usize = 24;
@@ -127,45 +65,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl<'m> Pool<'m> {
-    /// Whether a thread would take a task now.
-    #[inline]
-    pub fn hungry(&self) -> bool {
-        self.idle.load(Ordering::Relaxed) > self.queued.load(Ordering::Relaxed)
-    }
-
-    /// Queues the subtree of `path` (its last choice is the donated one).
-    pub fn give(&self, depth: usize, path: Vec<Choice>) -> Claim {
-        let thread = *path.last().expect("a donated choice");
-        let task = Arc::new(Task { path, status: AtomicU8::new(QUEUED), events: Mutex::new(None) });
-        lock(&self.queue).push_back(task.clone());
-        self.queued.fetch_add(1, Ordering::Relaxed);
-        self.donated.fetch_add(1, Ordering::Relaxed);
-        self.signal.notify_all();
-        Claim { depth, thread, task }
-    }
-
-    /// The owner reached a claimed choice: takes its task back when no one started it (true:
-    /// the owner explores it itself), else waits for it, running other tasks meanwhile, and
-    /// returns its events.
-    pub fn collect(&self, claim: Claim, nesting: usize) -> Option<Events> {
-        {
-            let mut q = lock(&self.queue);
-            if let Some(k) = q.iter().position(|t| Arc::ptr_eq(t, &claim.task)) {
-                q.remove(k);
-                self.queued.fetch_sub(1, Ordering::Relaxed);
-                claim.task.status.store(TAKEN_BACK, Ordering::Relaxed);
-                return None;
-            }
-        }
-        let done = || claim.task.status.load(Ordering::Acquire) == DONE;
-        while !done() {
-            if let Some(t) = self.next_task(&done, nesting < MAX_NESTING) {
-                self.run_task(&t, nesting + 1);
-            }
-        }
-        Some(lock(&claim.task.events).take().unwrap_or_default())
-    }
-
     /// A queued task, or None once `stop()` holds. Without `take`, only waits for `stop()`.
     fn next_task(&self, stop: &dyn Fn() -> bool, take: bool) -> Option<Arc<Task>> {
         let mut q = lock(&self.queue);
@@ -236,6 +135,47 @@ impl<'m> Pool<'m> {
         task.status.store(DONE, Ordering::Release);
         drop(lock(&self.queue));
         self.signal.notify_all();
+    }
+}
+
+impl Helpers for Pool<'_> {
+    /// Whether a thread would take a task now.
+    #[inline]
+    fn hungry(&self) -> bool {
+        self.idle.load(Ordering::Relaxed) > self.queued.load(Ordering::Relaxed)
+    }
+
+    /// Queues the subtree of `path` (its last choice is the donated one).
+    fn give(&self, depth: usize, path: Vec<Choice>) -> Claim {
+        let thread = *path.last().expect("a donated choice");
+        let task = Arc::new(Task { path, status: AtomicU8::new(QUEUED), events: Mutex::new(None) });
+        lock(&self.queue).push_back(task.clone());
+        self.queued.fetch_add(1, Ordering::Relaxed);
+        self.donated.fetch_add(1, Ordering::Relaxed);
+        self.signal.notify_all();
+        Claim { depth, thread, task }
+    }
+
+    /// The owner reached a claimed choice: takes its task back when no one started it (true:
+    /// the owner explores it itself), else waits for it, running other tasks meanwhile, and
+    /// returns its events.
+    fn collect(&self, claim: Claim, nesting: usize) -> Option<Events> {
+        {
+            let mut q = lock(&self.queue);
+            if let Some(k) = q.iter().position(|t| Arc::ptr_eq(t, &claim.task)) {
+                q.remove(k);
+                self.queued.fetch_sub(1, Ordering::Relaxed);
+                claim.task.status.store(TAKEN_BACK, Ordering::Relaxed);
+                return None;
+            }
+        }
+        let done = || claim.task.status.load(Ordering::Acquire) == DONE;
+        while !done() {
+            if let Some(t) = self.next_task(&done, nesting < MAX_NESTING) {
+                self.run_task(&t, nesting + 1);
+            }
+        }
+        Some(lock(&claim.task.events).take().unwrap_or_default())
     }
 }
 

@@ -1,0 +1,47 @@
+//! `dpor`: Flanagan-Godefroid dynamic partial-order reduction (POPL 2005, "Dynamic
+//! partial-order reduction for model checking software") on EM traces, sequential or on
+//! `--threads N` workers. The module is split so that imports run one way:
+//!
+//! - [`handoff`]: what the engine and the parallel driver share (the events a subtree explored
+//!   elsewhere does above its root, claims, the [`handoff::Helpers`] interface);
+//! - [`engine`]: the sequential search, shared with `em-dpor`, `dpor-sleep` and `optimal`; its
+//!   header gives the walk and the race rule. It knows only `handoff`;
+//! - [`par`]: the parallel driver, whose header argues why the parallel search explores the
+//!   same tree (hence the same counts) as the sequential one. It uses `engine` and `handoff`.
+//!
+//! Per-state sets are [`crate::explore::sets::ChoiceSet`]s.
+
+pub(crate) mod engine;
+pub(crate) mod handoff;
+mod par;
+
+pub(crate) use engine::{Engine, Mode, Target};
+
+use super::{Search, Strategy};
+use crate::model::em::EmModel;
+
+/// The `dpor` strategy.
+#[derive(Default)]
+pub struct Dpor;
+
+impl Strategy<EmModel> for Dpor {
+    fn name(&self) -> &'static str {
+        "dpor"
+    }
+
+    fn run(&mut self, search: &mut Search<'_, EmModel>) {
+        run_dpor(search);
+    }
+}
+
+/// Runs `dpor`, on `search.options.threads` workers (the same counts for any number); returns
+/// how many subtrees were handed from one worker to another.
+pub fn run_dpor(search: &mut Search<'_, EmModel>) -> u64 {
+    let threads = search.options.threads.max(1);
+    if threads > 1 {
+        return par::run(search, threads);
+    }
+    let mut engine = Engine::new(search.model, Mode::Dpor);
+    engine.run(search);
+    0
+}
