@@ -67,7 +67,13 @@ fn a_check_from_rust_reports_what_the_command_line_does() {
     assert!(report.finished);
     assert_eq!(report.exit_code(), 1);
     let deadlock = report.errors.iter().find(|e| e.kind == "deadlock").expect("the deadlock");
-    assert_eq!(deadlock.message, "stuck: operations 5 6 7 10 11 12 never run");
+    // Each stuck thread with what it waits for (issue 17: diagnostics at the point of failure).
+    assert_eq!(
+        deadlock.message,
+        "stuck: operations 5 6 7 10 11 12 never run; \
+         thread 1 at operation 5 (LOCK 0xb) waits for lock 0xb, held by thread 2; \
+         thread 2 at operation 10 (LOCK 0xa) waits for lock 0xa, held by thread 1"
+    );
     assert_eq!(deadlock.line, 5);
     // The library's replay of the reported schedule ends stuck, which on a trace is an error.
     let replay = check::replay(&m, &deadlock.schedule).unwrap();
