@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod gen_em;
+pub mod gen_smartapp;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

@@ -1,0 +1,114 @@
+//! Random small SmartApp systems in Groovy, for the differential soundness suite (issue 12):
+//! two or three apps that share devices of a few capabilities, as the IoTCheck pairs do, and
+//! whose handlers read what others write (device attributes, location mode) and branch on it.
+//!
+//! Everything a handler stores has finitely many values (toggled strings, never a growing
+//! counter), so an exhaustive search of an unbounded system ends.
+
+use rand::rngs::SmallRng;
+use rand::Rng;
+
+/// A device input every app may declare: (input name, capability, attribute, its values).
+const DEVICES: [(&str, &str, &str, [&str; 2]); 4] = [
+    ("sw", "switch", "switch", ["on", "off"]),
+    ("door", "lock", "lock", ["locked", "unlocked"]),
+    ("contact1", "contactSensor", "contact", ["open", "closed"]),
+    ("motion1", "motionSensor", "motion", ["active", "inactive"]),
+];
+
+const MODES: [&str; 3] = ["home", "away", "night"];
+
+/// One system: (app name, Groovy source) per app.
+pub fn gen_system(rng: &mut SmallRng) -> Vec<(String, String)> {
+    // Mostly pairs, as IoTCheck's groups; a third app now and then. Each subscription adds one or
+    // two environment events, and the stateless searches take every order of them.
+    let apps = if rng.gen_bool(0.25) { 3 } else { 2 };
+    (0..apps).map(|i| (format!("gen{i}"), gen_app(rng, i))).collect()
+}
+
+fn gen_app(rng: &mut SmallRng, index: usize) -> String {
+    // Every app has the switch and the lock (actuators others observe), and one or two sensors.
+    let mut devices: Vec<usize> = vec![0, 1];
+    for d in 2..DEVICES.len() {
+        if rng.gen_bool(0.4) {
+            devices.push(d);
+        }
+    }
+    let mut src = format!("definition(name: \"Gen{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
+    src.push_str("preferences {\n    section(\"devices\") {\n");
+    for &d in &devices {
+        let (name, cap, _, _) = DEVICES[d];
+        src.push_str(&format!("        input \"{name}\", \"capability.{cap}\"\n"));
+    }
+    src.push_str("    }\n}\n");
+
+    // Subscriptions: one or two, to an attribute with or without a value, or to the mode.
+    let handlers = rng.gen_range(1..=2);
+    src.push_str("def installed() {\n");
+    for h in 0..handlers {
+        match rng.gen_range(0..5) {
+            0 => src.push_str(&format!("    subscribe(location, \"mode\", h{h})\n")),
+            1 | 2 => {
+                let (name, _, attr, values) = DEVICES[devices[rng.gen_range(0..devices.len())]];
+                let value = values[rng.gen_range(0..2)];
+                src.push_str(&format!("    subscribe({name}, \"{attr}.{value}\", h{h})\n"));
+            }
+            _ => {
+                let (name, _, attr, _) = DEVICES[devices[rng.gen_range(0..devices.len())]];
+                src.push_str(&format!("    subscribe({name}, \"{attr}\", h{h})\n"));
+            }
+        }
+    }
+    src.push_str("}\ndef updated() { unsubscribe(); installed() }\n");
+
+    for h in 0..handlers {
+        src.push_str(&format!("def h{h}(evt) {{\n"));
+        let statements = rng.gen_range(1..=3);
+        for _ in 0..statements {
+            statement(rng, &devices, &mut src, 1);
+        }
+        src.push_str("}\n");
+    }
+    // A method only timers call, so that `runIn` schedules something that acts.
+    src.push_str("def later() {\n");
+    statement(rng, &devices, &mut src, 1);
+    src.push_str("}\n");
+    src
+}
+
+/// One statement of a handler body, at `depth` levels of nesting.
+fn statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usize) {
+    let pad = "    ".repeat(depth);
+    let actuator = |rng: &mut SmallRng| -> String {
+        match rng.gen_range(0..2) {
+            0 => format!("sw.{}()", ["on", "off"][rng.gen_range(0..2)]),
+            _ => format!("door.{}()", ["lock", "unlock"][rng.gen_range(0..2)]),
+        }
+    };
+    let choice = if depth >= 3 { rng.gen_range(0..5) } else { rng.gen_range(0..8) };
+    match choice {
+        0 | 1 => src.push_str(&format!("{pad}{}\n", actuator(rng))),
+        2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
+        3 => src.push_str(&format!("{pad}setLocationMode(\"{}\")\n", MODES[rng.gen_range(0..3)])),
+        4 => src.push_str(&format!("{pad}runIn(60, later)\n")),
+        _ => {
+            // A branch on something another handler (or another app) writes.
+            let cond = match rng.gen_range(0..4) {
+                0 => format!("state.flag == \"{}\"", ["a", "b"][rng.gen_range(0..2)]),
+                1 => format!("location.mode == \"{}\"", MODES[rng.gen_range(0..3)]),
+                2 => {
+                    let (name, _, attr, values) = DEVICES[devices[rng.gen_range(0..devices.len())]];
+                    format!("{name}.currentValue(\"{attr}\") == \"{}\"", values[rng.gen_range(0..2)])
+                }
+                _ => format!("evt.value == \"{}\"", ["on", "off", "open", "locked"][rng.gen_range(0..4)]),
+            };
+            src.push_str(&format!("{pad}if ({cond}) {{\n"));
+            statement(rng, devices, src, depth + 1);
+            if rng.gen_bool(0.5) {
+                src.push_str(&format!("{pad}}} else {{\n"));
+                statement(rng, devices, src, depth + 1);
+            }
+            src.push_str(&format!("{pad}}}\n"));
+        }
+    }
+}
