@@ -505,7 +505,10 @@ impl<'a, M: Model> Run<'a, M> {
                 }
             }
         }
-        self.nodes[current as usize].in_history = true;
+        let node = &mut self.nodes[current as usize];
+        node.in_history = true;
+        // An execution of no edge has `current` as its only state (marked for a self-loop).
+        node.s_pos = NONE;
         // One past every position the ended execution used (its states go up to len).
         self.exec_base += self.exec.len() as u64 + 1;
         self.exec.clear();
@@ -1244,6 +1247,13 @@ impl<'a, M: Model> Run<'a, M> {
                 self.look_back_from_blocked(dst, t, search);
             }
             let in_history = self.nodes[dst as usize].in_history;
+            if self.exec.is_empty() && dst == s && !in_history {
+                // The execution so far is the state `s` alone, which `push_exec` marks only with
+                // its first edge: a transition back into `s` is already a revisit of S (a
+                // one-state system closes its full cycle with its first transition, as `full`).
+                self.nodes[s as usize].s_pos = 0;
+                self.note_state_at(s, self.exec_base);
+            }
             let revisit = !fresh && !in_history && self.nodes[dst as usize].s_pos != NONE;
             if in_history || (revisit && self.is_full_cycle(t)) {
                 self.update_from_graph(t, search);
