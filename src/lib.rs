@@ -10,5 +10,6 @@ pub mod check;
 pub mod corpus;
 pub mod explore;
 pub mod model;
+pub mod regress;
 pub mod report;
 pub mod trace;

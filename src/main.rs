@@ -15,6 +15,7 @@ use tracepor::check::{self, Check, Replay, ReplayEnd};
 use tracepor::explore::registry::{self, Entry, Registered};
 use tracepor::explore::{Ablation, Limits, SearchOptions};
 use tracepor::model::{self, LoadOptions, Model};
+use tracepor::regress;
 use tracepor::report::{self, compare::InputRuns, RunReport};
 use tracepor::with_model;
 
@@ -29,7 +30,8 @@ static ALLOC: tracepor::alloc::Counting = tracepor::alloc::Counting;
     about = "Model checker for event-driven programs (Android traces, SmartThings-style event models)",
     after_help = "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
 3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
-differs from the exhaustive one (a bug in the strategy, not in the program checked)."
+differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 `check --expect` or \
+`regress`: an outcome set differs from the expected one."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -48,6 +50,23 @@ enum Command {
         /// Write the explored state graph here, for Graphviz (small searches only).
         #[arg(long, value_name = "PATH")]
         dot: Option<PathBuf>,
+        /// Compare the outcome set with this file (as --outcomes wrote it): exit 0 when equal,
+        /// 5 when not (the difference is printed), 3 when a limit stopped the search.
+        #[arg(long, value_name = "PATH")]
+        expect: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run every input under the folders that has an expected outcome file beside it
+    /// (FILE.expected, or expected.outcomes in a trace folder) and report pass/fail per input.
+    Regress {
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        #[arg(long, help = registry::help())]
+        strategy: Option<String>,
+        /// Also write the results as JUnit XML, for a CI system.
+        #[arg(long, value_name = "PATH")]
+        junit: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },
@@ -316,22 +335,70 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
-        Command::Check { files, strategy, dot, common } => {
+        Command::Check { files, strategy, dot, expect, common } => {
             tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
             let file = joined(&files);
+            // Read first: a missing expectation is a usage error, found before any search.
+            let expected = expect.as_deref().map(regress::read_expected).transpose()?;
             check::check_load_options(std::slice::from_ref(&files), &common.load_options())?;
             let loaded = model::load_all(&files, common.load_options())?;
             let report = with_model!(&loaded, m => check(m, &file, strategy.as_deref(), dot.as_deref(), &common))?;
             if let Some(path) = &common.outcomes {
                 write(path, &report.outcome_text())?;
             }
+            let verdict = expected.as_ref().map(|e| regress::judge(&report, e));
             if common.json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                let mut doc = serde_json::to_value(&report)?;
+                if let Some(v) = &verdict {
+                    doc["expect"] = verdict_json(v);
+                }
+                println!("{}", serde_json::to_string_pretty(&doc)?);
             } else if !common.quiet {
                 let sut = with_model!(&loaded, m => m.summary());
                 print!("{}", report::text::render(&report, &sut));
             }
+            if let Some(v) = &verdict {
+                if !common.json {
+                    print!("expect {}: {}", expect.as_deref().unwrap_or(Path::new("")).display(), v.render(10));
+                }
+                return Ok(v.exit_code());
+            }
             Ok(report.exit_code())
+        }
+        Command::Regress { dirs, strategy, junit, common } => {
+            tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
+            let mut inputs = Vec::new();
+            for d in &dirs {
+                inputs.extend(regress::inputs_with_expectations(d)?);
+            }
+            let mut cases = Vec::new();
+            for (input, expected) in &inputs {
+                let started = std::time::Instant::now();
+                // A bad input or expected file is this input's failure; the others still run.
+                let result = (|| -> Result<regress::Verdict, Fail> {
+                    let want = regress::read_expected(expected)?;
+                    let loaded = model::load_all(std::slice::from_ref(input), common.load_options())?;
+                    let report = with_model!(&loaded, m => check(m, input, strategy.as_deref(), None, &common))?;
+                    Ok(regress::judge(&report, &want))
+                })()
+                .map_err(|Fail(msg)| msg);
+                let case = regress::Case { input: input.display().to_string(), result, time: started.elapsed() };
+                if !common.quiet {
+                    match &case.result {
+                        Ok(v) => print!("{}: {}", case.input, v.render(5)),
+                        Err(msg) => println!("{}: error: {msg}", case.input),
+                    }
+                }
+                cases.push(case);
+            }
+            if let Some(p) = &junit {
+                write(p, &regress::junit("regress", &cases))?;
+            }
+            let passed = cases.iter().filter(|c| matches!(c.result, Ok(regress::Verdict::Pass { .. }))).count();
+            if !common.quiet {
+                println!("{passed} of {} inputs pass", cases.len());
+            }
+            Ok(regress::exit_code(&cases))
         }
         Command::Compare { files, strategies, csv, markdown, svg, shard, common } => {
             tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
@@ -621,6 +688,19 @@ fn compare<M: Registered>(
         runs.push(report);
     }
     Ok(runs)
+}
+
+/// The `expect` member of `check --json`.
+fn verdict_json(v: &regress::Verdict) -> serde_json::Value {
+    match v {
+        regress::Verdict::Pass { outcomes } => serde_json::json!({ "result": "pass", "outcomes": outcomes }),
+        regress::Verdict::Differs { missing, unexpected } => {
+            serde_json::json!({ "result": "differs", "missing": missing, "unexpected": unexpected })
+        }
+        regress::Verdict::Unfinished { stopped_by } => {
+            serde_json::json!({ "result": "unfinished", "stopped_by": stopped_by })
+        }
+    }
 }
 
 /// Prints each step with its accesses and what changed, then how the schedule ended.
