@@ -276,6 +276,34 @@ impl Common {
         LoadOptions { bound: self.bound, conflicts: self.conflicts }
     }
 
+    /// The `options` member of the JSON documents: every option that shaped the run, as given
+    /// (limits null when not given; `max_memory_mb` is then the default the report names).
+    fn options_json(&self, strategy: Option<&str>) -> serde_json::Value {
+        let a = self.search_options().ablation;
+        let ablations: Vec<&str> = [
+            ("no-full-cycle", a.no_full_cycle),
+            ("no-graph-backtrack", a.no_graph_backtrack),
+            ("no-per-location", a.no_per_location),
+            ("no-match-update", a.no_match_update),
+            ("no-summaries", a.no_summaries),
+        ]
+        .into_iter()
+        .filter_map(|(name, on)| on.then_some(name))
+        .collect();
+        serde_json::json!({
+            "strategy": strategy,
+            "bound": self.bound,
+            "conflicts": self.conflicts,
+            "time_limit_s": self.time_limit,
+            "max_states": self.max_states,
+            "max_memory_mb": self.max_memory,
+            "threads": self.threads.unwrap_or(1),
+            "hash_compact": self.hash_compact,
+            "stop_at_first_error": self.stop_at_first_error,
+            "ablations": ablations,
+        })
+    }
+
     fn show_progress(&self) -> bool {
         !self.quiet && !self.no_progress && (self.progress || std::io::stderr().is_terminal())
     }
@@ -340,15 +368,21 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let file = joined(&files);
             // Read first: a missing expectation is a usage error, found before any search.
             let expected = expect.as_deref().map(regress::read_expected).transpose()?;
+            if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
+                writable(p)?;
+            }
+            // The graph may turn out too large to write: only its folder is checked.
+            if let Some(p) = &dot {
+                writable_dir(p)?;
+            }
             check::check_load_options(std::slice::from_ref(&files), &common.load_options())?;
             let loaded = model::load_all(&files, common.load_options())?;
             let report = with_model!(&loaded, m => check(m, &file, strategy.as_deref(), dot.as_deref(), &common))?;
-            if let Some(path) = &common.outcomes {
-                write(path, &report.outcome_text())?;
-            }
             let verdict = expected.as_ref().map(|e| regress::judge(&report, e));
             if common.json {
                 let mut doc = serde_json::to_value(&report)?;
+                doc["tool"] = tool_json();
+                doc["options"] = common.options_json(Some(&report.strategy));
                 if let Some(v) = &verdict {
                     doc["expect"] = verdict_json(v);
                 }
@@ -356,6 +390,9 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             } else if !common.quiet {
                 let sut = with_model!(&loaded, m => m.summary());
                 print!("{}", report::text::render(&report, &sut));
+            }
+            if let Some(path) = &common.outcomes {
+                write_outcomes(path, None, &report.outcome_text())?;
             }
             if let Some(v) = &verdict {
                 if !common.json {
@@ -407,7 +444,13 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 let shard = check::Shard::parse(shard)?;
                 inputs.retain(|f| shard.contains(f));
             }
-            let mut all = Vec::new();
+            // Output paths first: a typo must not cost a long search.
+            for p in [&csv, &markdown, &svg].into_iter().flatten() {
+                writable(p)?;
+            }
+            if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
+                writable_dir(p)?;
+            }
             // SmartApps given as files are one system, compared as one input.
             let groups: Vec<Vec<PathBuf>> = if files.iter().all(|f| f.extension().is_some_and(|x| x == "groovy")) {
                 vec![files.clone()]
@@ -415,12 +458,31 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 inputs.iter().map(|f| vec![f.clone()]).collect()
             };
             check::check_load_options(&groups, &common.load_options())?;
+            let many = groups.len() > 1;
+            // Over many inputs each one's table is printed as it finishes, and an input that
+            // does not load is a line saying why; the others still run.
+            let stream = many && !common.json && !common.quiet;
+            let (mut all, mut failed) = (Vec::new(), Vec::new());
             for group in &groups {
                 let file = &joined(group);
-                let loaded = model::load_all(group, common.load_options())?;
-                let runs = with_model!(&loaded, m => compare(m, file, strategies.as_deref(), &common))?;
+                let loaded = match model::load_all(group, common.load_options()) {
+                    Ok(l) => l,
+                    Err(e) if many => {
+                        if stream {
+                            println!("{}: not compared: {e}\n", file.display());
+                        }
+                        failed.push(serde_json::json!({ "file": file.display().to_string(), "error": e.to_string() }));
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                let runs = with_model!(&loaded, m => compare(m, file, strategies.as_deref(), many, &common))?;
                 let verdict = with_model!(&loaded, m => check::verdict(m, &runs));
-                all.push(InputRuns { runs, verdict });
+                let input = InputRuns { runs, verdict };
+                if stream {
+                    println!("{}", report::compare::render(std::slice::from_ref(&input)));
+                }
+                all.push(input);
             }
             if let Some(p) = &csv {
                 write(p, &report::compare::csv(&all))?;
@@ -432,20 +494,31 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 write(p, &report::compare::svg(&all))?;
             }
             if common.json {
-                let docs: Vec<_> = all.iter().map(|i| i.verdict().json(&i.runs)).collect();
-                let doc = if docs.len() == 1 {
+                let mut docs: Vec<_> = all.iter().map(|i| i.verdict().json(&i.runs)).collect();
+                docs.extend(failed.iter().cloned());
+                let mut doc = if docs.len() == 1 && !many {
                     docs.into_iter().next().unwrap()
                 } else {
                     serde_json::json!({ "inputs": docs })
                 };
+                doc["tool"] = tool_json();
+                doc["options"] = common.options_json(None);
                 println!("{}", serde_json::to_string_pretty(&doc)?);
+            } else if stream {
+                println!("{} of {} inputs compared", all.len(), groups.len());
             } else if !common.quiet {
                 print!("{}", report::compare::render(&all));
             }
             // A disagreement is a bug in a strategy, not in the program checked: its own code.
             let disagree = all.iter().any(|i| i.agreement() == Some(false));
             let worst = all.iter().flat_map(|i| &i.runs).map(RunReport::exit_code).max().unwrap_or(0);
-            Ok(if disagree { 4 } else { worst })
+            Ok(if disagree {
+                4
+            } else if !failed.is_empty() {
+                2
+            } else {
+                worst
+            })
         }
         Command::Corpus { pairs, smartapps, table, limit, shard, jsonl, out, run } => {
             corpus(&pairs, smartapps, table, limit, shard, jsonl.as_deref(), &out, &run)
@@ -591,6 +664,56 @@ fn write(path: &Path, text: &str) -> Result<(), Fail> {
     std::fs::write(path, text).map_err(|e| Fail(format!("{}: cannot write: {e}", path.display())))
 }
 
+/// `--outcomes -`: the outcome lines go to standard output.
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Writes outcome lines to `path` (plus `suffix`, for one of several runs), or to standard
+/// output under a `# <label>` line when `path` is `-`.
+fn write_outcomes(path: &Path, run: Option<(&str, &str)>, text: &str) -> Result<(), Fail> {
+    if is_stdout(path) {
+        if let Some((_, label)) = run {
+            println!("# {label}");
+        }
+        print!("{text}");
+        return Ok(());
+    }
+    match run {
+        Some((suffix, _)) => {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            write(Path::new(&p), text)
+        }
+        None => write(path, text),
+    }
+}
+
+/// Fails now, before any search, when `path` cannot be created or written.
+fn writable(path: &Path) -> Result<(), Fail> {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map(drop)
+        .map_err(|e| Fail(format!("{}: cannot write: {e}", path.display())))
+}
+
+/// Fails now when the folder `path`'s files would be written in does not exist.
+fn writable_dir(path: &Path) -> Result<(), Fail> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(Fail(format!("{}: cannot write: no folder {}", path.display(), dir.display())))
+    }
+}
+
+/// The `tool` member of every JSON document: what produced it.
+fn tool_json() -> serde_json::Value {
+    serde_json::json!({ "name": "tracepor", "version": env!("CARGO_PKG_VERSION") })
+}
+
 /// The most states `--dot` draws; larger graphs are not written.
 const DOT_LIMIT: usize = 20_000;
 
@@ -672,6 +795,7 @@ fn compare<M: Registered>(
     m: &M,
     file: &Path,
     names: Option<&[String]>,
+    many: bool,
     common: &Common,
 ) -> Result<Vec<RunReport>, Fail> {
     let mut runs = Vec::new();
@@ -681,9 +805,18 @@ fn compare<M: Registered>(
         // Every outcome keeps a schedule, so that one a reduction missed can be shown.
         let report = run_one(m, file, entry, common, None, true)?;
         if let Some(path) = &common.outcomes {
-            let mut p = path.clone().into_os_string();
-            p.push(format!(".{}", entry.name));
-            write(Path::new(&p), &report.outcome_text())?;
+            // PATH.<strategy>; over many inputs PATH.<input>.<strategy>, the input's path with
+            // its separators made `_`, so that no two inputs share a file.
+            let suffix = if many {
+                format!(".{}.{}", file.display().to_string().replace(['/', '\\'], "_"), entry.name)
+            } else {
+                format!(".{}", entry.name)
+            };
+            write_outcomes(
+                path,
+                Some((&suffix, &format!("{} {}", file.display(), entry.name))),
+                &report.outcome_text(),
+            )?;
         }
         runs.push(report);
     }

@@ -476,6 +476,20 @@ pub fn parse_trace(file: &Path, bytes: &[u8]) -> Result<EmTrace, InputError> {
             ops.push(op);
         }
     }
+    if ops.is_empty() {
+        // Lines that do not start with an operation number are skipped (headers, notes), so a
+        // file of only those, or some other file, would otherwise be an empty program, explored
+        // and reported clean: a silently wrong result.
+        let (no, raw) = lines(bytes).find(|(_, l)| !l.trim_ascii().is_empty()).unwrap_or((1, &[]));
+        p.line_no = no;
+        let text = raw.trim_ascii();
+        let shown = text.split(|&b| b == b' ').next().unwrap_or(text);
+        return Err(p.err(
+            1 + raw.len() - raw.trim_ascii_start().len(),
+            shown,
+            "no operations: not a trace (expected lines `N OPERATION field:value ...`)",
+        ));
+    }
     Ok(EmTrace {
         file: file.to_path_buf(),
         ops,

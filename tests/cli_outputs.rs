@@ -1,0 +1,155 @@
+//! What `check` and `compare` write, run as a user runs them (issue 17 §3): the JSON names the
+//! tool and every option that shaped the run; `compare` over many inputs reports each input as
+//! it finishes and a bad input as its own line; output paths are checked before any search;
+//! `--outcomes` writes one file per input and strategy, or to standard output with `-`.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn tracepor(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracepor")).args(args).current_dir(common::root()).output().unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tracepor-outputs-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A folder with two good traces and one that does not parse.
+fn inputs_with_a_bad_one(tag: &str) -> PathBuf {
+    let root = scratch(tag);
+    for name in ["two-posters", "notify-wait"] {
+        let d = root.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::copy(common::root().join("fixtures/em").join(name).join("trace.txt"), d.join("trace.txt")).unwrap();
+    }
+    let bad = root.join("broken");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(bad.join("trace.txt"), "1 START\n2 NOSUCHOP tid:1\n").unwrap();
+    root
+}
+
+#[test]
+fn json_names_the_tool_and_every_option() {
+    let o = tracepor(&[
+        "check",
+        "fixtures/em/notify-wait",
+        "--json",
+        "--strategy",
+        "dpor",
+        "--max-states",
+        "1000",
+        "--time-limit",
+        "30",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["tool"]["name"], "tracepor");
+    assert_eq!(doc["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    let opts = &doc["options"];
+    assert_eq!(opts["strategy"], "dpor");
+    assert_eq!(opts["max_states"], 1000);
+    assert_eq!(opts["time_limit_s"], 30.0);
+    assert_eq!(opts["threads"], 1);
+    assert!(opts["bound"].is_null() && opts["conflicts"] == false && opts["ablations"].as_array().unwrap().is_empty());
+
+    let o = tracepor(&["compare", "fixtures/events/example.events", "--bound", "2", "--conflicts", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["options"]["bound"], 2);
+    assert_eq!(doc["options"]["conflicts"], true);
+    assert_eq!(doc["tool"]["name"], "tracepor");
+}
+
+#[test]
+fn compare_reports_a_bad_input_as_its_own_line_and_runs_the_others() {
+    let root = inputs_with_a_bad_one("bad");
+    let o = tracepor(&["compare", root.to_str().unwrap(), "--strategies", "full,dpor"]);
+    let out = text(&o.stdout);
+    assert_eq!(code(&o), 2, "{out}");
+    assert!(out.contains("broken: not compared:") && out.contains("trace.txt:2:3"), "{out}");
+    assert!(
+        out.contains("two-posters: outcome sets agree") && out.contains("notify-wait: outcome sets agree"),
+        "{out}"
+    );
+    assert!(out.contains("2 of 3 inputs compared"), "{out}");
+    // Each input's table comes as it finishes: one header per input compared.
+    assert_eq!(out.matches("strategy  executions").count(), 2, "{out}");
+
+    let o = tracepor(&["compare", root.to_str().unwrap(), "--strategies", "full,dpor", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let inputs = doc["inputs"].as_array().unwrap();
+    assert_eq!(inputs.len(), 3);
+    assert!(inputs.iter().any(|i| i["error"].as_str().is_some_and(|e| e.contains("NOSUCHOP"))), "{doc}");
+}
+
+#[test]
+fn output_paths_are_checked_before_any_search() {
+    for flag in ["--csv", "--markdown", "--svg", "--outcomes"] {
+        let o = tracepor(&["compare", "fixtures/em/two-posters", flag, "/no/such/folder/out"]);
+        assert_eq!(code(&o), 2, "{flag}");
+        assert!(text(&o.stderr).contains("/no/such/folder/out"), "{flag}: {}", text(&o.stderr));
+        assert!(o.stdout.is_empty(), "{flag}: a search ran before the path was checked");
+    }
+    let o = tracepor(&["check", "fixtures/em/two-posters", "--outcomes", "/no/such/folder/out"]);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn outcomes_go_to_one_file_per_input_and_strategy_or_to_stdout() {
+    let root = inputs_with_a_bad_one("outcomes");
+    std::fs::remove_dir_all(root.join("broken")).unwrap();
+    let out = scratch("outcomes-files").join("o");
+    let o = tracepor(&[
+        "compare",
+        root.to_str().unwrap(),
+        "--strategies",
+        "full,dpor",
+        "--outcomes",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code(&o), 0);
+    let written: Vec<String> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written.len(), 4, "{written:?}");
+    for (input, fixture) in [("two-posters", "two-posters"), ("notify-wait", "notify-wait")] {
+        let expected =
+            std::fs::read_to_string(common::root().join("fixtures/em").join(fixture).join("expected.outcomes"))
+                .unwrap();
+        for s in ["full", "dpor"] {
+            let f = written.iter().find(|w| w.contains(input) && w.ends_with(&format!(".{s}"))).expect("one file each");
+            assert_eq!(std::fs::read_to_string(out.parent().unwrap().join(f)).unwrap(), expected, "{f}");
+        }
+    }
+
+    let o = tracepor(&["check", "fixtures/em/notify-wait", "--outcomes", "-", "--quiet"]);
+    let expected = std::fs::read_to_string(common::root().join("fixtures/em/notify-wait/expected.outcomes")).unwrap();
+    assert_eq!(text(&o.stdout), expected);
+}
+
+#[test]
+fn a_file_with_no_operations_is_not_an_empty_program() {
+    let d = scratch("empty");
+    for (name, body) in [("words", "garbage\n"), ("blank", "")] {
+        let t = d.join(name);
+        std::fs::create_dir_all(&t).unwrap();
+        std::fs::write(t.join("trace.txt"), body).unwrap();
+        let o = tracepor(&["check", t.to_str().unwrap()]);
+        assert_eq!(code(&o), 2, "{name}: {}", text(&o.stdout));
+        assert!(text(&o.stderr).contains("trace.txt:1:1: no operations"), "{name}: {}", text(&o.stderr));
+    }
+}
