@@ -20,7 +20,7 @@
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
-use super::handoff::{Claim, Event, Events, Helpers};
+use super::handoff::{Donor, Event, Events};
 use crate::explore::sets::ChoiceSet;
 use crate::explore::Search;
 use crate::model::em::{EmModel, EmState, NEVER};
@@ -64,9 +64,6 @@ pub(crate) struct Sets {
     /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
     /// by a backtrack failure's DPOR pass, see `em_dpor`).
     pub dpor_run: bool,
-    /// Parallel `dpor`: pending backtrack choices handed to another worker (still pending
-    /// here until their results are collected, see src/explore/dpor/par.rs).
-    pub claimed: ChoiceSet,
 }
 
 impl Frame {
@@ -173,17 +170,10 @@ pub(crate) struct Engine<'m> {
     /// sets goes to `above`.
     pub root: usize,
     pub above: Events,
-    /// Choices of this search's states handed to other workers.
-    claims: Vec<Claim>,
-    /// How many tasks the thread running this search has on its stack below this one.
-    pub nesting: usize,
     /// `dpor-sleep`: sleep sets prune runs equivalent to ones explored from an earlier state.
     pub sleep_sets: bool,
     /// `optimal`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (see [`crate::explore::optimal`]).
     pub wake_on_queue_ops: bool,
-    /// Parallel `dpor`: transitions to wait before looking for a choice to give away again,
-    /// after a look found none.
-    donate_after: u32,
 }
 
 /// Transitions between two updates of the progress estimate.
@@ -234,11 +224,8 @@ impl<'m> Engine<'m> {
             key: Vec::new(),
             root: 0,
             above: Events::default(),
-            claims: Vec::new(),
-            nesting: 0,
             sleep_sets: false,
             wake_on_queue_ops: false,
-            donate_after: 0,
         }
     }
 
@@ -680,8 +667,9 @@ impl<'m> Engine<'m> {
     }
 
     /// The exploration loop from the current path, never backtracking above `root`; with a
-    /// pool, pending choices are handed to idle workers and collected in the sequential order.
-    pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>, pool: Option<&dyn Helpers>) {
+    /// donor (parallel `dpor`), pending choices are handed to idle workers and collected in the
+    /// sequential order.
+    pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>, mut donor: Option<&mut Donor>) {
         loop {
             if search.stopped() {
                 search.stats.estimated_done = Some(self.estimated_done());
@@ -707,25 +695,17 @@ impl<'m> Engine<'m> {
             }
             match self.choose() {
                 Some(c) => {
-                    let f = self.frames.last_mut().expect("a state");
-                    if let Some(pool) = pool {
-                        if f.sets.claimed.contains(c) {
-                            f.sets.claimed.remove(c);
-                            let k = self.claims.iter().rposition(|k| k.depth == top && k.thread == c);
-                            let claim = self.claims.remove(k.expect("a claimed choice has its claim"));
-                            if let Some(events) = pool.collect(claim, self.nesting) {
-                                // c's subtree was explored elsewhere: what it did to the states
-                                // up to here happens now, where the sequential search does it.
-                                self.frames[top].sets.done.insert(c);
-                                for e in events.list {
-                                    match e {
-                                        Event::One(at, cands) => self.add_one(at as usize, &cands),
-                                        Event::All(at) => self.add_all_enabled(at as usize),
-                                    }
-                                }
-                                continue;
+                    if let Some(events) = donor.as_deref_mut().and_then(|d| d.reach(top, c)) {
+                        // c's subtree was explored elsewhere: what it did to the states up to
+                        // here happens now, where the sequential search does it.
+                        self.frames[top].sets.done.insert(c);
+                        for e in events.list {
+                            match e {
+                                Event::One(at, cands) => self.add_one(at as usize, &cands),
+                                Event::All(at) => self.add_all_enabled(at as usize),
                             }
                         }
+                        continue;
                     }
                     let f = self.frames.last_mut().expect("a state");
                     f.sets.done.insert(c);
@@ -737,9 +717,19 @@ impl<'m> Engine<'m> {
                     if search.stats.transitions.is_multiple_of(PROGRESS_EVERY) {
                         search.stats.estimated_done = Some(self.estimated_done());
                     }
-                    if let Some(pool) = pool {
-                        if !self.recorded && pool.hungry() {
-                            self.donate(pool);
+                    if let Some(d) = donor.as_deref_mut() {
+                        if !self.recorded {
+                            let frames = &self.frames[self.root..self.frames.len() - 1];
+                            let pending = frames.iter().enumerate().map(|(i, f)| {
+                                let mut open = ChoiceSet::default();
+                                for t in f.sets.backtrack.iter() {
+                                    if f.enabled.contains(t) && !f.sets.done.contains(t) {
+                                        open.insert(t);
+                                    }
+                                }
+                                (self.root + i, open)
+                            });
+                            d.offer(pending, &self.path);
                         }
                     }
                 }
@@ -788,31 +778,5 @@ impl<'m> Engine<'m> {
             }
             self.pop_step();
         }
-    }
-
-    /// Hands the largest pending choice of the shallowest state that has one (the largest
-    /// subtree, and the one the sequential search would reach last there) to an idle worker.
-    fn donate(&mut self, pool: &dyn Helpers) {
-        if self.donate_after > 0 {
-            self.donate_after -= 1;
-            return;
-        }
-        for d in self.root..self.frames.len() - 1 {
-            let f = &self.frames[d];
-            let pending = f
-                .sets
-                .backtrack
-                .iter()
-                .filter(|&t| f.enabled.contains(t) && !f.sets.done.contains(t) && !f.sets.claimed.contains(t))
-                .last();
-            if let Some(c) = pending {
-                self.frames[d].sets.claimed.insert(c);
-                let mut path = self.path[..d].to_vec();
-                path.push(c);
-                self.claims.push(pool.give(d, path));
-                return;
-            }
-        }
-        self.donate_after = 256;
     }
 }

@@ -3,7 +3,8 @@
 //! above its root, the claims an engine keeps on the choices it handed out, and the interface
 //! ([`Helpers`]) through which an engine hands choices out and collects their results. The
 //! engine knows only this interface, the driver implements it: imports run one way (handoff
-//! <- engine <- par), and the sequential search never names the parallel one. Why the
+//! <- engine <- par), and the sequential search never names the parallel one. [`Donor`] is the
+//! engine's parallel component: its claims and its pacing, kept out of the core search. Why the
 //! hand-off is exact (the same explored tree, hence the same counts, as the sequential search)
 //! is argued in [`super::par`].
 
@@ -87,4 +88,59 @@ pub(crate) trait Helpers {
     /// itself), else the events of the subtree explored elsewhere. `nesting`: how many tasks
     /// the calling thread has on its stack below this one.
     fn collect(&self, claim: Claim, nesting: usize) -> Option<Events>;
+}
+
+/// The parallel component of one engine's search: the choices it handed out (claims, by
+/// state depth) and when to look for one to hand out next. The engine calls it at two hook
+/// points: [`Donor::reach`] before taking a choice, [`Donor::offer`] after each step.
+pub(crate) struct Donor<'p> {
+    pool: &'p dyn Helpers,
+    claims: Vec<Claim>,
+    /// How many tasks the thread running this search has on its stack below this one.
+    nesting: usize,
+    /// Steps to wait before looking for a choice to give away again, after a look found none.
+    wait: u32,
+}
+
+impl<'p> Donor<'p> {
+    pub fn new(pool: &'p dyn Helpers, nesting: usize) -> Self {
+        Donor { pool, claims: Vec::new(), nesting, wait: 0 }
+    }
+
+    fn claimed(&self, depth: usize, t: Choice) -> bool {
+        self.claims.iter().any(|k| k.depth == depth && k.thread == t)
+    }
+
+    /// The search is about to take `t` at `depth`. When another worker has its subtree, the
+    /// claim is settled: `Some(events)` when that worker explored it (apply them, as the
+    /// sequential search would have done them here), `None` when the owner takes it back.
+    pub fn reach(&mut self, depth: usize, t: Choice) -> Option<Events> {
+        let k = self.claims.iter().rposition(|k| k.depth == depth && k.thread == t)?;
+        let claim = self.claims.remove(k);
+        self.pool.collect(claim, self.nesting)
+    }
+
+    /// After a step: when a worker is idle, hands it the last pending choice (by `pending`, per
+    /// state from the search's root down, excluding the current state) of the shallowest state
+    /// that has one: the largest subtree, and the one the sequential search would reach last.
+    /// `path` is the current path; the choice is given as path[..depth] + choice.
+    pub fn offer(&mut self, pending: impl Iterator<Item = (usize, ChoiceSet)>, path: &[Choice]) {
+        if !self.pool.hungry() {
+            return;
+        }
+        if self.wait > 0 {
+            self.wait -= 1;
+            return;
+        }
+        for (depth, choices) in pending {
+            if let Some(c) = choices.iter().filter(|&t| !self.claimed(depth, t)).last() {
+                let mut p = path[..depth].to_vec();
+                p.push(c);
+                let claim = self.pool.give(depth, p);
+                self.claims.push(claim);
+                return;
+            }
+        }
+        self.wait = 256;
+    }
 }

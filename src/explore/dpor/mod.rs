@@ -3,7 +3,10 @@
 //! `--threads N` workers. The module is split so that imports run one way:
 //!
 //! - [`handoff`]: what the engine and the parallel driver share (the events a subtree explored
-//!   elsewhere does above its root, claims, the [`handoff::Helpers`] interface);
+//!   elsewhere does above its root, claims, the [`handoff::Helpers`] interface), and the
+//!   engine's parallel component [`handoff::Donor`] (its claims and pacing, called at two hook
+//!   points of the loop: before a choice is taken, after a step), so the core search holds no
+//!   state of the parallel one;
 //! - [`engine`]: the sequential search, shared with `em-dpor`, `dpor-sleep` and `optimal`; its
 //!   header gives the walk and the race rule. It knows only `handoff`;
 //! - [`par`]: the parallel driver, whose header argues why the parallel search explores the

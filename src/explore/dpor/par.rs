@@ -30,7 +30,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::engine::{Engine, Mode};
-use super::handoff::{Claim, Events, Helpers, Task};
+use super::handoff::{Claim, Donor, Events, Helpers, Task};
 use crate::explore::{Search, Seed};
 use crate::model::em::EmModel;
 use crate::model::Choice;
@@ -112,7 +112,6 @@ impl<'m> Pool<'m> {
         if !search.stopped() {
             let mut engine = Engine::new(search.model, Mode::Dpor);
             engine.recorded = false;
-            engine.nesting = nesting;
             engine.start();
             let (&c, prefix) = task.path.split_last().expect("a donated choice");
             for &t in prefix {
@@ -122,7 +121,7 @@ impl<'m> Pool<'m> {
             engine.push_step(c, false);
             search.transition(engine.path.len());
             engine.root = task.path.len();
-            engine.explore(&mut search, Some(self));
+            engine.explore(&mut search, Some(&mut Donor::new(self, nesting)));
             events = std::mem::take(&mut engine.above);
         }
         *lock(&task.events) = Some(events);
@@ -228,7 +227,7 @@ pub(crate) fn run(search: &mut Search<'_, EmModel>, threads: usize) -> u64 {
         let model = search.model;
         let mut engine = Engine::new(model, Mode::Dpor);
         engine.start();
-        engine.explore(search, Some(&pool));
+        engine.explore(search, Some(&mut Donor::new(&pool, 0)));
     });
     for w in std::mem::take(&mut *lock(&pool.searches)) {
         search.absorb(w);
