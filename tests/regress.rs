@@ -59,7 +59,10 @@ fn an_altered_expectation_fails_with_the_difference_and_junit() {
     assert!(out.contains(&format!("- {invented}")) && out.contains(&format!("+ {first}")), "{out}");
     assert!(out.contains("0 of 1 inputs pass"), "{out}");
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("tests=\"1\"") && xml.contains("failures=\"1\"") && xml.contains(&invented.replace('<', "&lt;")), "{xml}");
+    assert!(
+        xml.contains("tests=\"1\"") && xml.contains("failures=\"1\"") && xml.contains(&invented.replace('<', "&lt;")),
+        "{xml}"
+    );
 
     // The same through `check --expect`, in the JSON too.
     let o = tracepor(&["check", dir.to_str().unwrap(), "--expect", path.to_str().unwrap(), "--json"]);
