@@ -46,6 +46,7 @@ pub mod full_stateless;
 pub mod graph;
 pub mod optimal;
 pub mod outcomes;
+pub mod reads_from;
 pub mod registry;
 pub mod sets;
 pub mod shorten;

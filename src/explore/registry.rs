@@ -10,7 +10,9 @@
 //! A builder is called once per run and hands back `Box<dyn Strategy<M>>`; the strategy's own
 //! loop is generic over `M`, so the transitions themselves are statically dispatched.
 
-use super::{dpor, dpor_events, dpor_sleep, em_dpor, full, full_stateless, optimal, stateful_dpor, Strategy};
+use super::{
+    dpor, dpor_events, dpor_sleep, em_dpor, full, full_stateless, optimal, reads_from, stateful_dpor, Strategy,
+};
 use crate::model::em::EmModel;
 use crate::model::events::EventModel;
 use crate::model::smartapp::SmartAppModel;
@@ -144,6 +146,14 @@ pub const REGISTRY: &[Entry] = &[
         paper: "Maiya et al., TACAS 2016, with Godefroid's sleep sets (docs/optimal.md)",
         stateless: true,
         em_trace: Some(|| Box::new(optimal::Optimal)),
+        ..BASE
+    },
+    Entry {
+        name: "reads-from",
+        what: "one execution per outcome: reads-from maps enumerated, each decided by a witness search (EM traces)",
+        paper:
+            "reads-from enumeration as in RFSC (Abdulla et al., OOPSLA 2019), for fixed control flow (docs/optimal.md)",
+        em_trace: Some(|| Box::new(reads_from::ReadsFrom)),
         ..BASE
     },
 ];

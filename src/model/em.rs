@@ -167,6 +167,15 @@ impl EmState {
         let at = self.at(EXECUTED, op as usize / 32);
         self.write(at, self.buf[at] | 1 << (op % 32));
     }
+    /// The thread holding lock `lock` (dense id), if any.
+    pub fn lock_owner(&self, lock: u32) -> Option<u32> {
+        let l = 2 * lock as usize;
+        (self.get(LOCKS, l + 1) > 0).then(|| self.get(LOCKS, l) - 1)
+    }
+    /// The trace index of the last write to `loc` so far, 0 for none.
+    pub fn last_write(&self, loc: u32) -> u32 {
+        self.get(LAST_WRITE, loc as usize)
+    }
     pub fn executed_count(&self) -> usize {
         self.buf[self.buf[EXECUTED] as usize..].iter().map(|w| w.count_ones() as usize).sum()
     }

@@ -1,0 +1,75 @@
+//! `reads-from` (src/explore/reads_from.rs, docs/optimal.md): one execution per outcome. On
+//! EM-Explorer's 28 benchmark traces and every fixture it reaches the exhaustive outcome set with
+//! exactly as many executions as distinct outcomes; on the TACAS 2016 traces it reaches the
+//! outcome set of the sound reductions where it finishes, and never reports an outcome they do
+//! not have where it does not. The random differential check is tests/soundness.rs (the
+//! strategy is registered, so it runs there on every generated trace).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use tracepor::explore::{Limits, Outcomes, Stats};
+use tracepor::model::em::EmModel;
+
+mod common;
+
+fn run(m: &EmModel, name: &str, secs: u64) -> (Stats, Outcomes) {
+    common::run_em(m, name, Limits { time: Some(Duration::from_secs(secs)), ..Limits::default() })
+}
+
+/// One execution per outcome, and the counters say so.
+fn check_counters(what: &str, st: &Stats, found: &Outcomes) {
+    assert_eq!(st.executions, found.len() as u64, "{what}: executions against distinct outcomes");
+    assert_eq!(st.redundant, Some(0), "{what}: redundant runs");
+    assert!(st.blocked.is_some() && st.consistency_s.is_some(), "{what}: counters missing");
+}
+
+#[test]
+fn benchmark_traces_and_fixtures_reach_full_outcome_sets_once_each() {
+    let mut dirs = common::trace_dirs(&common::em_explorer().join("benchmark-traces"));
+    assert_eq!(dirs.len(), 28, "the 28 hand-written traces are expected under ../shared/traces/em-explorer");
+    dirs.extend(common::trace_dirs(&common::root().join("fixtures/em")));
+    let mut problems = Vec::new();
+    for dir in &dirs {
+        let t = dir.display();
+        let m = common::em(dir);
+        let (fs, full) = run(&m, "full", 60);
+        assert!(fs.finished, "{t}: full did not finish");
+        let (st, found) = run(&m, "reads-from", 60);
+        if !st.finished {
+            problems.push(format!("{t}: reads-from did not finish"));
+            continue;
+        }
+        if !found.same_as(&full) {
+            problems.push(format!("{t}: outcome set differs from full's"));
+        }
+        check_counters(&t.to_string(), &st, &found);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn tacas_traces_reach_the_sound_outcome_sets() {
+    for (app, finishes) in [
+        ("remind-me", true),
+        ("charachter-recognition", true),
+        ("mytracks", true),
+        ("aarddict", false),
+        ("music", false),
+    ] {
+        let m = common::em(&common::em_explorer().join("tacas-2016").join(app));
+        // `optimal` finishes all five in under a second (docs/optimal.md).
+        let (sr, expected) = run(&m, "optimal", 120);
+        assert!(sr.finished, "{app}: optimal did not finish");
+        let (st, found) = run(&m, "reads-from", if finishes { 60 } else { 3 });
+        check_counters(app, &st, &found);
+        if finishes {
+            assert!(st.finished, "{app}: reads-from did not finish");
+            assert!(found.same_as(&expected), "{app}: reads-from and optimal disagree");
+        } else {
+            let want: BTreeSet<&str> = expected.lines().collect();
+            let spurious: Vec<&str> = found.lines().filter(|l| !want.contains(l)).collect();
+            assert!(spurious.is_empty(), "{app}: outcomes no sound search has: {spurious:?}");
+        }
+    }
+}
