@@ -27,6 +27,8 @@
 //! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces; on event models in [`dpor_events`]) | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces) | no |
+//! | [`optimal`] | `optimal`: EM-DPOR with sleep sets, a sound step toward one execution per outcome (EM traces) | no |
+//! | [`reads_from`] | `reads-from`: reads-from maps enumerated, each decided by saturation and a persistent-set witness search; one execution per outcome (EM traces) | within a witness search |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
 //! | [`registry`] | the strategies by name, and what each needs and supports | |
 //! | [`stats`] | counters and limits | |

@@ -16,17 +16,19 @@
 //!    enabling edges (`waits_for`: FORK, ATTACH-Q -> post, enable -> trigger, dependence.txt),
 //!    POST -> CALL and LOOP -> CALL, transitively closed (a bit matrix). It holds in every run.
 //! 2. **End sets.** A run ends (nothing enabled) with some set `E` of executed operations: all
-//!    of them, or a stuck prefix. One reduced search with values ignored (below) finds every
-//!    reachable end set. This is how stuck outcomes are reached: each stuck `E` gets the same
-//!    enumeration as the complete one, with "ends with exactly `E` executed" as its target.
+//!    of them, or a stuck prefix. The complete set is enumerated first. Unless a fixpoint shows
+//!    that no run can get stuck ([`Statics::may_get_stuck`]), a pre-pass with values ignored
+//!    (below) then finds every reachable end set, and each stuck one gets the same enumeration
+//!    with "ends with exactly `E` executed" as its target: that is how stuck outcomes are reached.
 //! 3. **Observations** of `E`: its reads, then the final write of each location (the "final
 //!    reader" of issue 14). Each has candidates: the writes in `E` it could see by `hb0` (not
 //!    after it, not certainly overwritten before it), and the initial value (0). Observations
 //!    with one candidate are fixed and skipped.
-//! 4. **The tree.** A node fixes the values of the first `k` observations. Its witness search
-//!    finds a run ending at `E` that respects them (or proves there is none: the node is
-//!    *blocked*). The witness's outcome is reported, and for every later observation `j` and
-//!    candidate `v` other than what the witness saw there, a child fixes observations `k..j` to
+//! 4. **The tree.** A node fixes the values of the first `k` observations. [`Saturation`]
+//!    derives the order they force (a cycle: the node is *blocked*); the witness search then
+//!    finds a run ending at `E` that respects them (or proves there is none: blocked too). The
+//!    witness's outcome is reported, and for every later observation `j` and candidate `v`
+//!    other than what the witness saw there, a child fixes observations `k..j` to
 //!    the witness's values and `j` to `v`. The children and the witness's own map partition the
 //!    maps that extend the node's prefix, so every consistent map is found exactly once:
 //!    executions = outcomes, and the cost is the blocked nodes.
@@ -38,20 +40,22 @@
 //! needs. Visited states are matched on the emulator key without the reads-from region (what a
 //! read saw no longer matters once checked) and with the last write of locations no constraint
 //! still looks at set to 0; from two states with the same such key the same runs succeed.
-//! At a state where some allowed operation is *safe*, only that one is taken (a persistent set
-//! of one, Godefroid LNCS 1032 ch. 4; the state graph is acyclic, so terminal states are all
-//! preserved). An operation is safe when no unexecuted operation in `E` of another task
-//! conflicts with it without being `hb0`-after it, where conflicts are: LOCKs of one lock,
-//! posts to one queue, and accesses of one location with a write *that some constraint still
-//! looks at* (an unconstrained read conflicts with nothing; writes to a location no constraint
-//! looks at commute, as the constraints never read that last write again). Everything else
-//! commutes with all operations of other threads and is never disabled once enabled: UNLOCK
-//! only enables, a NOTIFY only adds to a count, a WAIT takes from its own thread's count, CALL
-//! takes the queue's front while posts append at the back, RET and FORK only enable. A safe
-//! operation in a successful run can therefore be moved to the front of it.
+//! At each state only a *persistent set* is explored (Godefroid, LNCS 1032 ch. 4; the state
+//! graph is acyclic, so every terminal state is kept): the closure over threads, grown from an
+//! allowed thread, under *conflicts* (LOCKs of one lock, posts to one queue, accesses of one
+//! location with a write that some constraint still looks at, excluding operations `hb0`
+//! orders) and *necessary enablers* (the lock holder, the NOTIFYs of a WAIT, a missing static
+//! or saturated predecessor, the write a fixed read waits for, the reads a held-back write waits
+//! for, the posters of an idle looper); the smallest over the allowed threads. An unconstrained
+//! read conflicts with nothing; writes to a location no constraint looks at commute (nothing
+//! reads that last write again). Everything else commutes with all operations of other threads
+//! and stays enabled: UNLOCK only enables, a NOTIFY only adds to a count, a WAIT takes from its
+//! own thread's count, CALL takes the queue's front while posts append at the back, RET and
+//! FORK only enable.
 //!
 //! The pre-pass of step 2 is the same search with no constraints, where all reads and writes
-//! are safe (they never change what is enabled), run to the end instead of to the first success.
+//! conflict with nothing (they never change what is enabled), run to the end instead of to the
+//! first success.
 //!
 //! # Counters
 //! `executions`: witnesses found (each a new outcome); `blocked`: nodes with no witness;
@@ -357,17 +361,25 @@ impl<'m> Statics<'m> {
         loop {
             // M: the operations in B, and the first operations of handlers of loopers that
             // may hang (some operation of theirs in B).
-            let mut hangs = vec![false; nt];
-            for x in (0..n).filter(|&x| b[x]) {
-                hangs[model.op_thread[x] as usize] = true;
-            }
+            // M: the operations in B, and the first operation of every handler that a handler
+            // of its looper with an operation in B may run before (FIFO: not one posted after
+            // the first one's post or after its start), as the looper would hang there.
             let mut m = vec![0u64; words];
             for x in (0..n).filter(|&x| b[x]) {
                 m[x / 64] |= 1 << (x % 64);
             }
-            for (l, hs) in self.handlers.iter().enumerate() {
-                if hangs[l] {
-                    for &(_, f, _) in hs {
+            for hs in &self.handlers {
+                for &(p, f, _) in hs {
+                    let hang = hs.iter().any(|&(p2, f2, l2)| {
+                        f2 != f
+                            && !self.before(f, p2)
+                            && !self.before(p, p2)
+                            && (0..n).any(|z| {
+                                b[z] && model.op_task[z] == model.op_task[f2 as usize]
+                                    && (z as u32 == f2 || z as u32 == l2 || self.before(z as u32, l2))
+                            })
+                    });
+                    if hang {
                         m[f as usize / 64] |= 1 << (f % 64);
                     }
                 }
@@ -386,12 +398,25 @@ impl<'m> Statics<'m> {
                             t1 != t
                                 && (0..n).any(|z| {
                                     b[z] && model.op_task[z] == model.op_task[a1 as usize]
-                                        && (z as u32 == a1 || self.before(a1, z as u32))
+                                        && self.before(a1, z as u32)
                                         && self.before(z as u32, u1)
                                 })
                         });
                     }
-                    OpKind::Wait => keep |= self.notifies_to[t as usize].iter().any(|&y| never(y)),
+                    OpKind::Wait => {
+                        // Blocked for ever only if fewer NOTIFYs run than the WAITs of its
+                        // thread that can come before it (itself included) need.
+                        let can_precede = (0..n)
+                            .filter(|&y| {
+                                matches!(model.trace.ops[y].kind, OpKind::Wait)
+                                    && model.op_thread[y] == t
+                                    && !self.before(x as u32, y as u32)
+                            })
+                            .count();
+                        let notifies = &self.notifies_to[t as usize];
+                        let lost = notifies.iter().filter(|&&y| never(y)).count();
+                        keep |= notifies.len() - lost < can_precede;
+                    }
                     _ => {}
                 }
                 next[x] = keep;
@@ -960,8 +985,13 @@ impl<'s, 'm> Saturation<'s, 'm> {
                 // A section its task never closes is left out: another task of its thread
                 // may release the lock (the emulator's owner is the thread).
                 for &(t1, a1, u1) in sections.iter().filter(|s| in_end(s.1) && s.2 != NEVER) {
-                    for &(t2, a2, _) in sections.iter().filter(|s| in_end(s.1)) {
-                        if t1 != t2 && self.before(a1, a2) {
+                    for &(t2, a2, u2) in sections.iter().filter(|s| in_end(s.1)) {
+                        if t1 == t2 {
+                            continue;
+                        }
+                        // Sections of one lock on two threads never overlap: once this one
+                        // starts before the other starts or ends, it ends before the other starts.
+                        if self.before(a1, a2) || (u2 != NEVER && self.before(a1, u2)) {
                             // Left open (its task stuck inside, so its thread too): never free.
                             if !in_end(u1) {
                                 return false;
@@ -975,8 +1005,11 @@ impl<'s, 'm> Saturation<'s, 'm> {
             }
             for handlers in &st.handlers {
                 for &(p1, f1, l1) in handlers.iter().filter(|h| in_end(h.1)) {
-                    for &(p2, f2, _) in handlers.iter().filter(|h| in_end(h.1) && h.1 != f1) {
-                        if self.before(p1, p2) || self.before(f1, f2) {
+                    for &(p2, f2, l2) in handlers.iter().filter(|h| in_end(h.1) && h.1 != f1) {
+                        // h1 runs whole first when posted first, or when some operation of h1
+                        // comes before some operation of h2 (then h1's start is before h2's
+                        // end: handlers of one looper never overlap).
+                        if self.before(p1, p2) || self.before(f1, l2) {
                             let ok = self.add(p1, p2, &mut changed) && self.add(l1, f2, &mut changed);
                             if !ok {
                                 return false;
