@@ -24,24 +24,14 @@ fn check_counters(what: &str, st: &Stats, found: &Outcomes) {
 
 #[test]
 fn benchmark_traces_and_fixtures_reach_full_outcome_sets_once_each() {
-    let mut dirs = common::trace_dirs(&common::em_explorer().join("benchmark-traces"));
-    assert_eq!(dirs.len(), 28, "the 28 hand-written traces are expected under ../shared/traces/em-explorer");
+    let mut dirs = common::benchmark_dirs();
     dirs.extend(common::trace_dirs(&common::root().join("fixtures/em")));
     let mut problems = Vec::new();
     for dir in &dirs {
-        let t = dir.display();
-        let m = common::em(dir);
-        let (fs, full) = run(&m, "full", 60);
-        assert!(fs.finished, "{t}: full did not finish");
-        let (st, found) = run(&m, "reads-from", 60);
-        if !st.finished {
-            problems.push(format!("{t}: reads-from did not finish"));
-            continue;
+        match common::against_full(dir, "reads-from") {
+            Ok((st, found)) => check_counters(&dir.display().to_string(), &st, &found),
+            Err(problem) => problems.push(problem),
         }
-        if !found.same_as(&full) {
-            problems.push(format!("{t}: outcome set differs from full's"));
-        }
-        check_counters(&t.to_string(), &st, &found);
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -331,8 +331,10 @@ impl<'m> Statics<'m> {
     /// ever" is empty; the argument (docs/optimal.md): in a stuck end some thread's next
     /// operation is disabled (a LOCK, a WAIT, or one waiting for a static predecessor), and each
     /// such operation is disabled for a reason that is again such an operation — the holder of
-    /// the lock stuck inside its section, a NOTIFY or predecessor that never runs because
-    /// something before it (by `hb0`, or a looper that hangs) is stuck.
+    /// the lock stuck inside its section; for a WAIT, so many of its thread's NOTIFYs never
+    /// running that fewer run than the WAITs that can precede it need; a predecessor that never
+    /// runs because something before it (by `hb0`, or in a handler its looper may run first)
+    /// is stuck.
     fn may_get_stuck(&self) -> bool {
         let model = self.model;
         let (n, words) = (self.n, self.words);

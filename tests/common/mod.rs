@@ -57,6 +57,31 @@ pub fn run_em(m: &EmModel, name: &str, limits: Limits) -> (Stats, Outcomes) {
     explore::run(m, s.as_mut(), limits, Arc::new(AtomicBool::new(false)))
 }
 
+/// EM-Explorer's 28 hand-written benchmark traces.
+pub fn benchmark_dirs() -> Vec<PathBuf> {
+    let dirs = trace_dirs(&em_explorer().join("benchmark-traces"));
+    assert_eq!(dirs.len(), 28, "the 28 hand-written traces are expected under ../shared/traces/em-explorer");
+    dirs
+}
+
+/// Runs strategy `name` on the trace at `dir` and checks it against `full` (which must finish):
+/// its figures, or what is wrong (did not finish, another outcome set).
+pub fn against_full(dir: &Path, name: &str) -> Result<(Stats, Outcomes), String> {
+    let t = dir.display();
+    let m = em(dir);
+    let limits = || Limits { time: Some(std::time::Duration::from_secs(60)), ..Limits::default() };
+    let (fs, full) = run_em(&m, "full", limits());
+    assert!(fs.finished, "{t}: full did not finish");
+    let (st, found) = run_em(&m, name, limits());
+    if !st.finished {
+        return Err(format!("{t}: {name} did not finish"));
+    }
+    if !found.same_as(&full) {
+        return Err(format!("{t}: outcome set differs from full's"));
+    }
+    Ok((st, found))
+}
+
 /// The outcome lines of a search, as `--outcomes` writes them.
 pub fn outcome_text(found: &Outcomes) -> String {
     found.lines().map(|l| format!("{l}\n")).collect()
