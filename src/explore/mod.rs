@@ -216,6 +216,17 @@ impl<'m, M: Model> Search<'m, M> {
         }
     }
 
+    /// For a strategy that knows before allocating that a structure of `bytes` would pass
+    /// `--max-memory`: stops the search as the limit would (nothing allocated, figures so far).
+    /// Returns whether the search must end now.
+    pub fn reserve(&mut self, bytes: u64) -> bool {
+        let now = crate::alloc::current().unwrap_or(0);
+        if self.limits.max_memory_bytes.is_some_and(|max| now.saturating_add(bytes) >= max) && self.stop.is_none() {
+            self.halt(StopReason::MaxMemory);
+        }
+        self.stop.is_some()
+    }
+
     /// Stops this search for `reason`, and the other workers of its group with it.
     fn halt(&mut self, reason: StopReason) {
         self.stop = Some(reason);

@@ -167,6 +167,11 @@ impl<'m> Statics<'m> {
         let model = search.model;
         let n = model.trace.ops.len();
         let words = n.div_ceil(64).max(1);
+        // Two n x n bit matrices (static and saturated happens-before): refused up front when
+        // they would pass the memory limit (125 MB each at 100,000 operations).
+        if search.reserve(2 * (n * words * 8) as u64) {
+            return None;
+        }
         // Static predecessors (as the model's acyclicity check has them).
         let mut preds: Vec<SmallVec<[u32; 3]>> = vec![SmallVec::new(); n];
         for x in 0..n {

@@ -110,7 +110,7 @@ impl InputRuns {
     }
 }
 
-const HEADER: [&str; 13] = [
+const HEADER: [&str; 14] = [
     "input",
     "strategy",
     "executions",
@@ -118,6 +118,7 @@ const HEADER: [&str; 13] = [
     "transitions",
     "unique",
     "outcomes",
+    "blocked",
     "errors",
     "time s",
     "peak MiB",
@@ -130,7 +131,7 @@ pub(crate) fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "-".into(), |x| format!("{x:.2}x"))
 }
 
-fn rows(inputs: &[InputRuns]) -> Vec<[String; 13]> {
+fn rows(inputs: &[InputRuns]) -> Vec<[String; 14]> {
     let mut out = Vec::new();
     for input in inputs {
         for r in &input.runs {
@@ -142,6 +143,8 @@ fn rows(inputs: &[InputRuns]) -> Vec<[String; 13]> {
                 r.transitions.to_string(),
                 opt(r.unique_transitions),
                 r.outcomes.to_string(),
+                // Runs or nodes abandoned (sleep-set blocked, inconsistent reads-from choices).
+                opt(r.blocked),
                 r.errors.len().to_string(),
                 format!("{:.3}", r.time_s),
                 r.peak_bytes().map_or("-".into(), |b| format!("{:.1}", b as f64 / (1u64 << 20) as f64)),
