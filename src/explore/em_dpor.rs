@@ -20,7 +20,7 @@
 
 use smallvec::SmallVec;
 
-use super::dpor::{Engine, Mode, Target};
+use super::dpor::{Engine, Mode, NoSleep, Sleep, Target};
 use super::sets::ChoiceSet;
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
@@ -38,7 +38,7 @@ enum Reversal {
     Failed(usize),
 }
 
-impl<'m> Engine<'m> {
+impl<'m, S: Sleep> Engine<'m, S> {
     /// Races of thread `p`'s next transition `op` under EM-DPOR's dependence.
     pub(crate) fn em_races(&mut self, p: Choice, op: u32) {
         let mut target = self.next_target(p, op);
@@ -162,6 +162,7 @@ impl<'m> Engine<'m> {
             }
         }
         let f = &self.frames[a];
+        let sleep = self.sleep.asleep(a);
         let mut cands = self.hb_candidates(a, &b, false);
         if f.enabled.contains(b.thread) {
             cands.insert(b.thread);
@@ -172,7 +173,7 @@ impl<'m> Engine<'m> {
             // `optimal`: a sleeping candidate is never run at `pre(a)` (sleep sets are empty
             // otherwise), so it cannot reveal the races its run would; as in `dpor-sleep`,
             // fall back to every enabled thread when only sleeping candidates are fresh.
-            if f.sleep.contains(t) {
+            if sleep.contains(t) {
                 asleep |= !f.sets.done.contains(t);
             } else if !f.sets.done.contains(t) {
                 fresh.insert(t);
@@ -238,7 +239,7 @@ impl<'m> Engine<'m> {
     /// `pre(a)`; schedule reordering their posts with that handler's post (recursively, for
     /// loopers whose queued handlers happen before the end of such an executable handler).
     fn reschedule_pending(&mut self, a: usize, pending: SmallVec<[(Choice, u32); 4]>) -> Reversal {
-        let exec_at = |e: &Engine, t: Choice| e.executable_handler(&e.frames[a], t);
+        let exec_at = |e: &Self, t: Choice| e.executable_handler(&e.frames[a], t);
         let Some(&(first, _)) = pending.iter().min_by_key(|p| p.0) else {
             return Reversal::Covered;
         };
@@ -282,7 +283,7 @@ impl<'m> Engine<'m> {
             let Some(ex) = exec_at(self, t) else {
                 continue;
             };
-            let post = |e: &Engine, m: u32| e.model.handlers[m as usize].as_ref().and_then(|h| e.hb.position(h.post));
+            let post = |e: &Self, m: u32| e.model.handlers[m as usize].as_ref().and_then(|h| e.hb.position(h.post));
             // The latest-posted of the blocked handlers.
             let Some(pb) = msgs.iter().filter_map(|&m| post(self, m)).max() else {
                 continue;
@@ -376,7 +377,7 @@ impl Strategy<EmModel> for EmDpor {
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
-        let mut engine = Engine::new(search.model, Mode::EmDpor);
+        let mut engine = Engine::new(search.model, Mode::EmDpor, NoSleep::default());
         engine.run(search);
     }
 }

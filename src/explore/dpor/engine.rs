@@ -13,6 +13,12 @@
 //! is enabled the execution ends and the search resumes at the deepest state with a pending
 //! backtrack choice. No state is stored beyond the path.
 //!
+//! Sleep sets are not the engine's: a component implementing [`Sleep`] keeps them
+//! ([`crate::explore::dpor_sleep::SleepSets`]; [`NoSleep`] otherwise), called at named hook
+//! points (a state pushed or popped, a step taken, a state left blocked) and asked which
+//! threads sleep where the engine chooses and backtracks. The parallel component is
+//! [`super::handoff::Donor`].
+//!
 //! DPOR's race rule (§4.1): for the next transition of thread p, the last conflicting transition
 //! i of another thread that does not happen before p; at `pre(i)` add p if it can run there,
 //! else a thread of a transition after i that happens before p, else every enabled thread.
@@ -22,6 +28,7 @@ use smallvec::SmallVec;
 
 use super::handoff::{Donor, Event, Events};
 use crate::explore::sets::ChoiceSet;
+use crate::explore::stats::Stats;
 use crate::explore::Search;
 use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::em_hb::EmHb;
@@ -46,8 +53,6 @@ pub(crate) struct Frame {
     pub next: Vec<u32>,
     pub enabled: ChoiceSet,
     pub sets: Sets,
-    /// `dpor-sleep`: the sleep set, threads not to be taken here (see [`crate::explore::dpor_sleep`]).
-    pub sleep: ChoiceSet,
     /// `dpor`: the race analysis already ran here. Running it again when the search comes back
     /// to this state changes nothing (it depends on the path only, and a thread it added to a
     /// backtrack set stays there), so it runs once per state.
@@ -73,7 +78,6 @@ impl Frame {
             next: Vec::new(),
             enabled: ChoiceSet::default(),
             sets: Sets::default(),
-            sleep: ChoiceSet::default(),
             analysed: false,
         };
         f.observe(model, state);
@@ -124,8 +128,39 @@ pub(crate) struct Target {
     pub preds: SmallVec<[usize; 2]>,
 }
 
+/// The sleep-set hook points of the engine (Godefroid's sleep sets): which threads sleep at a
+/// state of the path, kept by the component in step with the path. [`NoSleep`] (`dpor`,
+/// `em-dpor`) has none asleep anywhere; [`crate::explore::dpor_sleep::SleepSets`] is the
+/// component of `dpor-sleep` and `optimal`. Static dispatch: the engine is generic over it.
+pub(crate) trait Sleep: Sized {
+    /// The threads asleep at path state `at`: never taken there.
+    fn asleep(&self, at: usize) -> &ChoiceSet;
+    /// A state was put on the path (the initial one, or a step taken or replayed); it sleeps on
+    /// nothing until [`Sleep::entered`] says otherwise.
+    fn pushed(&mut self) {}
+    /// The last state of the path was popped.
+    fn popped(&mut self) {}
+    /// The search took `c` at the state before the current one (not a replay): the current
+    /// state's sleep set follows from its parent's.
+    fn entered(_engine: &mut Engine<'_, Self>, _c: Choice) {}
+    /// The search leaves a state where nothing was taken and nothing is left to take: every
+    /// enabled thread was asleep.
+    fn blocked(&mut self, _stats: &mut Stats) {}
+}
+
+/// No sleep sets: every state's sleep set is empty.
+#[derive(Default)]
+pub(crate) struct NoSleep(ChoiceSet);
+
+impl Sleep for NoSleep {
+    #[inline]
+    fn asleep(&self, _at: usize) -> &ChoiceSet {
+        &self.0
+    }
+}
+
 /// The search shared by `dpor` and `em-dpor`.
-pub(crate) struct Engine<'m> {
+pub(crate) struct Engine<'m, S: Sleep = NoSleep> {
     pub model: &'m EmModel,
     pub mode: Mode,
     pub hb: EmHb<'m>,
@@ -170,10 +205,8 @@ pub(crate) struct Engine<'m> {
     /// sets goes to `above`.
     pub root: usize,
     pub above: Events,
-    /// `dpor-sleep`: sleep sets prune runs equivalent to ones explored from an earlier state.
-    pub sleep_sets: bool,
-    /// `optimal`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (see [`crate::explore::optimal`]).
-    pub wake_on_queue_ops: bool,
+    /// The sleep-set component (hook points: [`Sleep`]).
+    pub sleep: S,
 }
 
 /// Transitions between two updates of the progress estimate.
@@ -182,8 +215,8 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 /// At most this many key words are kept to recognise end states already reported (16 MB).
 const TERMINAL_WORDS: usize = 4 << 20;
 
-impl<'m> Engine<'m> {
-    pub fn new(model: &'m EmModel, mode: Mode) -> Self {
+impl<'m, S: Sleep> Engine<'m, S> {
+    pub fn new(model: &'m EmModel, mode: Mode, sleep: S) -> Self {
         let nt = model.threads.len();
         let mut hb = EmHb::new(model);
         // As in EM-Explorer, a LOCK is ordered only after other threads' UNLOCKs.
@@ -224,8 +257,7 @@ impl<'m> Engine<'m> {
             key: Vec::new(),
             root: 0,
             above: Events::default(),
-            sleep_sets: false,
-            wake_on_queue_ops: false,
+            sleep,
         }
     }
 
@@ -410,9 +442,9 @@ impl<'m> Engine<'m> {
         self.path.push(c);
         self.observe_step(&mut next, c, op);
         next.sets = Sets::default();
-        next.sleep.clear();
         next.analysed = false;
         self.frames.push(next);
+        self.sleep.pushed();
     }
 
     /// Brings `next` and `enabled` of `f` (copied from the state before) up to date after `c`
@@ -473,6 +505,7 @@ impl<'m> Engine<'m> {
             self.state.undo_to(f.mark);
             self.reorderings -= f.sets.reordered.len();
             self.pool.push(f);
+            self.sleep.popped();
         }
     }
 
@@ -542,7 +575,7 @@ impl<'m> Engine<'m> {
         }
         // `dpor-sleep`: a sleeping thread is never taken at `pre(i)`, so the races its run from
         // there would reveal are never found; only awake candidates count (see dpor_sleep.rs).
-        if cands.keep_awake(&f.sleep) {
+        if cands.keep_awake(self.sleep.asleep(i)) {
             self.add_one(i, &cands);
         } else {
             self.add_all_enabled(i);
@@ -553,8 +586,8 @@ impl<'m> Engine<'m> {
     /// transition of another thread that does not happen before it.
     pub(crate) fn dpor_races(&mut self, p: Choice, op: u32) {
         let target = self.next_target(p, op);
-        let other = |e: &Engine, i: u32| e.model.op_thread[e.hb.op(i as usize) as usize] != p;
-        let unordered = |e: &Engine, i: u32| other(e, i) && !e.hb_target(i as usize, &target);
+        let other = |e: &Self, i: u32| e.model.op_thread[e.hb.op(i as usize) as usize] != p;
+        let unordered = |e: &Self, i: u32| other(e, i) && !e.hb_target(i as usize, &target);
         let race = match self.op_kind(op) {
             OpKind::Read { loc } => {
                 self.accesses[loc as usize].iter().rev().filter(|a| a.1).map(|a| a.0).find(|&i| unordered(self, i))
@@ -629,19 +662,21 @@ impl<'m> Engine<'m> {
 
     /// The thread to take at the current state, or None when nothing is left to do here.
     fn choose(&mut self) -> Option<Choice> {
-        let f = self.frames.last_mut().expect("a state");
+        let top = self.frames.len() - 1;
+        let f = &mut self.frames[top];
+        let sleep = self.sleep.asleep(top);
         if self.recorded {
             // The recorded order: the enabled thread whose next operation comes first.
             let c = f.enabled.iter().min_by_key(|&t| f.next_op(t).unwrap_or(u32::MAX))?;
             f.sets.backtrack.insert(c);
             return Some(c);
         }
-        // Sleeping threads are as good as done (sleep sets are empty unless `dpor-sleep`).
-        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, &f.sleep) {
+        // Sleeping threads are as good as done (sleep sets are empty without the component).
+        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, sleep) {
             return Some(c);
         }
         if f.sets.done.is_empty() {
-            let c = f.enabled.iter().find(|&t| !f.sleep.contains(t))?;
+            let c = f.enabled.iter().find(|&t| !sleep.contains(t))?;
             f.sets.backtrack.insert(c);
             return Some(c);
         }
@@ -651,6 +686,7 @@ impl<'m> Engine<'m> {
     /// Puts the initial state on the path.
     pub(crate) fn start(&mut self) {
         self.frames.push(Frame::new(&self.state, self.model));
+        self.sleep.pushed();
     }
 
     /// Whether message `m` is queued at path state `a`: posted before it, not yet called.
@@ -710,9 +746,7 @@ impl<'m> Engine<'m> {
                     let f = self.frames.last_mut().expect("a state");
                     f.sets.done.insert(c);
                     self.push_step(c, false);
-                    if self.sleep_sets {
-                        self.enter_sleep(c);
-                    }
+                    S::entered(self, c);
                     search.transition(self.path.len());
                     if search.stats.transitions.is_multiple_of(PROGRESS_EVERY) {
                         search.stats.estimated_done = Some(self.estimated_done());
@@ -736,7 +770,7 @@ impl<'m> Engine<'m> {
                 None => {
                     if self.frames[top].sets.done.is_empty() {
                         // Every enabled thread is asleep: an equivalent run was explored already.
-                        *search.stats.sleep_blocked.get_or_insert(0) += 1;
+                        self.sleep.blocked(&mut search.stats);
                     }
                     if !self.backtrack_to_pending() {
                         return;
@@ -752,9 +786,10 @@ impl<'m> Engine<'m> {
     /// grow as the search goes on, so the estimate tends to run ahead of the truth.
     pub fn estimated_done(&self) -> f64 {
         let (mut done, mut weight) = (0.0, 1.0);
-        for f in &self.frames[self.root..] {
+        for (i, f) in self.frames.iter().enumerate().skip(self.root) {
             // The choices of this state: those taken, and those still to take.
-            let open = |t: Choice| f.sets.backtrack.contains(t) && f.enabled.contains(t) && !f.sleep.contains(t);
+            let sleep = self.sleep.asleep(i);
+            let open = |t: Choice| f.sets.backtrack.contains(t) && f.enabled.contains(t) && !sleep.contains(t);
             let total = (0..self.threads()).filter(|&t| f.sets.done.contains(t) || open(t)).count();
             if total > 1 {
                 let finished = f.sets.done.iter().count().saturating_sub(1);
@@ -770,7 +805,8 @@ impl<'m> Engine<'m> {
     fn backtrack_to_pending(&mut self) -> bool {
         loop {
             let f = self.frames.last().expect("a state");
-            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, &f.sleep).is_some() {
+            let sleep = self.sleep.asleep(self.frames.len() - 1);
+            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, sleep).is_some() {
                 return true;
             }
             if self.frames.len() == self.root + 1 {

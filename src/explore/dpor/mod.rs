@@ -18,7 +18,7 @@ pub(crate) mod engine;
 pub(crate) mod handoff;
 mod par;
 
-pub(crate) use engine::{Engine, Mode, Target};
+pub(crate) use engine::{Engine, Mode, NoSleep, Sleep, Target};
 
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
@@ -44,7 +44,7 @@ pub fn run_dpor(search: &mut Search<'_, EmModel>) -> u64 {
     if threads > 1 {
         return par::run(search, threads);
     }
-    let mut engine = Engine::new(search.model, Mode::Dpor);
+    let mut engine = Engine::new(search.model, Mode::Dpor, NoSleep::default());
     engine.run(search);
     0
 }

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::engine::{Engine, Mode};
+use super::engine::{Engine, Mode, NoSleep};
 use super::handoff::{Claim, Donor, Events, Helpers, Task};
 use crate::explore::{Search, Seed};
 use crate::model::em::EmModel;
@@ -110,7 +110,7 @@ impl<'m> Pool<'m> {
         search.check_limits();
         let mut events = Events::default();
         if !search.stopped() {
-            let mut engine = Engine::new(search.model, Mode::Dpor);
+            let mut engine = Engine::new(search.model, Mode::Dpor, NoSleep::default());
             engine.recorded = false;
             engine.start();
             let (&c, prefix) = task.path.split_last().expect("a donated choice");
@@ -225,7 +225,7 @@ pub(crate) fn run(search: &mut Search<'_, EmModel>, threads: usize) -> u64 {
         }
         let _over = Over(&pool);
         let model = search.model;
-        let mut engine = Engine::new(model, Mode::Dpor);
+        let mut engine = Engine::new(model, Mode::Dpor, NoSleep::default());
         engine.start();
         engine.explore(search, Some(&mut Donor::new(&pool, 0)));
     });
