@@ -15,7 +15,7 @@
 //! - The fallback sleep sets need (Abdulla et al., "Source Sets", JACM 2017 §4 shows why plain
 //!   sleep sets can starve a backtrack point): where every fresh candidate of a race reversal is
 //!   asleep at the backtrack state, every enabled thread is added there instead
-//!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor/engine.rs).
+//!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor/race.rs).
 //! - A POST (any kind), CALL, RET, LOCK or UNLOCK wakes every sleeping thread
 //!   (`SleepSets::wake_on_queue_ops`): EM-DPOR's races treat posts as commuting while the queue
 //!   order does not, and its lock races differ from DPOR's, so its coverage of a done subtree
@@ -69,8 +69,9 @@
 //! every enabled thread was asleep; `consistency_s` stays null: no consistency check is made
 //! (a reads-from search would decide consistency; this one does not).
 
-use super::dpor::{Engine, Mode};
+use super::dpor::Engine;
 use super::dpor_sleep::SleepSets;
+use super::em_dpor::EmRace;
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 
@@ -84,7 +85,7 @@ impl Strategy<EmModel> for Optimal {
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
-        let mut engine = Engine::new(search.model, Mode::EmDpor, SleepSets::new(true));
+        let mut engine = Engine::new(search.model, EmRace::default(), SleepSets::new(true));
         engine.run(search);
         // Every execution of this engine ends at a terminal state (a cut-off run is counted
         // in `sleep_blocked`, not as an execution), so the excess over the distinct outcomes is
