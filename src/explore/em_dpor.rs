@@ -1,8 +1,9 @@
 //! `em-dpor`: Maiya et al.'s EM-DPOR (TACAS 2016), which explores *dependence-covering sets*:
 //! posts are independent, even to one queue, and the handlers of a looper are reordered only
-//! when some race needs it. It runs on the search of [`super::dpor`] (same path, backtrack and
-//! done sets, happens-before clocks with one component per task), with its own race rule and
-//! backtrack-point choice (docs/em-dpor.md §4.2-4.3):
+//! when some race needs it. It runs on the DPOR core of [`super::dpor::engine`] (same path,
+//! backtrack and done sets, happens-before clocks with one component per task), plugged in as
+//! [`EmRace`], a race rule with its own race analysis, backtrack-point choice and state
+//! (docs/em-dpor.md §4.2-4.3):
 //!
 //! - races: for a read, the last write that does not happen before it; for a write, that write
 //!   and every unordered read after it (several reads can race with one write); for a lock,
@@ -17,13 +18,21 @@
 //! - backtrack failure (no candidate at all): after the execution, *BacktrackEager* walks the
 //!   path again, reversing races the DPOR way (posts to one queue dependent) up to the deepest
 //!   failing backtrack state.
+//!
+//! The rule's state is its own: per state of the path ([`EmSets`]: the reordered posts, the
+//! `dpor_run` flag), kept in step with the path at the core's `pushed`/`popped` hooks; per
+//! execution (the failures, BacktrackEager's passes), acted on at `execution_ended`. The
+//! happens-before edges it adds (task order; reordered posts; posts to one queue during
+//! BacktrackEager's walk) come in at `step_edges`. Soundness: Maiya et al. §5 (every reordering
+//! of dependent accesses, locks and handlers is covered), checked against the exhaustive search
+//! by tests/soundness.rs and tests/dpor_benchmarks.rs.
 
 use smallvec::SmallVec;
 
-use super::dpor::{Engine, Mode, Target};
+use super::dpor::{Engine, NoSleep, RaceRule, Sets, Sleep, Target};
 use super::sets::ChoiceSet;
 use super::{Search, Strategy};
-use crate::model::em::EmModel;
+use crate::model::em::{EmModel, NEVER};
 use crate::model::Choice;
 use crate::trace::em::OpKind;
 
@@ -38,7 +47,90 @@ enum Reversal {
     Failed(usize),
 }
 
-impl<'m> Engine<'m> {
+/// What EM-DPOR decided at a state of the path, beside its backtrack and done sets.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EmSets {
+    /// Posts scheduled here to be reversed, as (later post, earlier post) operations.
+    reordered: SmallVec<[(u32, u32); 1]>,
+    /// The step from this state is ordered after earlier posts to the same queue (set by a
+    /// backtrack failure's DPOR pass, BacktrackEager).
+    dpor_run: bool,
+}
+
+/// EM-DPOR's race rule (`em-dpor`, `optimal`) and its state: per state of the path (in step
+/// with the engine's path through the [`RaceRule`] hooks), and per execution.
+#[derive(Default)]
+pub(crate) struct EmRace {
+    /// Per path state: what was decided there.
+    per_state: Vec<EmSets>,
+    /// Number of (later post, earlier post) pairs recorded in `per_state`.
+    reorderings: usize,
+    /// Backtrack failures of the current execution, as (deepest backtrack state, deepest state
+    /// where one was found).
+    failure: Option<(usize, usize)>,
+    /// A failure pass is running (a further failure adds every enabled thread).
+    in_eager: bool,
+    /// BacktrackEager's walk: a post is also ordered after every earlier post to the same
+    /// queue, as DPOR orders them.
+    order_posts: bool,
+    /// Sets of the states popped while the path is walked again.
+    kept: Vec<(usize, Sets, EmSets)>,
+}
+
+impl RaceRule for EmRace {
+    /// The analysis reads done sets (FindTarget), which grow: it runs at every visit.
+    const ONCE_PER_STATE: bool = false;
+
+    /// Task order: the previous operation of the transition's task (thread code or handler);
+    /// handlers of one looper are ordered only by what orders them.
+    fn predecessor<S: Sleep>(e: &Engine<'_, Self, S>, _p: Choice, op: u32) -> Option<usize> {
+        let prev = e.model.prev_in_task[op as usize];
+        if prev == NEVER {
+            None
+        } else {
+            e.hb.position(prev)
+        }
+    }
+
+    fn step_edges<S: Sleep>(e: &mut Engine<'_, Self, S>, _c: Choice, op: u32, extra: &mut SmallVec<[usize; 8]>) {
+        if e.rule.order_posts {
+            if let Some(d) = e.post_dest(op) {
+                extra.extend(e.posts_to(d).iter().map(|&p| p as usize));
+            }
+        }
+        if e.post_dest(op).is_some() && e.rule.reorderings > 0 {
+            e.reordered_post_edge(op, extra);
+        }
+    }
+
+    fn analyse<S: Sleep>(e: &mut Engine<'_, Self, S>) {
+        let top = e.frames.len() - 1;
+        for p in 0..e.threads() {
+            if let Some(op) = e.frames[top].next_op(p) {
+                e.em_races(p, op);
+            }
+        }
+    }
+
+    fn pushed(&mut self) {
+        self.per_state.push(EmSets::default());
+    }
+
+    fn popped(&mut self) {
+        if let Some(s) = self.per_state.pop() {
+            self.reorderings -= s.reordered.len();
+        }
+    }
+
+    /// BacktrackEager, when FindTarget failed during the execution.
+    fn execution_ended<S: Sleep>(e: &mut Engine<'_, Self, S>) {
+        if let Some((a, n)) = e.rule.failure.take() {
+            e.backtrack_eager(a, n);
+        }
+    }
+}
+
+impl<'m, S: Sleep> Engine<'m, EmRace, S> {
     /// Races of thread `p`'s next transition `op` under EM-DPOR's dependence.
     pub(crate) fn em_races(&mut self, p: Choice, op: u32) {
         let mut target = self.next_target(p, op);
@@ -90,13 +182,13 @@ impl<'m> Engine<'m> {
             }
             let r = self.find_target(i, &target, true);
             if let Reversal::Failed(at) = r {
-                if self.in_eager {
+                if self.rule.in_eager {
                     self.add_all_enabled(at);
                 } else {
                     // Handled once the execution ends (BacktrackEager).
                     let depth = self.hb.len();
-                    let (a0, n0) = self.failure.unwrap_or((at, depth));
-                    self.failure = Some((a0.max(at), n0.max(depth)));
+                    let (a0, n0) = self.rule.failure.unwrap_or((at, depth));
+                    self.rule.failure = Some((a0.max(at), n0.max(depth)));
                 }
             }
             if n == 0 {
@@ -115,10 +207,10 @@ impl<'m> Engine<'m> {
     /// (recorded by FindTarget), that post happens before it, so the FIFO rule keeps their
     /// handlers in the new order and the search does not undo the reversal; `op`'s thread is
     /// also tried before that post, as EM-Explorer does.
-    pub(crate) fn reordered_post_edge(&mut self, op: u32, extra: &mut SmallVec<[usize; 8]>) {
+    fn reordered_post_edge(&mut self, op: u32, extra: &mut SmallVec<[usize; 8]>) {
         let mut nearest: Option<usize> = None;
-        for f in &self.frames {
-            for &(src, dest) in &f.sets.reordered {
+        for f in &self.rule.per_state {
+            for &(src, dest) in &f.reordered {
                 if dest == op {
                     if let Some(p) = self.hb.position(src) {
                         nearest = Some(nearest.map_or(p, |n: usize| n.max(p)));
@@ -162,6 +254,7 @@ impl<'m> Engine<'m> {
             }
         }
         let f = &self.frames[a];
+        let sleep = self.sleep.asleep(a);
         let mut cands = self.hb_candidates(a, &b, false);
         if f.enabled.contains(b.thread) {
             cands.insert(b.thread);
@@ -172,7 +265,7 @@ impl<'m> Engine<'m> {
             // `optimal`: a sleeping candidate is never run at `pre(a)` (sleep sets are empty
             // otherwise), so it cannot reveal the races its run would; as in `dpor-sleep`,
             // fall back to every enabled thread when only sleeping candidates are fresh.
-            if f.sleep.contains(t) {
+            if sleep.contains(t) {
                 asleep |= !f.sets.done.contains(t);
             } else if !f.sets.done.contains(t) {
                 fresh.insert(t);
@@ -187,9 +280,10 @@ impl<'m> Engine<'m> {
             let op_a = self.hb.op(a);
             if self.post_dest(op_a).is_some() && self.post_dest(b.op).is_some() {
                 let pair = (b.op, op_a);
-                if !self.frames[a].sets.reordered.contains(&pair) {
-                    self.frames[a].sets.reordered.push(pair);
-                    self.reorderings += 1;
+                let reordered = &mut self.rule.per_state[a].reordered;
+                if !reordered.contains(&pair) {
+                    reordered.push(pair);
+                    self.rule.reorderings += 1;
                 }
             }
             return Reversal::Added;
@@ -238,7 +332,7 @@ impl<'m> Engine<'m> {
     /// `pre(a)`; schedule reordering their posts with that handler's post (recursively, for
     /// loopers whose queued handlers happen before the end of such an executable handler).
     fn reschedule_pending(&mut self, a: usize, pending: SmallVec<[(Choice, u32); 4]>) -> Reversal {
-        let exec_at = |e: &Engine, t: Choice| e.executable_handler(&e.frames[a], t);
+        let exec_at = |e: &Self, t: Choice| e.executable_handler(&e.frames[a], t);
         let Some(&(first, _)) = pending.iter().min_by_key(|p| p.0) else {
             return Reversal::Covered;
         };
@@ -282,7 +376,7 @@ impl<'m> Engine<'m> {
             let Some(ex) = exec_at(self, t) else {
                 continue;
             };
-            let post = |e: &Engine, m: u32| e.model.handlers[m as usize].as_ref().and_then(|h| e.hb.position(h.post));
+            let post = |e: &Self, m: u32| e.model.handlers[m as usize].as_ref().and_then(|h| e.hb.position(h.post));
             // The latest-posted of the blocked handlers.
             let Some(pb) = msgs.iter().filter_map(|&m| post(self, m)).max() else {
                 continue;
@@ -308,7 +402,7 @@ impl<'m> Engine<'m> {
     /// deepest state where a failure was found (`em_until`), EM-DPOR's rule runs again, a
     /// further failure adding every enabled thread. Then the path is rebuilt with the kept
     /// orders. Backtrack and done sets survive the walks; nothing here counts as explored.
-    pub(crate) fn backtrack_eager(&mut self, dpor_until: usize, em_until: usize) {
+    fn backtrack_eager(&mut self, dpor_until: usize, em_until: usize) {
         let choices = self.path.clone();
         self.unwind();
         for (depth, &c) in choices.iter().enumerate() {
@@ -324,44 +418,47 @@ impl<'m> Engine<'m> {
                         self.dpor_races(p, op);
                     }
                 } else {
-                    self.in_eager = true;
+                    self.rule.in_eager = true;
                     self.em_races(p, op);
-                    self.in_eager = false;
+                    self.rule.in_eager = false;
                 }
             }
             if depth < dpor_until {
-                self.frames[depth].sets.dpor_run = true;
+                self.rule.per_state[depth].dpor_run = true;
             }
             self.rewalk_step(depth, c, true);
         }
         self.unwind();
         for (depth, &c) in choices.iter().enumerate() {
-            let keep = self.frames[depth].sets.dpor_run;
+            let keep = self.rule.per_state[depth].dpor_run;
             self.rewalk_step(depth, c, keep);
         }
-        self.kept.clear();
+        self.rule.kept.clear();
     }
 
-    /// Pops the path to the initial state, keeping the sets of every state in `self.kept`.
+    /// Pops the path to the initial state, keeping the sets of every state in `kept`.
     fn unwind(&mut self) {
         while self.frames.len() > 1 {
             let depth = self.frames.len() - 1;
-            let f = self.frames.last_mut().expect("a state");
-            let sets = std::mem::take(&mut f.sets);
-            // pop_step no longer sees these pairs; rewalk_step counts them again.
-            self.reorderings -= sets.reordered.len();
-            self.kept.push((depth, sets));
+            let sets = std::mem::take(&mut self.frames[depth].sets);
+            let em = std::mem::take(&mut self.rule.per_state[depth]);
+            // The pop no longer sees these pairs; rewalk_step counts them again.
+            self.rule.reorderings -= em.reordered.len();
+            self.rule.kept.push((depth, sets, em));
             self.pop_step();
         }
     }
 
     /// Re-takes `c` at `depth` and gives the new state back the sets it had.
-    fn rewalk_step(&mut self, depth: usize, c: Choice, post_edges: bool) {
-        self.push_step(c, post_edges);
-        if let Some(k) = self.kept.iter().rposition(|s| s.0 == depth + 1) {
-            let (_, sets) = self.kept.swap_remove(k);
-            self.reorderings += sets.reordered.len();
-            self.frames.last_mut().expect("a state").sets = sets;
+    fn rewalk_step(&mut self, depth: usize, c: Choice, order_posts: bool) {
+        self.rule.order_posts = order_posts;
+        self.push_step(c);
+        self.rule.order_posts = false;
+        if let Some(k) = self.rule.kept.iter().rposition(|s| s.0 == depth + 1) {
+            let (_, sets, em) = self.rule.kept.swap_remove(k);
+            self.rule.reorderings += em.reordered.len();
+            self.frames[depth + 1].sets = sets;
+            self.rule.per_state[depth + 1] = em;
         }
     }
 }
@@ -376,7 +473,7 @@ impl Strategy<EmModel> for EmDpor {
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
-        let mut engine = Engine::new(search.model, Mode::EmDpor);
+        let mut engine = Engine::new(search.model, EmRace::default(), NoSleep::default());
         engine.run(search);
     }
 }

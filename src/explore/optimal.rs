@@ -11,13 +11,13 @@
 //! - On top, Godefroid's sleep sets (PhD thesis, LNCS 1032, ch. 5; combined with DPOR as in
 //!   Flanagan and Godefroid, POPL 2005 §4), kept under the *commutation* relation of the
 //!   emulator ([`super::dpor::Engine::dependent`]: accesses to one location with a write, LOCKs
-//!   of one lock, posts to one queue), as in [`super::dpor_sleep`].
+//!   of one lock, posts to one queue), by [`super::dpor_sleep`]'s component, as `dpor-sleep`.
 //! - The fallback sleep sets need (Abdulla et al., "Source Sets", JACM 2017 §4 shows why plain
 //!   sleep sets can starve a backtrack point): where every fresh candidate of a race reversal is
 //!   asleep at the backtrack state, every enabled thread is added there instead
-//!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor/engine.rs).
+//!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor/race.rs).
 //! - A POST (any kind), CALL, RET, LOCK or UNLOCK wakes every sleeping thread
-//!   (`Engine::wake_on_queue_ops`): EM-DPOR's races treat posts as commuting while the queue
+//!   (`SleepSets::wake_on_queue_ops`): EM-DPOR's races treat posts as commuting while the queue
 //!   order does not, and its lock races differ from DPOR's, so its coverage of a done subtree
 //!   does not carry across such an operation. Without this rule outcomes are lost (aarddict;
 //!   random seeds, docs/optimal.md §1).
@@ -55,7 +55,7 @@
 //! stretches of reads, writes and other non-queue, non-lock operations, where EM-DPOR's
 //! dependence and the commutation relation agree. That is an argument, not a proof (no paper
 //! combines EM-DPOR with sleep sets); the combination is checked against the exhaustive search
-//! on random traces (tests/dpor_random.rs) and on the benchmark and TACAS traces
+//! on random traces (tests/soundness.rs) and on the benchmark and TACAS traces
 //! (tests/optimal.rs).
 //!
 //! # Stuck outcomes
@@ -69,7 +69,9 @@
 //! every enabled thread was asleep; `consistency_s` stays null: no consistency check is made
 //! (a reads-from search would decide consistency; this one does not).
 
-use super::dpor::{Engine, Mode};
+use super::dpor::Engine;
+use super::dpor_sleep::SleepSets;
+use super::em_dpor::EmRace;
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 
@@ -83,9 +85,7 @@ impl Strategy<EmModel> for Optimal {
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
-        let mut engine = Engine::new(search.model, Mode::EmDpor);
-        engine.sleep_sets = true;
-        engine.wake_on_queue_ops = true;
+        let mut engine = Engine::new(search.model, EmRace::default(), SleepSets::new(true));
         engine.run(search);
         // Every execution of this engine ends at a terminal state (a cut-off run is counted
         // in `sleep_blocked`, not as an execution), so the excess over the distinct outcomes is

@@ -1,41 +1,47 @@
-//! `dpor`: Flanagan-Godefroid dynamic partial-order reduction (POPL 2005) on EM traces, in the
-//! form EM-Explorer uses as its baseline: an event queue is a shared object, so two posts to
-//! one queue are dependent and all transitions of a thread (its handlers included) are totally
-//! ordered. The file (the sequential engine of src/explore/dpor/) also holds the machinery
-//! `em-dpor` ([`crate::explore::em_dpor`]), `dpor-sleep` and `optimal` share: a stateless
-//! depth-first search that keeps only the current path, with a *backtrack* and a *done* set of
-//! threads per state, and happens-before clocks ([`EmHb`]) extended with the conflict edges.
+//! The DPOR core on EM traces (Flanagan and Godefroid, POPL 2005, "Dynamic partial-order
+//! reduction for model checking software", §3-4), shared by `dpor`, `em-dpor`, `dpor-sleep`
+//! and `optimal`: a stateless depth-first search that keeps only the current path, with a
+//! *backtrack* and a *done* set of threads per state, the *enabled* threads, happens-before
+//! clocks ([`EmHb`]) extended with the conflict edges, and indexes of the path's accesses,
+//! locks and posts. It owns nothing of one strategy: which transitions race, and the state a
+//! strategy needs, plug in at named hook points, with static dispatch (the engine is generic
+//! over them; no call per transition is dynamic).
 //!
 //! The walk (docs/em-dpor.md §3): the first execution is the recorded order; at every state,
-//! before choosing, the next transition of every thread (enabled or blocked) is checked for
-//! races with the path, and each race adds a thread to the backtrack set of an earlier state;
-//! the thread taken is a pending backtrack choice, else the smallest enabled thread. When nothing
-//! is enabled the execution ends and the search resumes at the deepest state with a pending
-//! backtrack choice. No state is stored beyond the path.
+//! before choosing, the race rule analyses the next transition of every thread (enabled or
+//! blocked) against the path, each race adding a thread to the backtrack set of an earlier
+//! state; the thread taken is a pending backtrack choice, else the smallest enabled thread.
+//! When nothing is enabled the execution ends and the search resumes at the deepest state with
+//! a pending backtrack choice. No state is stored beyond the path. Soundness is the race
+//! rule's (each rule's file argues it): the core explores every choice a rule adds, and only
+//! what the rule's analysis or the recorded order asks for.
 //!
-//! DPOR's race rule (§4.1): for the next transition of thread p, the last conflicting transition
-//! i of another thread that does not happen before p; at `pre(i)` add p if it can run there,
-//! else a thread of a transition after i that happens before p, else every enabled thread.
+//! Hook points:
+//! - [`RaceRule`], the race rule (`R`): `predecessor` (what bounds a next transition's view,
+//!   for its [`Target`]), `step_edges` (happens-before edges of a step), `analyse` (at a state,
+//!   before choosing; once per state when `ONCE_PER_STATE`), `pushed`/`popped` (the path grew
+//!   or shrank, for a rule's per-state data), `execution_ended` (after a terminal state, before
+//!   backtracking). Rules: [`super::race::DporRace`] (Flanagan-Godefroid, `dpor` and
+//!   `dpor-sleep`), [`crate::explore::em_dpor::EmRace`] (EM-DPOR, `em-dpor` and `optimal`).
+//! - [`Sleep`], the sleep-set component (`S`): `pushed`/`popped`, `entered` (after each step
+//!   the search takes, not on replays), `asleep` (read where the core chooses and backtracks
+//!   and where a rule falls back to every enabled thread), `blocked` (a state left with nothing
+//!   taken). [`NoSleep`] for `dpor` and `em-dpor`; [`crate::explore::dpor_sleep::SleepSets`]
+//!   for `dpor-sleep` and `optimal`.
+//! - The parallel component, [`super::handoff::Donor`] (parallel `dpor`): `reach` before a
+//!   choice is taken, `offer` after a step.
 
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
 use super::handoff::{Donor, Event, Events};
 use crate::explore::sets::ChoiceSet;
+use crate::explore::stats::Stats;
 use crate::explore::Search;
 use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::em_hb::EmHb;
 use crate::model::{Choice, Model};
 use crate::trace::em::OpKind;
-
-/// Which dependence relation drives the search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Mode {
-    /// Posts to one queue dependent, threads totally ordered (`dpor`).
-    Dpor,
-    /// Posts independent, handlers of a looper unordered unless something orders them (`em-dpor`).
-    EmDpor,
-}
 
 /// One state of the current path, and what was decided there. The state itself is not kept:
 /// only the engine's current one, with a journal to step back (a state is trace-sized).
@@ -46,11 +52,9 @@ pub(crate) struct Frame {
     pub next: Vec<u32>,
     pub enabled: ChoiceSet,
     pub sets: Sets,
-    /// `dpor-sleep`: the sleep set, threads not to be taken here (see [`crate::explore::dpor_sleep`]).
-    pub sleep: ChoiceSet,
-    /// `dpor`: the race analysis already ran here. Running it again when the search comes back
-    /// to this state changes nothing (it depends on the path only, and a thread it added to a
-    /// backtrack set stays there), so it runs once per state.
+    /// The race analysis already ran here, and the rule says it depends on the path alone
+    /// ([`RaceRule::ONCE_PER_STATE`]): running it again when the search comes back to this
+    /// state would change nothing.
     analysed: bool,
 }
 
@@ -59,11 +63,6 @@ pub(crate) struct Frame {
 pub(crate) struct Sets {
     pub backtrack: ChoiceSet,
     pub done: ChoiceSet,
-    /// EM-DPOR: posts scheduled here to be reversed, as (later post, earlier post) operations.
-    pub reordered: SmallVec<[(u32, u32); 1]>,
-    /// EM-DPOR: the step from this state is ordered after earlier posts to the same queue (set
-    /// by a backtrack failure's DPOR pass, see `em_dpor`).
-    pub dpor_run: bool,
 }
 
 impl Frame {
@@ -73,7 +72,6 @@ impl Frame {
             next: Vec::new(),
             enabled: ChoiceSet::default(),
             sets: Sets::default(),
-            sleep: ChoiceSet::default(),
             analysed: false,
         };
         f.observe(model, state);
@@ -124,10 +122,67 @@ pub(crate) struct Target {
     pub preds: SmallVec<[usize; 2]>,
 }
 
-/// The search shared by `dpor` and `em-dpor`.
-pub(crate) struct Engine<'m> {
+/// The race rule's hook points: which transitions race, and where their reversals are
+/// scheduled. [`super::race::DporRace`] is Flanagan and Godefroid's (`dpor`, `dpor-sleep`),
+/// [`crate::explore::em_dpor::EmRace`] EM-DPOR's (`em-dpor`, `optimal`). A rule keeps its own
+/// state (per execution, and per state of the path in step with [`RaceRule::pushed`] and
+/// [`RaceRule::popped`]); the engine is generic over it, so no call is dynamic.
+pub(crate) trait RaceRule: Sized {
+    /// Whether the analysis at a state depends on the path alone (then it runs once per state;
+    /// otherwise at every visit, e.g. when it reads done sets, which grow).
+    const ONCE_PER_STATE: bool;
+    /// The path position whose clock bounds what thread `p`'s next transition `op` has seen
+    /// (the transitions that happen before it happen before that one).
+    fn predecessor<S: Sleep>(engine: &Engine<'_, Self, S>, p: Choice, op: u32) -> Option<usize>;
+    /// Called as `c` takes `op` (before its clock is made): happens-before edges of the step
+    /// beyond the conflict edges, as path positions.
+    fn step_edges<S: Sleep>(engine: &mut Engine<'_, Self, S>, c: Choice, op: u32, extra: &mut SmallVec<[usize; 8]>);
+    /// Race analysis at the current state (blocked threads included): adds the reversals of
+    /// the races of every thread's next transition to backtrack sets.
+    fn analyse<S: Sleep>(engine: &mut Engine<'_, Self, S>);
+    /// A state was put on the path (the initial one, or a step taken or replayed).
+    fn pushed(&mut self) {}
+    /// The last state of the path was popped.
+    fn popped(&mut self) {}
+    /// An execution ended (its terminal state counted), before the search backtracks.
+    fn execution_ended<S: Sleep>(_engine: &mut Engine<'_, Self, S>) {}
+}
+
+/// The sleep-set hook points of the engine (Godefroid's sleep sets): which threads sleep at a
+/// state of the path, kept by the component in step with the path. [`NoSleep`] (`dpor`,
+/// `em-dpor`) has none asleep anywhere; [`crate::explore::dpor_sleep::SleepSets`] is the
+/// component of `dpor-sleep` and `optimal`. Static dispatch: the engine is generic over it.
+pub(crate) trait Sleep: Sized {
+    /// The threads asleep at path state `at`: never taken there.
+    fn asleep(&self, at: usize) -> &ChoiceSet;
+    /// A state was put on the path (the initial one, or a step taken or replayed); it sleeps on
+    /// nothing until [`Sleep::entered`] says otherwise.
+    fn pushed(&mut self) {}
+    /// The last state of the path was popped.
+    fn popped(&mut self) {}
+    /// The search took `c` at the state before the current one (not a replay): the current
+    /// state's sleep set follows from its parent's.
+    fn entered<R: RaceRule>(_engine: &mut Engine<'_, R, Self>, _c: Choice) {}
+    /// The search leaves a state where nothing was taken and nothing is left to take: every
+    /// enabled thread was asleep.
+    fn blocked(&mut self, _stats: &mut Stats) {}
+}
+
+/// No sleep sets: every state's sleep set is empty.
+#[derive(Default)]
+pub(crate) struct NoSleep(ChoiceSet);
+
+impl Sleep for NoSleep {
+    #[inline]
+    fn asleep(&self, _at: usize) -> &ChoiceSet {
+        &self.0
+    }
+}
+
+/// The DPOR core `dpor`, `em-dpor`, `dpor-sleep` and `optimal` share, with race rule `R` and
+/// sleep-set component `S`.
+pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep> {
     pub model: &'m EmModel,
-    pub mode: Mode,
     pub hb: EmHb<'m>,
     pub frames: Vec<Frame>,
     /// The state of the last frame; earlier ones are reached by undoing its journal.
@@ -145,15 +200,6 @@ pub(crate) struct Engine<'m> {
     /// Until the first backtrack the path follows the recorded order.
     pub recorded: bool,
     pub path: Vec<Choice>,
-    /// Number of (later post, earlier post) pairs recorded in the frames of the path.
-    pub reorderings: usize,
-    /// EM-DPOR: backtrack failures of the current execution, as (deepest backtrack state,
-    /// deepest state where one was found).
-    pub failure: Option<(usize, usize)>,
-    /// EM-DPOR: a failure pass is running (a further failure adds every enabled thread).
-    pub in_eager: bool,
-    /// EM-DPOR: sets of the states popped while the path is walked again.
-    pub kept: Vec<(usize, Sets)>,
     /// Frames popped from the path, kept for their allocations.
     pool: Vec<Frame>,
     /// Per operation: the operations whose static edges (`waits_for`) it satisfies, i.e. whose
@@ -170,10 +216,10 @@ pub(crate) struct Engine<'m> {
     /// sets goes to `above`.
     pub root: usize,
     pub above: Events,
-    /// `dpor-sleep`: sleep sets prune runs equivalent to ones explored from an earlier state.
-    pub sleep_sets: bool,
-    /// `optimal`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (see [`crate::explore::optimal`]).
-    pub wake_on_queue_ops: bool,
+    /// The race rule and its state (hook points: [`RaceRule`]).
+    pub rule: R,
+    /// The sleep-set component (hook points: [`Sleep`]).
+    pub sleep: S,
 }
 
 /// Transitions between two updates of the progress estimate.
@@ -182,8 +228,8 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 /// At most this many key words are kept to recognise end states already reported (16 MB).
 const TERMINAL_WORDS: usize = 4 << 20;
 
-impl<'m> Engine<'m> {
-    pub fn new(model: &'m EmModel, mode: Mode) -> Self {
+impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
+    pub fn new(model: &'m EmModel, rule: R, sleep: S) -> Self {
         let nt = model.threads.len();
         let mut hb = EmHb::new(model);
         // As in EM-Explorer, a LOCK is ordered only after other threads' UNLOCKs.
@@ -198,7 +244,6 @@ impl<'m> Engine<'m> {
         }
         Engine {
             model,
-            mode,
             hb,
             frames: Vec::new(),
             state: {
@@ -213,10 +258,6 @@ impl<'m> Engine<'m> {
             prev_of_thread: Vec::new(),
             recorded: true,
             path: Vec::new(),
-            reorderings: 0,
-            failure: None,
-            in_eager: false,
-            kept: Vec::new(),
             pool: Vec::new(),
             enabled_by,
             terminals: FxHashSet::default(),
@@ -224,8 +265,8 @@ impl<'m> Engine<'m> {
             key: Vec::new(),
             root: 0,
             above: Events::default(),
-            sleep_sets: false,
-            wake_on_queue_ops: false,
+            rule,
+            sleep,
         }
     }
 
@@ -267,6 +308,17 @@ impl<'m> Engine<'m> {
         &self.accesses[loc as usize]
     }
 
+    /// Path positions of the posts to thread `d`'s queue.
+    pub fn posts_to(&self, d: u32) -> &[u32] {
+        &self.posts_to[d as usize]
+    }
+
+    /// Path position of thread `p`'s latest transition.
+    pub fn last_of_thread(&self, p: Choice) -> Option<usize> {
+        let l = self.last_of_thread[p as usize];
+        (l != NEVER).then_some(l as usize)
+    }
+
     /// Path positions of the LOCKs of the lock `op` takes.
     pub fn locks_of(&self, op: u32) -> &[u32] {
         &self.lock_ops[self.model.lock_of(op) as usize]
@@ -301,21 +353,7 @@ impl<'m> Engine<'m> {
     /// The target of thread `p`'s next operation `op`: what it would have seen so far.
     pub fn next_target(&self, p: Choice, op: u32) -> Target {
         let mut preds = SmallVec::new();
-        let pred = match self.mode {
-            Mode::EmDpor => {
-                let prev = self.model.prev_in_task[op as usize];
-                if prev == NEVER {
-                    None
-                } else {
-                    self.hb.position(prev)
-                }
-            }
-            Mode::Dpor => {
-                let l = self.last_of_thread[p as usize];
-                (l != NEVER).then_some(l as usize)
-            }
-        };
-        preds.extend(pred);
+        preds.extend(R::predecessor(self, p, op));
         Target { thread: p, op, at: None, preds }
     }
 
@@ -342,10 +380,8 @@ impl<'m> Engine<'m> {
         }
     }
 
-    /// Takes thread `c` from the current state, updating clocks and indexes. With
-    /// `post_edges` (EM-DPOR's failure pass), a post is also ordered after every earlier post to
-    /// the same queue, as DPOR orders them.
-    pub(crate) fn push_step(&mut self, c: Choice, post_edges: bool) {
+    /// Takes thread `c` from the current state, updating clocks and indexes.
+    pub(crate) fn push_step(&mut self, c: Choice) {
         let model = self.model;
         let frame = self.frames.last().expect("a current state");
         let op = frame.next_op(c).expect("an enabled thread has a next operation");
@@ -376,25 +412,7 @@ impl<'m> Engine<'m> {
             }
             _ => {}
         }
-        if self.mode == Mode::Dpor {
-            if let Some(d) = self.post_dest(op) {
-                if let Some(&p) = self.posts_to[d as usize].last() {
-                    extra.push(p as usize);
-                }
-            }
-            let l = self.last_of_thread[c as usize];
-            if l != NEVER {
-                extra.push(l as usize);
-            }
-        }
-        if post_edges {
-            if let Some(d) = self.post_dest(op) {
-                extra.extend(self.posts_to[d as usize].iter().map(|&p| p as usize));
-            }
-        }
-        if self.mode == Mode::EmDpor && self.post_dest(op).is_some() && self.reorderings > 0 {
-            self.reordered_post_edge(op, &mut extra);
-        }
+        R::step_edges(self, c, op, &mut extra);
         self.hb.push_with(op, extra);
         match kind {
             OpKind::Read { loc } => self.accesses[loc as usize].push((pos, false)),
@@ -410,9 +428,10 @@ impl<'m> Engine<'m> {
         self.path.push(c);
         self.observe_step(&mut next, c, op);
         next.sets = Sets::default();
-        next.sleep.clear();
         next.analysed = false;
         self.frames.push(next);
+        self.rule.pushed();
+        self.sleep.pushed();
     }
 
     /// Brings `next` and `enabled` of `f` (copied from the state before) up to date after `c`
@@ -471,8 +490,9 @@ impl<'m> Engine<'m> {
         self.path.pop();
         if let Some(f) = self.frames.pop() {
             self.state.undo_to(f.mark);
-            self.reorderings -= f.sets.reordered.len();
             self.pool.push(f);
+            self.rule.popped();
+            self.sleep.popped();
         }
     }
 
@@ -529,119 +549,23 @@ impl<'m> Engine<'m> {
         out
     }
 
-    /// DPOR's backtrack rule for the race between path position `i` and `target`.
-    pub fn dpor_backtrack(&mut self, i: usize, target: &Target) {
-        let f = &self.frames[i];
-        let mut cands = ChoiceSet::default();
-        if f.enabled.contains(target.thread) && self.task_executable(f, target.op) {
-            cands.insert(target.thread);
-        }
-        let more = self.hb_candidates(i, target, true);
-        for t in more.iter() {
-            cands.insert(t);
-        }
-        // `dpor-sleep`: a sleeping thread is never taken at `pre(i)`, so the races its run from
-        // there would reveal are never found; only awake candidates count (see dpor_sleep.rs).
-        if cands.keep_awake(&f.sleep) {
-            self.add_one(i, &cands);
-        } else {
-            self.add_all_enabled(i);
-        }
-    }
-
-    /// Races of thread `p`'s next transition under DPOR's dependence: the last conflicting
-    /// transition of another thread that does not happen before it.
-    pub(crate) fn dpor_races(&mut self, p: Choice, op: u32) {
-        let target = self.next_target(p, op);
-        let other = |e: &Engine, i: u32| e.model.op_thread[e.hb.op(i as usize) as usize] != p;
-        let unordered = |e: &Engine, i: u32| other(e, i) && !e.hb_target(i as usize, &target);
-        let race = match self.op_kind(op) {
-            OpKind::Read { loc } => {
-                self.accesses[loc as usize].iter().rev().filter(|a| a.1).map(|a| a.0).find(|&i| unordered(self, i))
-            }
-            OpKind::Write { loc } => {
-                self.accesses[loc as usize].iter().rev().map(|a| a.0).find(|&i| unordered(self, i))
-            }
-            OpKind::Lock { .. } => {
-                self.lock_ops[self.model.lock_of(op) as usize].iter().rev().copied().find(|&i| unordered(self, i))
-            }
-            OpKind::Post { .. } => match self.post_dest(op) {
-                Some(d) => self.posts_to[d as usize].iter().rev().copied().find(|&i| unordered(self, i)),
-                None => None,
-            },
-            _ => None,
-        };
-        if let Some(i) = race {
-            self.dpor_backtrack(i as usize, &target);
-        }
-    }
-
-    /// Race analysis at the current state, for the next transition of every thread.
-    ///
-    /// `dpor`: a thread other than the last one to run whose next transition did not change
-    /// was analysed one state up, against the same path but its last transition; the last
-    /// unordered conflicting transition is then either that last one or the one found there,
-    /// whose backtrack rule already ran (same candidates: the last transition does not happen
-    /// before the thread's earlier ones). Only the last transition is checked for them.
-    fn analyse(&mut self) {
-        let top = self.frames.len() - 1;
-        let last = (self.mode == Mode::Dpor && top > 0).then(|| self.path[top - 1]);
-        for p in 0..self.threads() {
-            let Some(op) = self.frames[top].next_op(p) else {
-                continue;
-            };
-            match self.mode {
-                Mode::Dpor if last.is_some_and(|c| c != p && self.frames[top - 1].next[p as usize] == op) => {
-                    self.dpor_race_with_last(p, op)
-                }
-                Mode::Dpor => self.dpor_races(p, op),
-                Mode::EmDpor => self.em_races(p, op),
-            }
-        }
-    }
-
-    /// DPOR's race rule for thread `p`'s next transition `op` against the last transition of
-    /// the path alone.
-    fn dpor_race_with_last(&mut self, p: Choice, op: u32) {
-        let j = self.hb.len() - 1;
-        let conflict = self.dependent(op, self.hb.op(j));
-        if conflict {
-            let target = self.next_target(p, op);
-            if !self.hb_target(j, &target) {
-                self.dpor_backtrack(j, &target);
-            }
-        }
-    }
-
-    /// DPOR's dependence between transitions `a` and `b` of two different threads: accesses to
-    /// one location (one of them a write), LOCKs of one lock, posts to one queue.
-    pub(crate) fn dependent(&self, a: u32, b: u32) -> bool {
-        match (self.op_kind(a), self.op_kind(b)) {
-            (OpKind::Read { loc }, OpKind::Write { loc: l })
-            | (OpKind::Write { loc }, OpKind::Read { loc: l } | OpKind::Write { loc: l }) => loc == l,
-            (OpKind::Lock { .. }, OpKind::Lock { .. }) => self.model.lock_of(a) == self.model.lock_of(b),
-            (OpKind::Post { .. }, OpKind::Post { .. }) => {
-                self.post_dest(a).is_some() && self.post_dest(a) == self.post_dest(b)
-            }
-            _ => false,
-        }
-    }
-
     /// The thread to take at the current state, or None when nothing is left to do here.
     fn choose(&mut self) -> Option<Choice> {
-        let f = self.frames.last_mut().expect("a state");
+        let top = self.frames.len() - 1;
+        let f = &mut self.frames[top];
+        let sleep = self.sleep.asleep(top);
         if self.recorded {
             // The recorded order: the enabled thread whose next operation comes first.
             let c = f.enabled.iter().min_by_key(|&t| f.next_op(t).unwrap_or(u32::MAX))?;
             f.sets.backtrack.insert(c);
             return Some(c);
         }
-        // Sleeping threads are as good as done (sleep sets are empty unless `dpor-sleep`).
-        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, &f.sleep) {
+        // Sleeping threads are as good as done (sleep sets are empty without the component).
+        if let Some(c) = f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, sleep) {
             return Some(c);
         }
         if f.sets.done.is_empty() {
-            let c = f.enabled.iter().find(|&t| !f.sleep.contains(t))?;
+            let c = f.enabled.iter().find(|&t| !sleep.contains(t))?;
             f.sets.backtrack.insert(c);
             return Some(c);
         }
@@ -651,6 +575,8 @@ impl<'m> Engine<'m> {
     /// Puts the initial state on the path.
     pub(crate) fn start(&mut self) {
         self.frames.push(Frame::new(&self.state, self.model));
+        self.rule.pushed();
+        self.sleep.pushed();
     }
 
     /// Whether message `m` is queued at path state `a`: posted before it, not yet called.
@@ -678,16 +604,13 @@ impl<'m> Engine<'m> {
             // Blocked threads count too: at a deadlock their next LOCKs still reveal races.
             let top = self.frames.len() - 1;
             if !self.frames[top].analysed {
-                self.analyse();
-                // EM-DPOR's analysis reads done sets, which grow: it runs at every visit.
-                self.frames[top].analysed = self.mode == Mode::Dpor;
+                R::analyse(self);
+                self.frames[top].analysed = R::ONCE_PER_STATE;
             }
             if self.frames[top].enabled.is_empty() {
                 self.terminal(search);
                 self.recorded = false;
-                if let Some((a, n)) = self.failure.take() {
-                    self.backtrack_eager(a, n);
-                }
+                R::execution_ended(self);
                 if !self.backtrack_to_pending() {
                     return;
                 }
@@ -709,10 +632,8 @@ impl<'m> Engine<'m> {
                     }
                     let f = self.frames.last_mut().expect("a state");
                     f.sets.done.insert(c);
-                    self.push_step(c, false);
-                    if self.sleep_sets {
-                        self.enter_sleep(c);
-                    }
+                    self.push_step(c);
+                    S::entered(self, c);
                     search.transition(self.path.len());
                     if search.stats.transitions.is_multiple_of(PROGRESS_EVERY) {
                         search.stats.estimated_done = Some(self.estimated_done());
@@ -736,7 +657,7 @@ impl<'m> Engine<'m> {
                 None => {
                     if self.frames[top].sets.done.is_empty() {
                         // Every enabled thread is asleep: an equivalent run was explored already.
-                        *search.stats.sleep_blocked.get_or_insert(0) += 1;
+                        self.sleep.blocked(&mut search.stats);
                     }
                     if !self.backtrack_to_pending() {
                         return;
@@ -752,9 +673,10 @@ impl<'m> Engine<'m> {
     /// grow as the search goes on, so the estimate tends to run ahead of the truth.
     pub fn estimated_done(&self) -> f64 {
         let (mut done, mut weight) = (0.0, 1.0);
-        for f in &self.frames[self.root..] {
+        for (i, f) in self.frames.iter().enumerate().skip(self.root) {
             // The choices of this state: those taken, and those still to take.
-            let open = |t: Choice| f.sets.backtrack.contains(t) && f.enabled.contains(t) && !f.sleep.contains(t);
+            let sleep = self.sleep.asleep(i);
+            let open = |t: Choice| f.sets.backtrack.contains(t) && f.enabled.contains(t) && !sleep.contains(t);
             let total = (0..self.threads()).filter(|&t| f.sets.done.contains(t) || open(t)).count();
             if total > 1 {
                 let finished = f.sets.done.iter().count().saturating_sub(1);
@@ -770,7 +692,8 @@ impl<'m> Engine<'m> {
     fn backtrack_to_pending(&mut self) -> bool {
         loop {
             let f = self.frames.last().expect("a state");
-            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, &f.sleep).is_some() {
+            let sleep = self.sleep.asleep(self.frames.len() - 1);
+            if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, sleep).is_some() {
                 return true;
             }
             if self.frames.len() == self.root + 1 {

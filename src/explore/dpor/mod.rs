@@ -7,18 +7,24 @@
 //!   engine's parallel component [`handoff::Donor`] (its claims and pacing, called at two hook
 //!   points of the loop: before a choice is taken, after a step), so the core search holds no
 //!   state of the parallel one;
-//! - [`engine`]: the sequential search, shared with `em-dpor`, `dpor-sleep` and `optimal`; its
-//!   header gives the walk and the race rule. It knows only `handoff`;
+//! - [`engine`]: the sequential search, the DPOR core shared with `em-dpor`, `dpor-sleep` and
+//!   `optimal`; its header gives the walk and the hook points where a race rule and a sleep-set
+//!   component plug in. It knows only `handoff`;
+//! - [`race`]: `dpor`'s race rule, Flanagan and Godefroid's ([`DporRace`]), plugged into the
+//!   engine; `dpor-sleep` uses it too, and `em-dpor`'s BacktrackEager runs its race functions;
 //! - [`par`]: the parallel driver, whose header argues why the parallel search explores the
-//!   same tree (hence the same counts) as the sequential one. It uses `engine` and `handoff`.
+//!   same tree (hence the same counts) as the sequential one. It uses `engine`, `race` and
+//!   `handoff`.
 //!
 //! Per-state sets are [`crate::explore::sets::ChoiceSet`]s.
 
 pub(crate) mod engine;
 pub(crate) mod handoff;
 mod par;
+pub(crate) mod race;
 
-pub(crate) use engine::{Engine, Mode, Target};
+pub(crate) use engine::{Engine, NoSleep, RaceRule, Sets, Sleep, Target};
+pub(crate) use race::DporRace;
 
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
@@ -44,7 +50,7 @@ pub fn run_dpor(search: &mut Search<'_, EmModel>) -> u64 {
     if threads > 1 {
         return par::run(search, threads);
     }
-    let mut engine = Engine::new(search.model, Mode::Dpor);
+    let mut engine = Engine::new(search.model, DporRace, NoSleep::default());
     engine.run(search);
     0
 }

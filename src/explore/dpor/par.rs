@@ -29,8 +29,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::engine::{Engine, Mode};
+use super::engine::{Engine, NoSleep};
 use super::handoff::{Claim, Donor, Events, Helpers, Task};
+use super::race::DporRace;
 use crate::explore::{Search, Seed};
 use crate::model::em::EmModel;
 use crate::model::Choice;
@@ -110,15 +111,15 @@ impl<'m> Pool<'m> {
         search.check_limits();
         let mut events = Events::default();
         if !search.stopped() {
-            let mut engine = Engine::new(search.model, Mode::Dpor);
+            let mut engine = Engine::new(search.model, DporRace, NoSleep::default());
             engine.recorded = false;
             engine.start();
             let (&c, prefix) = task.path.split_last().expect("a donated choice");
             for &t in prefix {
-                engine.push_step(t, false);
+                engine.push_step(t);
             }
             engine.frames.last_mut().expect("a state").sets.done.insert(c);
-            engine.push_step(c, false);
+            engine.push_step(c);
             search.transition(engine.path.len());
             engine.root = task.path.len();
             engine.explore(&mut search, Some(&mut Donor::new(self, nesting)));
@@ -225,7 +226,7 @@ pub(crate) fn run(search: &mut Search<'_, EmModel>, threads: usize) -> u64 {
         }
         let _over = Over(&pool);
         let model = search.model;
-        let mut engine = Engine::new(model, Mode::Dpor);
+        let mut engine = Engine::new(model, DporRace, NoSleep::default());
         engine.start();
         engine.explore(search, Some(&mut Donor::new(&pool, 0)));
     });

@@ -1,0 +1,141 @@
+//! `dpor`'s race rule: Flanagan and Godefroid's (POPL 2005, "Dynamic partial-order reduction
+//! for model checking software", §4), in the form EM-Explorer uses as its baseline, plugged
+//! into the DPOR core ([`super::engine`]) at its [`RaceRule`] hook points.
+//!
+//! Dependence: accesses to one location (one of them a write), LOCKs of one lock, posts to one
+//! queue (an event queue is a shared object); the transitions of a thread, its handlers
+//! included, are totally ordered (the happens-before edges the rule adds at each step).
+//!
+//! The rule (docs/em-dpor.md §4.1): for the next transition of thread p, the last conflicting
+//! transition i of another thread that does not happen before p; at `pre(i)` add p if it can run
+//! there, else a thread of a transition after i that happens before p, else every enabled
+//! thread. Why no Mazurkiewicz trace is missed is Flanagan and Godefroid's theorem: each race
+//! of an explored run has its reversal scheduled at `pre(i)`, by a thread that starts it. The
+//! analysis reads the path, the clocks and `enabled` only, so it runs once per state (and
+//! subtrees are functions of their paths, which parallel `dpor` relies on, see [`super::par`]).
+//!
+//! The race functions are generic over the engine's rule: EM-DPOR's BacktrackEager runs them
+//! on a stretch of its path ([`crate::explore::em_dpor`]), and sleep sets commute transitions
+//! by [`Engine::dependent`].
+
+use smallvec::SmallVec;
+
+use super::engine::{Engine, RaceRule, Sleep, Target};
+use crate::explore::sets::ChoiceSet;
+use crate::model::Choice;
+use crate::trace::em::OpKind;
+
+/// Flanagan and Godefroid's race rule (`dpor`, `dpor-sleep`). It keeps no state: what it reads
+/// (the path, the clocks, the indexes of accesses, locks and posts) is the core's.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DporRace;
+
+impl RaceRule for DporRace {
+    const ONCE_PER_STATE: bool = true;
+
+    /// Thread order: the thread's latest transition.
+    fn predecessor<S: Sleep>(e: &Engine<'_, Self, S>, p: Choice, _op: u32) -> Option<usize> {
+        e.last_of_thread(p)
+    }
+
+    /// Posts to one queue are ordered (the queue is a shared object), and so are the
+    /// transitions of a thread.
+    fn step_edges<S: Sleep>(e: &mut Engine<'_, Self, S>, c: Choice, op: u32, extra: &mut SmallVec<[usize; 8]>) {
+        if let Some(d) = e.post_dest(op) {
+            extra.extend(e.posts_to(d).last().map(|&p| p as usize));
+        }
+        extra.extend(e.last_of_thread(c));
+    }
+
+    /// A thread other than the last one to run whose next transition did not change was
+    /// analysed one state up, against the same path but its last transition; the last
+    /// unordered conflicting transition is then either that last one or the one found there,
+    /// whose backtrack rule already ran (same candidates: the last transition does not happen
+    /// before the thread's earlier ones). Only the last transition is checked for them.
+    fn analyse<S: Sleep>(e: &mut Engine<'_, Self, S>) {
+        let top = e.frames.len() - 1;
+        let last = (top > 0).then(|| e.path[top - 1]);
+        for p in 0..e.threads() {
+            let Some(op) = e.frames[top].next_op(p) else {
+                continue;
+            };
+            if last.is_some_and(|c| c != p && e.frames[top - 1].next[p as usize] == op) {
+                e.dpor_race_with_last(p, op);
+            } else {
+                e.dpor_races(p, op);
+            }
+        }
+    }
+}
+
+impl<R: RaceRule, S: Sleep> Engine<'_, R, S> {
+    /// DPOR's backtrack rule for the race between path position `i` and `target`.
+    pub fn dpor_backtrack(&mut self, i: usize, target: &Target) {
+        let f = &self.frames[i];
+        let mut cands = ChoiceSet::default();
+        if f.enabled.contains(target.thread) && self.task_executable(f, target.op) {
+            cands.insert(target.thread);
+        }
+        let more = self.hb_candidates(i, target, true);
+        for t in more.iter() {
+            cands.insert(t);
+        }
+        // `dpor-sleep`: a sleeping thread is never taken at `pre(i)`, so the races its run from
+        // there would reveal are never found; only awake candidates count (see dpor_sleep.rs).
+        if cands.keep_awake(self.sleep.asleep(i)) {
+            self.add_one(i, &cands);
+        } else {
+            self.add_all_enabled(i);
+        }
+    }
+
+    /// Races of thread `p`'s next transition under DPOR's dependence: the last conflicting
+    /// transition of another thread that does not happen before it.
+    pub(crate) fn dpor_races(&mut self, p: Choice, op: u32) {
+        let target = self.next_target(p, op);
+        let other = |e: &Self, i: u32| e.model.op_thread[e.hb.op(i as usize) as usize] != p;
+        let unordered = |e: &Self, i: u32| other(e, i) && !e.hb_target(i as usize, &target);
+        let race = match self.op_kind(op) {
+            OpKind::Read { loc } => {
+                self.accesses_of(loc).iter().rev().filter(|a| a.1).map(|a| a.0).find(|&i| unordered(self, i))
+            }
+            OpKind::Write { loc } => self.accesses_of(loc).iter().rev().map(|a| a.0).find(|&i| unordered(self, i)),
+            OpKind::Lock { .. } => self.locks_of(op).iter().rev().copied().find(|&i| unordered(self, i)),
+            OpKind::Post { .. } => match self.post_dest(op) {
+                Some(d) => self.posts_to(d).iter().rev().copied().find(|&i| unordered(self, i)),
+                None => None,
+            },
+            _ => None,
+        };
+        if let Some(i) = race {
+            self.dpor_backtrack(i as usize, &target);
+        }
+    }
+
+    /// DPOR's race rule for thread `p`'s next transition `op` against the last transition of
+    /// the path alone.
+    fn dpor_race_with_last(&mut self, p: Choice, op: u32) {
+        let j = self.hb.len() - 1;
+        let conflict = self.dependent(op, self.hb.op(j));
+        if conflict {
+            let target = self.next_target(p, op);
+            if !self.hb_target(j, &target) {
+                self.dpor_backtrack(j, &target);
+            }
+        }
+    }
+
+    /// DPOR's dependence between transitions `a` and `b` of two different threads: accesses to
+    /// one location (one of them a write), LOCKs of one lock, posts to one queue.
+    pub(crate) fn dependent(&self, a: u32, b: u32) -> bool {
+        match (self.op_kind(a), self.op_kind(b)) {
+            (OpKind::Read { loc }, OpKind::Write { loc: l })
+            | (OpKind::Write { loc }, OpKind::Read { loc: l } | OpKind::Write { loc: l }) => loc == l,
+            (OpKind::Lock { .. }, OpKind::Lock { .. }) => self.model.lock_of(a) == self.model.lock_of(b),
+            (OpKind::Post { .. }, OpKind::Post { .. }) => {
+                self.post_dest(a).is_some() && self.post_dest(a) == self.post_dest(b)
+            }
+            _ => false,
+        }
+    }
+}
