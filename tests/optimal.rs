@@ -1,8 +1,8 @@
-//! `optimal` (EM-DPOR with sleep sets, src/explore/optimal.rs): the outcome set of the
-//! exhaustive search on EM-Explorer's 28 benchmark traces and on every fixture, the outcome set
-//! of the sound reductions on the five TACAS 2016 traces, and, on the benchmark traces, never
-//! more executions than `em-dpor`, whose backtracking it keeps (on music it runs more,
-//! docs/optimal.md §4). The random differential check is in tests/dpor_random.rs.
+//! `optimal` (src/explore/reads_from.rs, docs/optimal.md): one execution per outcome. On
+//! EM-Explorer's 28 benchmark traces and every fixture it reaches the exhaustive outcome set with
+//! exactly as many executions as distinct outcomes, and on the five TACAS 2016 traces the
+//! outcome set of `em-dpor-sleep`, also with one execution per outcome. The random differential check is tests/soundness.rs (the
+//! strategy is registered, so it runs there on every generated trace).
 
 use std::time::Duration;
 
@@ -15,65 +15,40 @@ fn run(m: &EmModel, name: &str, secs: u64) -> (Stats, Outcomes) {
     common::run_em(m, name, Limits { time: Some(Duration::from_secs(secs)), ..Limits::default() })
 }
 
-/// The counters `optimal` keeps add up: every execution beyond the first of each outcome is
-/// counted redundant.
+/// One execution per outcome, and the counters say so.
 fn check_counters(what: &str, st: &Stats, found: &Outcomes) {
-    assert_eq!(st.redundant, Some(st.executions - found.len() as u64), "{what}: redundant runs");
-    assert!(st.blocked.is_some(), "{what}: abandoned runs not counted");
+    assert_eq!(st.executions, found.len() as u64, "{what}: executions against distinct outcomes");
+    assert_eq!(st.redundant, Some(0), "{what}: redundant runs");
+    assert!(st.blocked.is_some() && st.consistency_s.is_some(), "{what}: counters missing");
 }
 
 #[test]
-fn benchmark_traces_keep_full_outcome_sets() {
+fn benchmark_traces_and_fixtures_reach_full_outcome_sets_once_each() {
+    let mut dirs = common::benchmark_dirs();
+    dirs.extend(common::trace_dirs(&common::root().join("fixtures/em")));
     let mut problems = Vec::new();
-    for dir in &common::benchmark_dirs() {
-        let (st, found) = match common::against_full(dir, "optimal") {
-            Ok(r) => r,
-            Err(problem) => {
-                problems.push(problem);
-                continue;
-            }
-        };
-        let (se, _) = run(&common::em(dir), "em-dpor", 60);
-        if se.finished && st.executions > se.executions {
-            problems.push(format!("{}: {} executions, em-dpor {}", dir.display(), st.executions, se.executions));
+    for dir in &dirs {
+        match common::against_full(dir, "optimal") {
+            Ok((st, found)) => check_counters(&dir.display().to_string(), &st, &found),
+            Err(problem) => problems.push(problem),
         }
-        check_counters(&dir.display().to_string(), &st, &found);
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Every fixture under fixtures/em: the outcome lines it expects.
+/// The TACAS 2016 traces (`full` finishes on none): the outcome set of `em-dpor-sleep`, which
+/// finishes all five (docs/optimal.md), with one execution per outcome.
 #[test]
-fn fixtures_keep_expected_outcomes() {
-    let root = common::root().join("fixtures/em");
-    for dir in common::trace_dirs(&root) {
-        let Ok(expected) = std::fs::read_to_string(dir.join("expected.outcomes")) else {
-            continue;
-        };
-        let m = common::em(&dir);
-        let (st, found) = run(&m, "optimal", 60);
-        assert!(st.finished, "{}: did not finish", dir.display());
-        assert_eq!(common::outcome_text(&found), expected, "{}: outcome lines", dir.display());
-    }
-}
-
-/// The TACAS 2016 traces (`full` finishes on none): the outcome set of `em-dpor`, or of
-/// `dpor-sleep` on mytracks, where em-dpor needs 405,013 runs; the distinct outcomes are the
-/// issue's floor (2, 2, 6, 20, 10).
-#[test]
-fn tacas_traces_keep_sound_outcome_sets() {
-    for (app, reference, outcomes) in [
-        ("remind-me", "em-dpor", 2),
-        ("aarddict", "em-dpor", 2),
-        ("music", "em-dpor", 6),
-        ("charachter-recognition", "em-dpor", 20),
-        ("mytracks", "dpor-sleep", 10),
-    ] {
+fn tacas_traces_reach_the_sound_outcome_sets_once_each() {
+    for (app, outcomes) in
+        [("remind-me", 2), ("aarddict", 2), ("music", 6), ("charachter-recognition", 20), ("mytracks", 10)]
+    {
         let m = common::em(&common::em_explorer().join("tacas-2016").join(app));
+        let (sr, expected) = run(&m, "em-dpor-sleep", 120);
+        assert!(sr.finished, "{app}: em-dpor-sleep did not finish");
         let (st, found) = run(&m, "optimal", 60);
-        let (sr, expected) = run(&m, reference, 120);
-        assert!(st.finished && sr.finished, "{app}: did not finish");
-        assert!(found.same_as(&expected), "{app}: optimal and {reference} disagree");
+        assert!(st.finished, "{app}: optimal did not finish");
+        assert!(found.same_as(&expected), "{app}: optimal and em-dpor-sleep disagree");
         assert_eq!(found.len(), outcomes, "{app}: distinct outcomes");
         check_counters(app, &st, &found);
     }

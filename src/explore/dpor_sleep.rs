@@ -22,7 +22,7 @@
 //! state of the path), plugged in at the engine's [`Sleep`] hook points: `pushed` and `popped`
 //! as the path grows and shrinks, `entered` after each step the search takes (not on replays),
 //! `asleep` where the engine chooses or backtracks and where a race rule falls back, `blocked`
-//! when a state is left with nothing taken. `optimal` uses it too, with `wake_on_queue_ops`.
+//! when a state is left with nothing taken. `em-dpor-sleep` uses it too, with `wake_on_queue_ops`.
 //!
 //! The counts differ from EM-Explorer's DPOR baseline, which has no sleep sets (so `dpor`
 //! keeps its own); the outcome set must be the same (tests/dpor_benchmarks.rs,
@@ -53,14 +53,14 @@ impl Strategy<EmModel> for DporSleep {
     }
 }
 
-/// The sleep-set component of the engine (`dpor-sleep`, and `optimal` with
+/// The sleep-set component of the engine (`dpor-sleep`, and `em-dpor-sleep` with
 /// `wake_on_queue_ops`): one sleep set per state of the path, kept in step with it through
 /// the engine's [`Sleep`] hook points.
 pub(crate) struct SleepSets {
     /// Per path state: the threads asleep there.
     per_state: Vec<ChoiceSet>,
-    /// `optimal`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (why: see
-    /// [`crate::explore::optimal`]).
+    /// `em-dpor-sleep`: a POST, CALL, RET, LOCK or UNLOCK wakes every sleeping thread (why: see
+    /// [`crate::explore::em_dpor_sleep`]).
     wake_on_queue_ops: bool,
 }
 

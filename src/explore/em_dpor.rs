@@ -57,7 +57,7 @@ pub(crate) struct EmSets {
     dpor_run: bool,
 }
 
-/// EM-DPOR's race rule (`em-dpor`, `optimal`) and its state: per state of the path (in step
+/// EM-DPOR's race rule (`em-dpor`, `em-dpor-sleep`) and its state: per state of the path (in step
 /// with the engine's path through the [`RaceRule`] hooks), and per execution.
 #[derive(Default)]
 pub(crate) struct EmRace {
@@ -262,7 +262,7 @@ impl<'m, S: Sleep> Engine<'m, EmRace, S> {
         let mut fresh = ChoiceSet::default();
         let mut asleep = false;
         for t in cands.iter() {
-            // `optimal`: a sleeping candidate is never run at `pre(a)` (sleep sets are empty
+            // `em-dpor-sleep`: a sleeping candidate is never run at `pre(a)` (sleep sets are empty
             // otherwise), so it cannot reveal the races its run would; as in `dpor-sleep`,
             // fall back to every enabled thread when only sleeping candidates are fresh.
             if sleep.contains(t) {

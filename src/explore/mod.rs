@@ -23,12 +23,12 @@
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | `dfs` | the depth-first (and parallel breadth-first) walk both exhaustive ones share | |
-//! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces); `dpor/engine.rs` the DPOR core `em-dpor`, `dpor-sleep` and `optimal` share (race rules and sleep sets plug in at its hook points), `dpor/race.rs` Flanagan-Godefroid's race rule, `dpor/par.rs` `--threads N` (subtrees handed to idle workers), `dpor/handoff.rs` what the two share | no |
+//! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces); `dpor/engine.rs` the DPOR core `em-dpor`, `dpor-sleep` and `em-dpor-sleep` share (race rules and sleep sets plug in at its hook points), `dpor/race.rs` Flanagan-Godefroid's race rule, `dpor/par.rs` `--threads N` (subtrees handed to idle workers), `dpor/handoff.rs` what the two share | no |
 //! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces; on event models in [`dpor_events`]); the sleep-set component `SleepSets` of the DPOR core | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces); the DPOR core's race rule `EmRace` | no |
-//! | [`optimal`] | `optimal`: EM-DPOR with sleep sets, a sound step toward one execution per outcome (EM traces) | no |
-//! | [`reads_from`] | `reads-from`: reads-from maps enumerated, each decided by saturation and a persistent-set witness search; one execution per outcome (EM traces) | within a witness search |
+//! | [`em_dpor_sleep`] | `em-dpor-sleep`: EM-DPOR with sleep sets, a sound step toward one execution per outcome (EM traces) | no |
+//! | [`reads_from`] | `optimal`: reads-from maps enumerated, each decided by saturation and a persistent-set witness search; one execution per outcome (EM traces) | within a witness search |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
 //! | [`registry`] | the strategies by name, and what each needs and supports | |
 //! | [`stats`] | counters and limits | |
@@ -43,10 +43,10 @@ pub mod dpor;
 pub mod dpor_events;
 pub mod dpor_sleep;
 pub mod em_dpor;
+pub mod em_dpor_sleep;
 pub mod full;
 pub mod full_stateless;
 pub mod graph;
-pub mod optimal;
 pub mod outcomes;
 pub mod reads_from;
 pub mod registry;

@@ -1,4 +1,4 @@
-//! `reads-from`: one execution per outcome on EM traces, by enumerating reads-from maps and
+//! `optimal`: one execution per outcome on EM traces, by enumerating reads-from maps and
 //! deciding each one's consistency with a witness search (issue 14; docs/optimal.md).
 //!
 //! # Lineage
@@ -73,13 +73,13 @@ use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::{Choice, Model};
 use crate::trace::em::OpKind;
 
-/// The `reads-from` strategy (see the module header).
+/// The `optimal` strategy (see the module header).
 #[derive(Default)]
 pub struct ReadsFrom;
 
 impl Strategy<EmModel> for ReadsFrom {
     fn name(&self) -> &'static str {
-        "reads-from"
+        "optimal"
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {

@@ -11,7 +11,7 @@
 //! loop is generic over `M`, so the transitions themselves are statically dispatched.
 
 use super::{
-    dpor, dpor_events, dpor_sleep, em_dpor, full, full_stateless, optimal, reads_from, stateful_dpor, Strategy,
+    dpor, dpor_events, dpor_sleep, em_dpor, em_dpor_sleep, full, full_stateless, reads_from, stateful_dpor, Strategy,
 };
 use crate::model::em::EmModel;
 use crate::model::events::EventModel;
@@ -141,15 +141,15 @@ pub const REGISTRY: &[Entry] = &[
         ..BASE
     },
     Entry {
-        name: "optimal",
-        what: "toward one execution per outcome: EM-DPOR with sleep sets (EM traces; not yet optimal)",
+        name: "em-dpor-sleep",
+        what: "EM-DPOR with sleep sets: a sound step toward one execution per outcome (EM traces)",
         paper: "Maiya et al., TACAS 2016, with Godefroid's sleep sets (docs/optimal.md)",
         stateless: true,
-        em_trace: Some(|| Box::new(optimal::Optimal)),
+        em_trace: Some(|| Box::new(em_dpor_sleep::EmDporSleep)),
         ..BASE
     },
     Entry {
-        name: "reads-from",
+        name: "optimal",
         what: "one execution per outcome: reads-from maps enumerated, each decided by a witness search (EM traces)",
         paper:
             "reads-from enumeration as in RFSC (Abdulla et al., OOPSLA 2019), for fixed control flow (docs/optimal.md)",

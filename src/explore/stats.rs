@@ -79,11 +79,11 @@ pub struct Stats {
     /// When a limit stopped a depth-first search: a rough estimate of the share of its tree
     /// explored, 0 to 1 (`dpor`, `dpor-sleep`, `em-dpor`; see `Engine::estimated_done`).
     pub estimated_done: Option<f64>,
-    /// Executions that ended in an outcome already seen (`optimal`).
+    /// Executions that ended in an outcome already seen (`optimal`, `em-dpor-sleep`).
     pub redundant: Option<u64>,
-    /// Runs abandoned before their end: blocked by sleep sets or an inconsistent choice (`optimal`).
+    /// Runs abandoned before their end: blocked by sleep sets or an inconsistent choice (`optimal`, `em-dpor-sleep`).
     pub blocked: Option<u64>,
-    /// Seconds spent deciding whether a wanted ordering is consistent (`optimal`).
+    /// Seconds spent deciding whether a wanted ordering is consistent (`optimal`, `em-dpor-sleep`).
     pub consistency_s: Option<f64>,
 }
 

@@ -69,11 +69,11 @@ pub struct RunReport {
     pub sleep_blocked: Option<u64>,
     /// When a limit stopped a depth-first search: rough estimate of the share explored (0-1).
     pub estimated_done: Option<f64>,
-    /// Executions that ended in an outcome already seen (`optimal`).
+    /// Executions that ended in an outcome already seen (`optimal`, `em-dpor-sleep`).
     pub redundant: Option<u64>,
-    /// Runs abandoned before their end (`optimal`).
+    /// Runs abandoned before their end (`optimal`, `em-dpor-sleep`).
     pub blocked: Option<u64>,
-    /// Seconds spent in consistency checks (`optimal`).
+    /// Seconds spent in consistency checks (`optimal`, `em-dpor-sleep`).
     pub consistency_s: Option<f64>,
     #[serde(skip)]
     pub found: Outcomes,

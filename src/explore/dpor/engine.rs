@@ -1,6 +1,6 @@
 //! The DPOR core on EM traces (Flanagan and Godefroid, POPL 2005, "Dynamic partial-order
 //! reduction for model checking software", §3-4), shared by `dpor`, `em-dpor`, `dpor-sleep`
-//! and `optimal`: a stateless depth-first search that keeps only the current path, with a
+//! and `em-dpor-sleep`: a stateless depth-first search that keeps only the current path, with a
 //! *backtrack* and a *done* set of threads per state, the *enabled* threads, happens-before
 //! clocks ([`EmHb`]) extended with the conflict edges, and indexes of the path's accesses,
 //! locks and posts. It owns nothing of one strategy: which transitions race, and the state a
@@ -22,12 +22,12 @@
 //!   before choosing; once per state when `ONCE_PER_STATE`), `pushed`/`popped` (the path grew
 //!   or shrank, for a rule's per-state data), `execution_ended` (after a terminal state, before
 //!   backtracking). Rules: [`super::race::DporRace`] (Flanagan-Godefroid, `dpor` and
-//!   `dpor-sleep`), [`crate::explore::em_dpor::EmRace`] (EM-DPOR, `em-dpor` and `optimal`).
+//!   `dpor-sleep`), [`crate::explore::em_dpor::EmRace`] (EM-DPOR, `em-dpor` and `em-dpor-sleep`).
 //! - [`Sleep`], the sleep-set component (`S`): `pushed`/`popped`, `entered` (after each step
 //!   the search takes, not on replays), `asleep` (read where the core chooses and backtracks
 //!   and where a rule falls back to every enabled thread), `blocked` (a state left with nothing
 //!   taken). [`NoSleep`] for `dpor` and `em-dpor`; [`crate::explore::dpor_sleep::SleepSets`]
-//!   for `dpor-sleep` and `optimal`.
+//!   for `dpor-sleep` and `em-dpor-sleep`.
 //! - The parallel component, [`super::handoff::Donor`] (parallel `dpor`): `reach` before a
 //!   choice is taken, `offer` after a step.
 
@@ -124,7 +124,7 @@ pub(crate) struct Target {
 
 /// The race rule's hook points: which transitions race, and where their reversals are
 /// scheduled. [`super::race::DporRace`] is Flanagan and Godefroid's (`dpor`, `dpor-sleep`),
-/// [`crate::explore::em_dpor::EmRace`] EM-DPOR's (`em-dpor`, `optimal`). A rule keeps its own
+/// [`crate::explore::em_dpor::EmRace`] EM-DPOR's (`em-dpor`, `em-dpor-sleep`). A rule keeps its own
 /// state (per execution, and per state of the path in step with [`RaceRule::pushed`] and
 /// [`RaceRule::popped`]); the engine is generic over it, so no call is dynamic.
 pub(crate) trait RaceRule: Sized {
@@ -151,7 +151,7 @@ pub(crate) trait RaceRule: Sized {
 /// The sleep-set hook points of the engine (Godefroid's sleep sets): which threads sleep at a
 /// state of the path, kept by the component in step with the path. [`NoSleep`] (`dpor`,
 /// `em-dpor`) has none asleep anywhere; [`crate::explore::dpor_sleep::SleepSets`] is the
-/// component of `dpor-sleep` and `optimal`. Static dispatch: the engine is generic over it.
+/// component of `dpor-sleep` and `em-dpor-sleep`. Static dispatch: the engine is generic over it.
 pub(crate) trait Sleep: Sized {
     /// The threads asleep at path state `at`: never taken there.
     fn asleep(&self, at: usize) -> &ChoiceSet;
@@ -179,7 +179,7 @@ impl Sleep for NoSleep {
     }
 }
 
-/// The DPOR core `dpor`, `em-dpor`, `dpor-sleep` and `optimal` share, with race rule `R` and
+/// The DPOR core `dpor`, `em-dpor`, `dpor-sleep` and `em-dpor-sleep` share, with race rule `R` and
 /// sleep-set component `S`.
 pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep> {
     pub model: &'m EmModel,

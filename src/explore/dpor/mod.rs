@@ -8,7 +8,7 @@
 //!   points of the loop: before a choice is taken, after a step), so the core search holds no
 //!   state of the parallel one;
 //! - [`engine`]: the sequential search, the DPOR core shared with `em-dpor`, `dpor-sleep` and
-//!   `optimal`; its header gives the walk and the hook points where a race rule and a sleep-set
+//!   `em-dpor-sleep`; its header gives the walk and the hook points where a race rule and a sleep-set
 //!   component plug in. It knows only `handoff`;
 //! - [`race`]: `dpor`'s race rule, Flanagan and Godefroid's ([`DporRace`]), plugged into the
 //!   engine; `dpor-sleep` uses it too, and `em-dpor`'s BacktrackEager runs its race functions;

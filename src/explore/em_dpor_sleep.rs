@@ -1,5 +1,6 @@
-//! `optimal`: EM-DPOR with sleep sets, a sound step towards one execution per outcome
-//! (issue 14). It is *not* reads-from optimal; docs/optimal.md measures how far from the floor
+//! `em-dpor-sleep`: EM-DPOR with sleep sets, a sound step towards one execution per outcome
+//! (issue 14; it was called `optimal` until the reads-from search, src/explore/reads_from.rs,
+//! took that name). It is *not* reads-from optimal; docs/optimal.md measures how far from the floor
 //! (the number of distinct outcomes) it stays.
 //!
 //! # Algorithm and lineage
@@ -56,7 +57,7 @@
 //! dependence and the commutation relation agree. That is an argument, not a proof (no paper
 //! combines EM-DPOR with sleep sets); the combination is checked against the exhaustive search
 //! on random traces (tests/soundness.rs) and on the benchmark and TACAS traces
-//! (tests/optimal.rs).
+//! (tests/em_dpor_sleep.rs).
 //!
 //! # Stuck outcomes
 //! A run ends when nothing is enabled, complete or stuck; both are terminal states and count
@@ -75,13 +76,13 @@ use super::em_dpor::EmRace;
 use super::{Search, Strategy};
 use crate::model::em::EmModel;
 
-/// The `optimal` strategy (see the module header).
+/// The `em-dpor-sleep` strategy (see the module header).
 #[derive(Default)]
-pub struct Optimal;
+pub struct EmDporSleep;
 
-impl Strategy<EmModel> for Optimal {
+impl Strategy<EmModel> for EmDporSleep {
     fn name(&self) -> &'static str {
-        "optimal"
+        "em-dpor-sleep"
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
