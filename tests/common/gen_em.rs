@@ -7,7 +7,8 @@
 //! Besides the common shapes it produces the ones that broke `stateful-dpor` (issue 12): a NOTIFY
 //! aimed at a thread before that thread starts (and its later WAIT), re-entrant locks, posts
 //! from threads after they waited, handlers that lock (re-entrantly too), and loopers that read
-//! and write before their LOOP.
+//! and write before their LOOP. Some traces can deadlock (two threads taking two locks in
+//! opposite orders), so that stuck outcomes are compared too.
 
 use std::collections::VecDeque;
 use std::fmt::Write;
@@ -162,6 +163,19 @@ pub fn generate(seed: u64) -> Option<(String, String)> {
             own.insert(g.rng.gen_range(0..=own.len()), Act::Notify(other));
         }
         sims.push(Sim::new(t, own, false, false));
+    }
+    // Sometimes two plain threads take two locks in opposite orders: the recorded run is one
+    // that did not deadlock, other interleavings do (stuck outcomes to reach).
+    if plain.len() >= 2 && g.rng.gen_bool(0.6) {
+        // Locks 0 and 1 (the holder table below is sized from `g.locks`).
+        g.locks = g.locks.max(2);
+        for (k, (a, b)) in [(0, 1), (1, 0)].into_iter().enumerate() {
+            let block = [Act::Lock(a), Act::Lock(b), Act::Unlock(b), Act::Unlock(a)];
+            if let Some(s) = sims.iter_mut().find(|s| s.tid == plain[k]) {
+                let at = g.rng.gen_range(0..=s.own.len());
+                s.own.splice(at..at, block);
+            }
+        }
     }
     // Environment threads: a NOP held back by a dependence.txt edge, then a native post, as
     // DroidRacer models binder and delayed posts.
