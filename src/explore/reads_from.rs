@@ -174,10 +174,10 @@ impl<'m> Statics<'m> {
         }
         // Static predecessors (as the model's acyclicity check has them).
         let mut preds: Vec<SmallVec<[u32; 3]>> = vec![SmallVec::new(); n];
-        for x in 0..n {
-            preds[x].extend(model.waits_for[x].iter().copied().filter(|&w| w != NEVER));
+        for (x, p) in preds.iter_mut().enumerate() {
+            p.extend(model.waits_for[x].iter().copied().filter(|&w| w != NEVER));
             if model.prev_in_task[x] != NEVER {
-                preds[x].push(model.prev_in_task[x]);
+                p.push(model.prev_in_task[x]);
             }
         }
         for h in model.handlers.iter().flatten() {
@@ -708,7 +708,7 @@ impl<'s, 'm> Witness<'s, 'm> {
             if search.stopped() {
                 return None;
             }
-            let Some(top) = stack.last_mut() else { return None };
+            let top = stack.last_mut()?;
             if top.next == top.choices.len() {
                 let mark = top.mark;
                 stack.pop();
