@@ -30,10 +30,13 @@
 //!   for `dpor-sleep` and `em-dpor-sleep`.
 //! - The parallel component, [`super::handoff::Donor`] (parallel `dpor`): `reach` before a
 //!   choice is taken, `offer` after a step.
+//! - The progress estimate, [`super::estimate::Estimate`]: `stepped` after a step, `stopped`
+//!   when the search stops; it reads the path's choice sets (`progress_path`) and nothing else.
 
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
+use super::estimate::{Choices, Estimate};
 use super::handoff::{Donor, Event, Events};
 use crate::explore::sets::ChoiceSet;
 use crate::explore::stats::Stats;
@@ -220,10 +223,9 @@ pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep> {
     pub rule: R,
     /// The sleep-set component (hook points: [`Sleep`]).
     pub sleep: S,
+    /// The progress estimate (hook points: [`Estimate::stepped`], [`Estimate::stopped`]).
+    estimate: Estimate,
 }
-
-/// Transitions between two updates of the progress estimate.
-const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// At most this many key words are kept to recognise end states already reported (16 MB).
 const TERMINAL_WORDS: usize = 4 << 20;
@@ -267,6 +269,7 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
             above: Events::default(),
             rule,
             sleep,
+            estimate: Estimate,
         }
     }
 
@@ -598,7 +601,7 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
     pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>, mut donor: Option<&mut Donor>) {
         loop {
             if search.stopped() {
-                search.stats.estimated_done = Some(self.estimated_done());
+                self.estimate.stopped(&mut search.stats, self.threads(), self.progress_path());
                 return;
             }
             // Blocked threads count too: at a deadlock their next LOCKs still reveal races.
@@ -635,9 +638,7 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
                     self.push_step(c);
                     S::entered(self, c);
                     search.transition(self.path.len());
-                    if search.stats.transitions.is_multiple_of(PROGRESS_EVERY) {
-                        search.stats.estimated_done = Some(self.estimated_done());
-                    }
+                    self.estimate.stepped(&mut search.stats, self.threads(), || self.progress_path());
                     if let Some(d) = donor.as_deref_mut() {
                         if !self.recorded {
                             let frames = &self.frames[self.root..self.frames.len() - 1];
@@ -667,24 +668,14 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
         }
     }
 
-    /// A rough estimate of the share of the search done (0 to 1), after Knuth: along the
-    /// current path, the choices finished at each state count as that share of its subtree,
-    /// as if every choice there led to a subtree as large as the others. Backtrack sets still
-    /// grow as the search goes on, so the estimate tends to run ahead of the truth.
-    pub fn estimated_done(&self) -> f64 {
-        let (mut done, mut weight) = (0.0, 1.0);
-        for (i, f) in self.frames.iter().enumerate().skip(self.root) {
-            // The choices of this state: those taken, and those still to take.
-            let sleep = self.sleep.asleep(i);
-            let open = |t: Choice| f.sets.backtrack.contains(t) && f.enabled.contains(t) && !sleep.contains(t);
-            let total = (0..self.threads()).filter(|&t| f.sets.done.contains(t) || open(t)).count();
-            if total > 1 {
-                let finished = f.sets.done.iter().count().saturating_sub(1);
-                done += weight * finished as f64 / total as f64;
-                weight /= total as f64;
-            }
-        }
-        done
+    /// What the progress estimate reads: the choice sets of the states this search owns.
+    fn progress_path(&self) -> impl Iterator<Item = Choices<'_>> {
+        self.frames.iter().enumerate().skip(self.root).map(|(i, f)| Choices {
+            backtrack: &f.sets.backtrack,
+            done: &f.sets.done,
+            enabled: &f.enabled,
+            asleep: self.sleep.asleep(i),
+        })
     }
 
     /// Pops the path back to the deepest state with a backtrack choice not yet done and

@@ -10,6 +10,9 @@
 //! - [`engine`]: the sequential search, the DPOR core shared with `em-dpor`, `dpor-sleep` and
 //!   `em-dpor-sleep`; its header gives the walk and the hook points where a race rule and a sleep-set
 //!   component plug in. It knows only `handoff`;
+//! - [`estimate`]: the engine's progress estimate (Knuth's), a component called at two hook
+//!   points (after a step, when the search stops) that reads the path's choice sets; it
+//!   imports nothing of the engine;
 //! - [`race`]: `dpor`'s race rule, Flanagan and Godefroid's ([`DporRace`]), plugged into the
 //!   engine; `dpor-sleep` uses it too, and `em-dpor`'s BacktrackEager runs its race functions;
 //! - [`par`]: the parallel driver, whose header argues why the parallel search explores the
@@ -19,6 +22,7 @@
 //! Per-state sets are [`crate::explore::sets::ChoiceSet`]s.
 
 pub(crate) mod engine;
+pub(crate) mod estimate;
 pub(crate) mod handoff;
 mod par;
 pub(crate) mod race;
