@@ -139,7 +139,7 @@ impl<'m, S: Sleep, P: Parallel> Engine<'m, EmRace, S, P> {
     /// Races of thread `p`'s next transition `op` under EM-DPOR's dependence.
     pub(crate) fn em_races(&mut self, p: Choice, op: u32) {
         let mut target = self.next_target(p, op);
-        let races: SmallVec<[usize; 4]> = match self.op_kind_of(op) {
+        let races: SmallVec<[usize; 4]> = match self.op_kind(op) {
             OpKind::Read { loc } => self.last_unordered_write(loc, &target).into_iter().collect(),
             OpKind::Write { loc } => {
                 let w = self.last_unordered_write(loc, &target);
@@ -202,10 +202,6 @@ impl<'m, S: Sleep, P: Parallel> Engine<'m, EmRace, S, P> {
                 target.preds.push(i);
             }
         }
-    }
-
-    fn op_kind_of(&self, op: u32) -> OpKind {
-        self.model.trace.ops[op as usize].kind
     }
 
     /// Reordered posts: when post `op` runs after a post it was scheduled to be moved behind
