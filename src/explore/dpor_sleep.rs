@@ -30,7 +30,7 @@
 //! choices finished before at its parent, so a subtree is not a function of its path alone,
 //! which parallel `dpor` relies on.
 
-use super::dpor::{DporRace, Engine, RaceRule, Sleep};
+use super::dpor::{DporRace, Engine, Parallel, RaceRule, Sleep};
 use super::sets::{sleep_after, ChoiceSet};
 use super::stats::Stats;
 use super::{Search, Strategy};
@@ -88,7 +88,7 @@ impl Sleep for SleepSets {
     /// parent (other than `c`) whose next transitions are independent of `c`'s, and which
     /// still have that transition, enabled (an independent one changes neither; checking keeps
     /// the set right whatever the model does).
-    fn entered<R: RaceRule>(e: &mut Engine<'_, R, Self>, c: Choice) {
+    fn entered<R: RaceRule, P: Parallel>(e: &mut Engine<'_, R, Self, P>, c: Choice) {
         let n = e.frames.len();
         let (parent, top) = (&e.frames[n - 2], &e.frames[n - 1]);
         let op = parent.next_op(c).expect("the thread just taken had a next operation");

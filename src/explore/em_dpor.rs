@@ -29,7 +29,7 @@
 
 use smallvec::SmallVec;
 
-use super::dpor::{Engine, NoSleep, RaceRule, Sets, Sleep, Target};
+use super::dpor::{Engine, NoSleep, Parallel, RaceRule, Sets, Sleep, Target};
 use super::sets::ChoiceSet;
 use super::{Search, Strategy};
 use crate::model::em::{EmModel, NEVER};
@@ -83,7 +83,7 @@ impl RaceRule for EmRace {
 
     /// Task order: the previous operation of the transition's task (thread code or handler);
     /// handlers of one looper are ordered only by what orders them.
-    fn predecessor<S: Sleep>(e: &Engine<'_, Self, S>, _p: Choice, op: u32) -> Option<usize> {
+    fn predecessor<S: Sleep, P: Parallel>(e: &Engine<'_, Self, S, P>, _p: Choice, op: u32) -> Option<usize> {
         let prev = e.model.prev_in_task[op as usize];
         if prev == NEVER {
             None
@@ -92,7 +92,12 @@ impl RaceRule for EmRace {
         }
     }
 
-    fn step_edges<S: Sleep>(e: &mut Engine<'_, Self, S>, _c: Choice, op: u32, extra: &mut SmallVec<[usize; 8]>) {
+    fn step_edges<S: Sleep, P: Parallel>(
+        e: &mut Engine<'_, Self, S, P>,
+        _c: Choice,
+        op: u32,
+        extra: &mut SmallVec<[usize; 8]>,
+    ) {
         if e.rule.order_posts {
             if let Some(d) = e.post_dest(op) {
                 extra.extend(e.posts_to(d).iter().map(|&p| p as usize));
@@ -103,7 +108,7 @@ impl RaceRule for EmRace {
         }
     }
 
-    fn analyse<S: Sleep>(e: &mut Engine<'_, Self, S>) {
+    fn analyse<S: Sleep, P: Parallel>(e: &mut Engine<'_, Self, S, P>) {
         let top = e.frames.len() - 1;
         for p in 0..e.threads() {
             if let Some(op) = e.frames[top].next_op(p) {
@@ -123,18 +128,18 @@ impl RaceRule for EmRace {
     }
 
     /// BacktrackEager, when FindTarget failed during the execution.
-    fn execution_ended<S: Sleep>(e: &mut Engine<'_, Self, S>) {
+    fn execution_ended<S: Sleep, P: Parallel>(e: &mut Engine<'_, Self, S, P>) {
         if let Some((a, n)) = e.rule.failure.take() {
             e.backtrack_eager(a, n);
         }
     }
 }
 
-impl<'m, S: Sleep> Engine<'m, EmRace, S> {
+impl<'m, S: Sleep, P: Parallel> Engine<'m, EmRace, S, P> {
     /// Races of thread `p`'s next transition `op` under EM-DPOR's dependence.
     pub(crate) fn em_races(&mut self, p: Choice, op: u32) {
         let mut target = self.next_target(p, op);
-        let races: SmallVec<[usize; 4]> = match self.op_kind_of(op) {
+        let races: SmallVec<[usize; 4]> = match self.op_kind(op) {
             OpKind::Read { loc } => self.last_unordered_write(loc, &target).into_iter().collect(),
             OpKind::Write { loc } => {
                 let w = self.last_unordered_write(loc, &target);
@@ -197,10 +202,6 @@ impl<'m, S: Sleep> Engine<'m, EmRace, S> {
                 target.preds.push(i);
             }
         }
-    }
-
-    fn op_kind_of(&self, op: u32) -> OpKind {
-        self.model.trace.ops[op as usize].kind
     }
 
     /// Reordered posts: when post `op` runs after a post it was scheduled to be moved behind

@@ -23,7 +23,7 @@
 //! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | `dfs` | the depth-first (and parallel breadth-first) walk both exhaustive ones share | |
-//! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces); `dpor/engine.rs` the DPOR core `em-dpor`, `dpor-sleep` and `em-dpor-sleep` share (race rules and sleep sets plug in at its hook points), `dpor/race.rs` Flanagan-Godefroid's race rule, `dpor/par.rs` `--threads N` (subtrees handed to idle workers), `dpor/handoff.rs` what the two share | no |
+//! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces); `dpor/engine.rs` the DPOR core `em-dpor`, `dpor-sleep` and `em-dpor-sleep` share (race rules, sleep sets and the parallel component plug in at its hook points), `dpor/estimate.rs` its progress estimate, `dpor/race.rs` Flanagan-Godefroid's race rule, `dpor/par.rs` `--threads N` (subtrees handed to idle workers; plugs the parallel component `Donor` into the engine), `dpor/handoff.rs` what the two share | no |
 //! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces; on event models in [`dpor_events`]); the sleep-set component `SleepSets` of the DPOR core | no |
 //! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces); the DPOR core's race rule `EmRace` | no |

@@ -77,7 +77,7 @@ pub struct Stats {
     /// Runs cut off because every enabled thread was asleep (`dpor-sleep`).
     pub sleep_blocked: Option<u64>,
     /// When a limit stopped a depth-first search: a rough estimate of the share of its tree
-    /// explored, 0 to 1 (`dpor`, `dpor-sleep`, `em-dpor`; see `Engine::estimated_done`).
+    /// explored, 0 to 1 (`dpor`, `dpor-sleep`, `em-dpor`; see `dpor::estimate`).
     pub estimated_done: Option<f64>,
     /// Executions that ended in an outcome already seen (`optimal`, `em-dpor-sleep`).
     pub redundant: Option<u64>,

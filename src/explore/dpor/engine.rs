@@ -28,13 +28,19 @@
 //!   and where a rule falls back to every enabled thread), `blocked` (a state left with nothing
 //!   taken). [`NoSleep`] for `dpor` and `em-dpor`; [`crate::explore::dpor_sleep::SleepSets`]
 //!   for `dpor-sleep` and `em-dpor-sleep`.
-//! - The parallel component, [`super::handoff::Donor`] (parallel `dpor`): `reach` before a
-//!   choice is taken, `offer` after a step.
+//! - [`Parallel`], the parallel component (`P`): `root` (the search owns the subtree below
+//!   it), `above_one`/`above_all` (what the search adds to backtrack sets above its root),
+//!   `reach` (before a choice is taken: was its subtree explored elsewhere), `stepped` (after a
+//!   step, outside the recorded execution). [`Solo`], the sequential search, for every strategy;
+//!   [`super::handoff::Donor`] for parallel `dpor`. The engine carries no parallel state.
+//! - The progress estimate, [`super::estimate::Estimate`]: `stepped` after a step, `stopped`
+//!   when the search stops; it reads the path's choice sets (`progress_path`) and nothing else.
 
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
-use super::handoff::{Donor, Event, Events};
+use super::estimate::{Choices, Estimate};
+use super::handoff::{Event, Events};
 use crate::explore::sets::ChoiceSet;
 use crate::explore::stats::Stats;
 use crate::explore::Search;
@@ -133,19 +139,24 @@ pub(crate) trait RaceRule: Sized {
     const ONCE_PER_STATE: bool;
     /// The path position whose clock bounds what thread `p`'s next transition `op` has seen
     /// (the transitions that happen before it happen before that one).
-    fn predecessor<S: Sleep>(engine: &Engine<'_, Self, S>, p: Choice, op: u32) -> Option<usize>;
+    fn predecessor<S: Sleep, P: Parallel>(engine: &Engine<'_, Self, S, P>, p: Choice, op: u32) -> Option<usize>;
     /// Called as `c` takes `op` (before its clock is made): happens-before edges of the step
     /// beyond the conflict edges, as path positions.
-    fn step_edges<S: Sleep>(engine: &mut Engine<'_, Self, S>, c: Choice, op: u32, extra: &mut SmallVec<[usize; 8]>);
+    fn step_edges<S: Sleep, P: Parallel>(
+        engine: &mut Engine<'_, Self, S, P>,
+        c: Choice,
+        op: u32,
+        extra: &mut SmallVec<[usize; 8]>,
+    );
     /// Race analysis at the current state (blocked threads included): adds the reversals of
     /// the races of every thread's next transition to backtrack sets.
-    fn analyse<S: Sleep>(engine: &mut Engine<'_, Self, S>);
+    fn analyse<S: Sleep, P: Parallel>(engine: &mut Engine<'_, Self, S, P>);
     /// A state was put on the path (the initial one, or a step taken or replayed).
     fn pushed(&mut self) {}
     /// The last state of the path was popped.
     fn popped(&mut self) {}
     /// An execution ended (its terminal state counted), before the search backtracks.
-    fn execution_ended<S: Sleep>(_engine: &mut Engine<'_, Self, S>) {}
+    fn execution_ended<S: Sleep, P: Parallel>(_engine: &mut Engine<'_, Self, S, P>) {}
 }
 
 /// The sleep-set hook points of the engine (Godefroid's sleep sets): which threads sleep at a
@@ -162,7 +173,7 @@ pub(crate) trait Sleep: Sized {
     fn popped(&mut self) {}
     /// The search took `c` at the state before the current one (not a replay): the current
     /// state's sleep set follows from its parent's.
-    fn entered<R: RaceRule>(_engine: &mut Engine<'_, R, Self>, _c: Choice) {}
+    fn entered<R: RaceRule, P: Parallel>(_engine: &mut Engine<'_, R, Self, P>, _c: Choice) {}
     /// The search leaves a state where nothing was taken and nothing is left to take: every
     /// enabled thread was asleep.
     fn blocked(&mut self, _stats: &mut Stats) {}
@@ -179,9 +190,44 @@ impl Sleep for NoSleep {
     }
 }
 
-/// The DPOR core `dpor`, `em-dpor`, `dpor-sleep` and `em-dpor-sleep` share, with race rule `R` and
-/// sleep-set component `S`.
-pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep> {
+/// The parallel hook points of the engine: a search that owns only a subtree of the whole one
+/// (states below [`Parallel::root`] belong to the search that handed it out), and hands its own
+/// pending choices to other workers. [`Solo`] is the sequential search (every hook a no-op, the
+/// root the initial state); [`super::handoff::Donor`] is parallel `dpor`'s component. Static
+/// dispatch: the engine is generic over it.
+pub(crate) trait Parallel: Sized {
+    /// Path states below this depth belong to another search: this one never backtracks above
+    /// it, and what it would add to their backtrack sets goes to [`Parallel::above_one`] and
+    /// [`Parallel::above_all`].
+    fn root(&self) -> usize;
+    /// `add_one(at, candidates)` for a state `at` below the root.
+    fn above_one(&mut self, _at: usize, _candidates: &ChoiceSet) {}
+    /// `add_all_enabled(at)` for a state `at` below the root.
+    fn above_all(&mut self, _at: usize) {}
+    /// The search is about to take `t` at path state `at`: `Some(events)` when its subtree was
+    /// explored elsewhere (the engine marks it done and applies the events instead).
+    fn reach(&mut self, _at: usize, _t: Choice) -> Option<Events> {
+        None
+    }
+    /// After a step the search took (not during the recorded first execution): the path's
+    /// states, for the pending choices to hand out.
+    fn stepped(&mut self, _frames: &[Frame], _path: &[Choice]) {}
+}
+
+/// The sequential search: the whole tree is its own.
+#[derive(Default)]
+pub(crate) struct Solo;
+
+impl Parallel for Solo {
+    #[inline]
+    fn root(&self) -> usize {
+        0
+    }
+}
+
+/// The DPOR core `dpor`, `em-dpor`, `dpor-sleep` and `em-dpor-sleep` share, with race rule `R`,
+/// sleep-set component `S` and parallel component `P`.
+pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep, P: Parallel = Solo> {
     pub model: &'m EmModel,
     pub hb: EmHb<'m>,
     pub frames: Vec<Frame>,
@@ -211,25 +257,28 @@ pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep> {
     /// Words held by `terminals` (bounded, so that memory stays flat).
     terminal_words: usize,
     key: Vec<u32>,
-    /// Parallel `dpor`: states below this depth belong to the search that handed this subtree
-    /// out; the search never backtracks above it, and what it would add to their backtrack
-    /// sets goes to `above`.
-    pub root: usize,
-    pub above: Events,
     /// The race rule and its state (hook points: [`RaceRule`]).
     pub rule: R,
     /// The sleep-set component (hook points: [`Sleep`]).
     pub sleep: S,
+    /// The parallel component (hook points: [`Parallel`]).
+    pub par: P,
+    /// The progress estimate (hook points: [`Estimate::stepped`], [`Estimate::stopped`]).
+    estimate: Estimate,
 }
-
-/// Transitions between two updates of the progress estimate.
-const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// At most this many key words are kept to recognise end states already reported (16 MB).
 const TERMINAL_WORDS: usize = 4 << 20;
 
 impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
+    /// The sequential engine.
     pub fn new(model: &'m EmModel, rule: R, sleep: S) -> Self {
+        Engine::with_parallel(model, rule, sleep, Solo)
+    }
+}
+
+impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
+    pub fn with_parallel(model: &'m EmModel, rule: R, sleep: S, par: P) -> Self {
         let nt = model.threads.len();
         let mut hb = EmHb::new(model);
         // As in EM-Explorer, a LOCK is ordered only after other threads' UNLOCKs.
@@ -263,10 +312,10 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
             terminals: FxHashSet::default(),
             terminal_words: 0,
             key: Vec::new(),
-            root: 0,
-            above: Events::default(),
             rule,
             sleep,
+            par,
+            estimate: Estimate,
         }
     }
 
@@ -499,8 +548,8 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
     /// Adds one of `candidates` to backtrack(`at`), preferring one already there (then nothing
     /// new is scheduled), as Flanagan and Godefroid suggest.
     pub fn add_one(&mut self, at: usize, candidates: &ChoiceSet) {
-        if at < self.root {
-            self.above.add_one(at, candidates);
+        if at < self.par.root() {
+            self.par.above_one(at, candidates);
             return;
         }
         let f = &mut self.frames[at];
@@ -514,8 +563,8 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
 
     /// Adds every thread enabled at `pre(at)` (the fallback when no better choice is known).
     pub fn add_all_enabled(&mut self, at: usize) {
-        if at < self.root {
-            self.above.add_all_enabled(at);
+        if at < self.par.root() {
+            self.par.above_all(at);
             return;
         }
         let f = &mut self.frames[at];
@@ -589,16 +638,16 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
     /// The exploration loop.
     pub fn run(&mut self, search: &mut Search<'_, EmModel>) {
         self.start();
-        self.explore(search, None);
+        self.explore(search);
     }
 
-    /// The exploration loop from the current path, never backtracking above `root`; with a
-    /// donor (parallel `dpor`), pending choices are handed to idle workers and collected in the
-    /// sequential order.
-    pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>, mut donor: Option<&mut Donor>) {
+    /// The exploration loop from the current path, never backtracking above the parallel
+    /// component's root; in parallel `dpor`, pending choices are handed to idle workers and
+    /// collected in the sequential order.
+    pub(crate) fn explore(&mut self, search: &mut Search<'_, EmModel>) {
         loop {
             if search.stopped() {
-                search.stats.estimated_done = Some(self.estimated_done());
+                self.estimate.stopped(&mut search.stats, self.threads(), self.progress_path());
                 return;
             }
             // Blocked threads count too: at a deadlock their next LOCKs still reveal races.
@@ -618,7 +667,7 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
             }
             match self.choose() {
                 Some(c) => {
-                    if let Some(events) = donor.as_deref_mut().and_then(|d| d.reach(top, c)) {
+                    if let Some(events) = self.par.reach(top, c) {
                         // c's subtree was explored elsewhere: what it did to the states up to
                         // here happens now, where the sequential search does it.
                         self.frames[top].sets.done.insert(c);
@@ -635,23 +684,9 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
                     self.push_step(c);
                     S::entered(self, c);
                     search.transition(self.path.len());
-                    if search.stats.transitions.is_multiple_of(PROGRESS_EVERY) {
-                        search.stats.estimated_done = Some(self.estimated_done());
-                    }
-                    if let Some(d) = donor.as_deref_mut() {
-                        if !self.recorded {
-                            let frames = &self.frames[self.root..self.frames.len() - 1];
-                            let pending = frames.iter().enumerate().map(|(i, f)| {
-                                let mut open = ChoiceSet::default();
-                                for t in f.sets.backtrack.iter() {
-                                    if f.enabled.contains(t) && !f.sets.done.contains(t) {
-                                        open.insert(t);
-                                    }
-                                }
-                                (self.root + i, open)
-                            });
-                            d.offer(pending, &self.path);
-                        }
+                    self.estimate.stepped(&mut search.stats, self.threads(), || self.progress_path());
+                    if !self.recorded {
+                        self.par.stepped(&self.frames, &self.path);
                     }
                 }
                 None => {
@@ -667,24 +702,14 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
         }
     }
 
-    /// A rough estimate of the share of the search done (0 to 1), after Knuth: along the
-    /// current path, the choices finished at each state count as that share of its subtree,
-    /// as if every choice there led to a subtree as large as the others. Backtrack sets still
-    /// grow as the search goes on, so the estimate tends to run ahead of the truth.
-    pub fn estimated_done(&self) -> f64 {
-        let (mut done, mut weight) = (0.0, 1.0);
-        for (i, f) in self.frames.iter().enumerate().skip(self.root) {
-            // The choices of this state: those taken, and those still to take.
-            let sleep = self.sleep.asleep(i);
-            let open = |t: Choice| f.sets.backtrack.contains(t) && f.enabled.contains(t) && !sleep.contains(t);
-            let total = (0..self.threads()).filter(|&t| f.sets.done.contains(t) || open(t)).count();
-            if total > 1 {
-                let finished = f.sets.done.iter().count().saturating_sub(1);
-                done += weight * finished as f64 / total as f64;
-                weight /= total as f64;
-            }
-        }
-        done
+    /// What the progress estimate reads: the choice sets of the states this search owns.
+    fn progress_path(&self) -> impl Iterator<Item = Choices<'_>> {
+        self.frames.iter().enumerate().skip(self.par.root()).map(|(i, f)| Choices {
+            backtrack: &f.sets.backtrack,
+            done: &f.sets.done,
+            enabled: &f.enabled,
+            asleep: self.sleep.asleep(i),
+        })
     }
 
     /// Pops the path back to the deepest state with a backtrack choice not yet done and
@@ -696,7 +721,7 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
             if f.sets.backtrack.first_in_not_in(&f.enabled, &f.sets.done, sleep).is_some() {
                 return true;
             }
-            if self.frames.len() == self.root + 1 {
+            if self.frames.len() == self.par.root() + 1 {
                 return false;
             }
             self.pop_step();

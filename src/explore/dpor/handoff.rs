@@ -4,7 +4,9 @@
 //! ([`Helpers`]) through which an engine hands choices out and collects their results. The
 //! engine knows only this interface, the driver implements it: imports run one way (handoff
 //! <- engine <- par), and the sequential search never names the parallel one. [`Donor`] is the
-//! engine's parallel component: its claims and its pacing, kept out of the core search. Why the
+//! engine's parallel component: the subtree its search owns (the root), what that search does
+//! above it (events), its claims and its pacing, so the engine carries no parallel state;
+//! [`super::par`] plugs it into the engine's `Parallel` hook points. Why the
 //! hand-off is exact (the same explored tree, hence the same counts, as the sequential search)
 //! is argued in [`super::par`].
 
@@ -90,11 +92,16 @@ pub(crate) trait Helpers {
     fn collect(&self, claim: Claim, nesting: usize) -> Option<Events>;
 }
 
-/// The parallel component of one engine's search: the choices it handed out (claims, by
-/// state depth) and when to look for one to hand out next. The engine calls it at two hook
-/// points: [`Donor::reach`] before taking a choice, [`Donor::offer`] after each step.
+/// The parallel component of one engine's search (the engine's `Parallel` hook points, which
+/// [`super::par`] implements with it): the subtree it owns (its
+/// root), what it does to the states above (events), the choices it handed out (claims, by
+/// state depth) and when to look for one to hand out next.
 pub(crate) struct Donor<'p> {
     pool: &'p dyn Helpers,
+    /// States below this depth belong to the search that handed this subtree out.
+    pub(crate) root: usize,
+    /// What the search did to the backtrack sets of the states above its root.
+    pub(crate) above: Events,
     claims: Vec<Claim>,
     /// How many tasks the thread running this search has on its stack below this one.
     nesting: usize,
@@ -103,8 +110,14 @@ pub(crate) struct Donor<'p> {
 }
 
 impl<'p> Donor<'p> {
-    pub fn new(pool: &'p dyn Helpers, nesting: usize) -> Self {
-        Donor { pool, claims: Vec::new(), nesting, wait: 0 }
+    /// The component of a search owning the subtree below depth `root` (0: the whole tree).
+    pub fn new(pool: &'p dyn Helpers, nesting: usize, root: usize) -> Self {
+        Donor { pool, root, above: Events::default(), claims: Vec::new(), nesting, wait: 0 }
+    }
+
+    /// The events for the states above the root, once the search is over.
+    pub fn take_above(&mut self) -> Events {
+        std::mem::take(&mut self.above)
     }
 
     fn claimed(&self, depth: usize, t: Choice) -> bool {

@@ -4,26 +4,30 @@
 //!
 //! - [`handoff`]: what the engine and the parallel driver share (the events a subtree explored
 //!   elsewhere does above its root, claims, the [`handoff::Helpers`] interface), and the
-//!   engine's parallel component [`handoff::Donor`] (its claims and pacing, called at two hook
-//!   points of the loop: before a choice is taken, after a step), so the core search holds no
-//!   state of the parallel one;
+//!   engine's parallel component [`handoff::Donor`] (its root, the events above it, its claims
+//!   and pacing), so the core search holds no state of the parallel one;
 //! - [`engine`]: the sequential search, the DPOR core shared with `em-dpor`, `dpor-sleep` and
 //!   `em-dpor-sleep`; its header gives the walk and the hook points where a race rule and a sleep-set
 //!   component plug in. It knows only `handoff`;
+//! - [`estimate`]: the engine's progress estimate (Knuth's), a component called at two hook
+//!   points (after a step, when the search stops) that reads the path's choice sets; it
+//!   imports nothing of the engine;
 //! - [`race`]: `dpor`'s race rule, Flanagan and Godefroid's ([`DporRace`]), plugged into the
 //!   engine; `dpor-sleep` uses it too, and `em-dpor`'s BacktrackEager runs its race functions;
 //! - [`par`]: the parallel driver, whose header argues why the parallel search explores the
-//!   same tree (hence the same counts) as the sequential one. It uses `engine`, `race` and
-//!   `handoff`.
+//!   same tree (hence the same counts) as the sequential one, and plugs `Donor` into the
+//!   engine's `Parallel` hook points (the sequential engine has `Solo`). It uses `engine`,
+//!   `race` and `handoff`.
 //!
 //! Per-state sets are [`crate::explore::sets::ChoiceSet`]s.
 
 pub(crate) mod engine;
+pub(crate) mod estimate;
 pub(crate) mod handoff;
 mod par;
 pub(crate) mod race;
 
-pub(crate) use engine::{Engine, NoSleep, RaceRule, Sets, Sleep, Target};
+pub(crate) use engine::{Engine, NoSleep, Parallel, RaceRule, Sets, Sleep, Target};
 pub(crate) use race::DporRace;
 
 use super::{Search, Strategy};

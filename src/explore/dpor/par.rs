@@ -29,9 +29,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::engine::{Engine, NoSleep};
+use super::engine::{Engine, Frame, NoSleep, Parallel};
 use super::handoff::{Claim, Donor, Events, Helpers, Task};
 use super::race::DporRace;
+use crate::explore::sets::ChoiceSet;
 use crate::explore::{Search, Seed};
 use crate::model::em::EmModel;
 use crate::model::Choice;
@@ -111,7 +112,10 @@ impl<'m> Pool<'m> {
         search.check_limits();
         let mut events = Events::default();
         if !search.stopped() {
-            let mut engine = Engine::new(search.model, DporRace, NoSleep::default());
+            // The subtree below the donated choice is this search's; the states above it are
+            // the owner's.
+            let donor = Donor::new(self, nesting, task.path.len());
+            let mut engine = Engine::with_parallel(search.model, DporRace, NoSleep::default(), donor);
             engine.recorded = false;
             engine.start();
             let (&c, prefix) = task.path.split_last().expect("a donated choice");
@@ -121,9 +125,8 @@ impl<'m> Pool<'m> {
             engine.frames.last_mut().expect("a state").sets.done.insert(c);
             engine.push_step(c);
             search.transition(engine.path.len());
-            engine.root = task.path.len();
-            engine.explore(&mut search, Some(&mut Donor::new(self, nesting)));
-            events = std::mem::take(&mut engine.above);
+            engine.explore(&mut search);
+            events = engine.par.take_above();
         }
         *lock(&task.events) = Some(events);
         lock(&self.searches).push(search);
@@ -179,6 +182,44 @@ impl Helpers for Pool<'_> {
     }
 }
 
+/// The engine's parallel hook points, on the engine's donor (handoff does not import the
+/// engine: this impl lives with the driver, which imports both).
+impl Parallel for Donor<'_> {
+    #[inline]
+    fn root(&self) -> usize {
+        self.root
+    }
+
+    fn above_one(&mut self, at: usize, candidates: &ChoiceSet) {
+        self.above.add_one(at, candidates);
+    }
+
+    fn above_all(&mut self, at: usize) {
+        self.above.add_all_enabled(at);
+    }
+
+    #[inline]
+    fn reach(&mut self, at: usize, t: Choice) -> Option<Events> {
+        Donor::reach(self, at, t)
+    }
+
+    /// The pending choices of the path's states from the root down, the current one excluded:
+    /// in the backtrack set, enabled, not done.
+    fn stepped(&mut self, frames: &[Frame], path: &[Choice]) {
+        let root = self.root;
+        let pending = frames[root..frames.len() - 1].iter().enumerate().map(|(i, f)| {
+            let mut open = ChoiceSet::default();
+            for t in f.sets.backtrack.iter() {
+                if f.enabled.contains(t) && !f.sets.done.contains(t) {
+                    open.insert(t);
+                }
+            }
+            (root + i, open)
+        });
+        self.offer(pending, path);
+    }
+}
+
 struct Unwinding<'a, 'm>(&'a Pool<'m>, &'a Task);
 
 impl Drop for Unwinding<'_, '_> {
@@ -226,9 +267,9 @@ pub(crate) fn run(search: &mut Search<'_, EmModel>, threads: usize) -> u64 {
         }
         let _over = Over(&pool);
         let model = search.model;
-        let mut engine = Engine::new(model, DporRace, NoSleep::default());
+        let mut engine = Engine::with_parallel(model, DporRace, NoSleep::default(), Donor::new(&pool, 0, 0));
         engine.start();
-        engine.explore(search, Some(&mut Donor::new(&pool, 0)));
+        engine.explore(search);
     });
     for w in std::mem::take(&mut *lock(&pool.searches)) {
         search.absorb(w);

@@ -20,7 +20,7 @@
 
 use smallvec::SmallVec;
 
-use super::engine::{Engine, RaceRule, Sleep, Target};
+use super::engine::{Engine, Parallel, RaceRule, Sleep, Target};
 use crate::explore::sets::ChoiceSet;
 use crate::model::Choice;
 use crate::trace::em::OpKind;
@@ -34,13 +34,18 @@ impl RaceRule for DporRace {
     const ONCE_PER_STATE: bool = true;
 
     /// Thread order: the thread's latest transition.
-    fn predecessor<S: Sleep>(e: &Engine<'_, Self, S>, p: Choice, _op: u32) -> Option<usize> {
+    fn predecessor<S: Sleep, P: Parallel>(e: &Engine<'_, Self, S, P>, p: Choice, _op: u32) -> Option<usize> {
         e.last_of_thread(p)
     }
 
     /// Posts to one queue are ordered (the queue is a shared object), and so are the
     /// transitions of a thread.
-    fn step_edges<S: Sleep>(e: &mut Engine<'_, Self, S>, c: Choice, op: u32, extra: &mut SmallVec<[usize; 8]>) {
+    fn step_edges<S: Sleep, P: Parallel>(
+        e: &mut Engine<'_, Self, S, P>,
+        c: Choice,
+        op: u32,
+        extra: &mut SmallVec<[usize; 8]>,
+    ) {
         if let Some(d) = e.post_dest(op) {
             extra.extend(e.posts_to(d).last().map(|&p| p as usize));
         }
@@ -52,7 +57,7 @@ impl RaceRule for DporRace {
     /// unordered conflicting transition is then either that last one or the one found there,
     /// whose backtrack rule already ran (same candidates: the last transition does not happen
     /// before the thread's earlier ones). Only the last transition is checked for them.
-    fn analyse<S: Sleep>(e: &mut Engine<'_, Self, S>) {
+    fn analyse<S: Sleep, P: Parallel>(e: &mut Engine<'_, Self, S, P>) {
         let top = e.frames.len() - 1;
         let last = (top > 0).then(|| e.path[top - 1]);
         for p in 0..e.threads() {
@@ -68,7 +73,7 @@ impl RaceRule for DporRace {
     }
 }
 
-impl<R: RaceRule, S: Sleep> Engine<'_, R, S> {
+impl<R: RaceRule, S: Sleep, P: Parallel> Engine<'_, R, S, P> {
     /// DPOR's backtrack rule for the race between path position `i` and `target`.
     pub fn dpor_backtrack(&mut self, i: usize, target: &Target) {
         let f = &self.frames[i];
