@@ -53,3 +53,22 @@ fn tacas_traces_reach_the_sound_outcome_sets_once_each() {
         check_counters(app, &st, &found);
     }
 }
+
+/// A trace's operation numbers are its own and may be as large as a u32: nothing the search
+/// keeps may be sized by them (a table indexed by them took 11 GB for this trace).
+#[test]
+fn huge_operation_numbers_cost_nothing() {
+    let dir = std::env::temp_dir().join(format!("tracepor-optimal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("trace.txt");
+    std::fs::write(
+        &path,
+        "1 START\n2 THREADINIT tid:1\n3 WRITE tid:1 obj:0x1 class:C; field:x\n\
+         3000000000 READ tid:1 obj:0x1 class:C; field:x\n",
+    )
+    .unwrap();
+    let m = common::em(&path);
+    let (st, found) = run(&m, "optimal", 60);
+    assert!(st.finished, "did not finish");
+    assert_eq!(common::outcome_text(&found), "rf 3000000000<-3 | final 3 | stuck\n");
+}

@@ -131,8 +131,9 @@ struct Statics<'m> {
     /// Per thread: the posts to its queue, and the NOTIFYs that target it.
     posts_to: Vec<Vec<u32>>,
     notifies_to: Vec<Vec<u32>>,
-    /// Operation position of a trace index.
-    op_of_index: Vec<u32>,
+    /// Operation position of a trace index (a map: indices are the trace's own numbers, and
+    /// may be as large as a u32).
+    op_of_index: rustc_hash::FxHashMap<u32, u32>,
     /// Outermost critical sections per lock: (thread, LOCK, matching UNLOCK or NEVER).
     sections: Vec<Vec<(u32, u32, u32)>>,
     /// Per looper: its handlers' (post, first, last) operations, for those with a post.
@@ -229,7 +230,7 @@ impl<'m> Statics<'m> {
             reads: vec![Vec::new(); model.trace.locations.len()],
             posts_to: vec![Vec::new(); model.threads.len()],
             notifies_to: vec![Vec::new(); model.threads.len()],
-            op_of_index: vec![NEVER; model.trace.ops.iter().map(|o| o.index as usize + 1).max().unwrap_or(0)],
+            op_of_index: Default::default(),
             sections: vec![Vec::new(); model.locks as usize],
             handlers: vec![Vec::new(); model.threads.len()],
         };
@@ -272,7 +273,7 @@ impl<'m> Statics<'m> {
             }
         }
         for (x, o) in model.trace.ops.iter().enumerate() {
-            st.op_of_index[o.index as usize] = x as u32;
+            st.op_of_index.insert(o.index, x as u32);
             match o.kind {
                 OpKind::Post { dest, .. } => {
                     if let Some(d) = model.thread_of_raw(dest) {
@@ -351,13 +352,13 @@ impl<'m> Statics<'m> {
             return true;
         }
         let nt = model.threads.len();
-        let mut waits = vec![0usize; nt];
+        let mut waits: Vec<Vec<u32>> = vec![Vec::new(); nt];
         for (x, o) in model.trace.ops.iter().enumerate() {
             if matches!(o.kind, OpKind::Wait) {
-                waits[model.op_thread[x] as usize] += 1;
+                waits[model.op_thread[x] as usize].push(x as u32);
             }
         }
-        if (0..nt).any(|t| self.notifies_to[t].len() < waits[t]) {
+        if (0..nt).any(|t| self.notifies_to[t].len() < waits[t].len()) {
             return true;
         }
         let mut b: Vec<bool> = (0..n)
@@ -366,25 +367,22 @@ impl<'m> Statics<'m> {
             })
             .collect();
         loop {
-            // M: the operations in B, and the first operations of handlers of loopers that
-            // may hang (some operation of theirs in B).
             // M: the operations in B, and the first operation of every handler that a handler
             // of its looper with an operation in B may run before (FIFO: not one posted after
             // the first one's post or after its start), as the looper would hang there.
             let mut m = vec![0u64; words];
+            let mut in_task: Vec<Vec<u32>> = vec![Vec::new(); model.tasks()];
             for x in (0..n).filter(|&x| b[x]) {
                 m[x / 64] |= 1 << (x % 64);
+                in_task[model.op_task[x] as usize].push(x as u32);
             }
             for hs in &self.handlers {
                 for &(p, f, _) in hs {
-                    let hang = hs.iter().any(|&(p2, f2, l2)| {
+                    let hang = hs.iter().any(|&(p2, f2, _)| {
                         f2 != f
                             && !self.before(f, p2)
                             && !self.before(p, p2)
-                            && (0..n).any(|z| {
-                                b[z] && model.op_task[z] == model.op_task[f2 as usize]
-                                    && (z as u32 == f2 || z as u32 == l2 || self.before(z as u32, l2))
-                            })
+                            && !in_task[model.op_task[f2 as usize] as usize].is_empty()
                     });
                     if hang {
                         m[f as usize / 64] |= 1 << (f % 64);
@@ -403,23 +401,15 @@ impl<'m> Statics<'m> {
                     OpKind::Lock { .. } => {
                         keep |= self.sections[model.lock_of(x as u32) as usize].iter().any(|&(t1, a1, u1)| {
                             t1 != t
-                                && (0..n).any(|z| {
-                                    b[z] && model.op_task[z] == model.op_task[a1 as usize]
-                                        && self.before(a1, z as u32)
-                                        && self.before(z as u32, u1)
-                                })
+                                && in_task[model.op_task[a1 as usize] as usize]
+                                    .iter()
+                                    .any(|&z| self.before(a1, z) && self.before(z, u1))
                         });
                     }
                     OpKind::Wait => {
                         // Blocked for ever only if fewer NOTIFYs run than the WAITs of its
                         // thread that can come before it (itself included) need.
-                        let can_precede = (0..n)
-                            .filter(|&y| {
-                                matches!(model.trace.ops[y].kind, OpKind::Wait)
-                                    && model.op_thread[y] == t
-                                    && !self.before(x as u32, y as u32)
-                            })
-                            .count();
+                        let can_precede = waits[t as usize].iter().filter(|&&y| !self.before(x as u32, y)).count();
                         let notifies = &self.notifies_to[t as usize];
                         let lost = notifies.iter().filter(|&&y| never(y)).count();
                         keep |= notifies.len() - lost < can_precede;
@@ -477,6 +467,9 @@ struct Witness<'s, 'm> {
     st: &'s Statics<'m>,
     visited: FxHashSet<Box<[u32]>>,
     key: Vec<u32>,
+    /// The persistent-set closure's buffers, kept across states (it runs at every state).
+    in_set: Vec<bool>,
+    work: Vec<Choice>,
 }
 
 /// One state on the witness search's path.
@@ -489,7 +482,7 @@ struct Frame {
 
 impl<'s, 'm> Witness<'s, 'm> {
     fn new(st: &'s Statics<'m>) -> Self {
-        Witness { st, visited: FxHashSet::default(), key: Vec::new() }
+        Witness { st, visited: FxHashSet::default(), key: Vec::new(), in_set: Vec::new(), work: Vec::new() }
     }
 
     fn loc_of(&self, op: u32) -> Option<(u32, bool)> {
@@ -529,7 +522,7 @@ impl<'s, 'm> Witness<'s, 'm> {
     /// The allowed choices at `s` to explore: a persistent set (Godefroid, LNCS 1032, ch. 4:
     /// the closure over threads under conflicts and necessary enabling), the smallest of those
     /// grown from each allowed thread, in recorded order.
-    fn choices(&self, c: &Constraints, s: &EmState, out: &mut SmallVec<[Choice; 4]>) {
+    fn choices(&mut self, c: &Constraints, s: &EmState, out: &mut SmallVec<[Choice; 4]>) {
         out.clear();
         let model = self.st.model;
         let nt = model.threads.len();
@@ -541,8 +534,8 @@ impl<'s, 'm> Witness<'s, 'm> {
             allowed.push(op.is_some_and(|op| model.op_enabled(s, op) && self.allowed(c, s, op)));
         }
         let mut best: Option<SmallVec<[Choice; 4]>> = None;
-        let mut in_set = vec![false; nt];
-        let mut work: Vec<Choice> = Vec::new();
+        let (mut in_set, mut work) = (std::mem::take(&mut self.in_set), std::mem::take(&mut self.work));
+        in_set.resize(nt, false);
         for t0 in (0..nt as u32).filter(|&t| allowed[t as usize]) {
             in_set.iter_mut().for_each(|b| *b = false);
             in_set[t0 as usize] = true;
@@ -585,6 +578,7 @@ impl<'s, 'm> Witness<'s, 'm> {
         if let Some(b) = best {
             *out = b;
         }
+        (self.in_set, self.work) = (in_set, work);
     }
 
     /// Calls `add` with every unexecuted operation in the end set that conflicts with `op`
@@ -645,8 +639,10 @@ impl<'s, 'm> Witness<'s, 'm> {
         match self.loc_of(x) {
             Some((_, false)) => {
                 let w = c.read[x as usize];
-                if w != 0 && w != FREE && live(st.op_of_index[w as usize]) {
-                    add(st.op_of_index[w as usize]);
+                if let Some(&w) = (w != 0 && w != FREE).then(|| st.op_of_index.get(&w)).flatten() {
+                    if live(w) {
+                        add(w);
+                    }
                 }
             }
             Some((loc, true)) => {
@@ -903,11 +899,13 @@ struct Saturation<'s, 'm> {
     st: &'s Statics<'m>,
     /// Row `x`: what comes before `x`.
     rows: Vec<u64>,
+    /// The row being added to others (a buffer kept across edges).
+    from: Vec<u64>,
 }
 
 impl<'s, 'm> Saturation<'s, 'm> {
     fn new(st: &'s Statics<'m>) -> Self {
-        Saturation { st, rows: Vec::new() }
+        Saturation { st, rows: Vec::new(), from: Vec::new() }
     }
 
     fn before(&self, a: u32, b: u32) -> bool {
@@ -924,11 +922,12 @@ impl<'s, 'm> Saturation<'s, 'm> {
         }
         *changed = true;
         let w = self.st.words;
-        let mut from: Vec<u64> = self.rows[a as usize * w..(a as usize + 1) * w].to_vec();
-        from[a as usize / 64] |= 1 << (a % 64);
+        self.from.clear();
+        self.from.extend_from_slice(&self.rows[a as usize * w..(a as usize + 1) * w]);
+        self.from[a as usize / 64] |= 1 << (a % 64);
         for x in 0..self.st.n {
             if x == b as usize || self.before(b, x as u32) {
-                for (i, f) in from.iter().enumerate() {
+                for (i, f) in self.from.iter().enumerate() {
                     self.rows[x * w + i] |= f;
                 }
             }
@@ -942,7 +941,7 @@ impl<'s, 'm> Saturation<'s, 'm> {
         let st = self.st;
         self.rows.clone_from(&st.hb);
         let in_end = |x: u32| x != NEVER && bit(&c.end, x as usize);
-        let op = |index: u32| st.op_of_index[index as usize];
+        let op = |index: u32| st.op_of_index[&index];
         loop {
             let mut changed = false;
             if search.poll() {
