@@ -189,6 +189,10 @@ struct Common {
     /// Stateful DPOR: literal Algorithms 3 and 5 instead of the Appendix D summaries.
     #[arg(long)]
     no_summaries: bool,
+    /// Stateful DPOR: a new state fires its lowest-numbered unexplored event (default: the next
+    /// one after the event that led there, round-robin, as IoTCheck's DPOR listener does).
+    #[arg(long)]
+    lowest_first: bool,
     #[arg(long)]
     stop_at_first_error: bool,
     #[arg(long)]
@@ -267,6 +271,7 @@ impl Common {
                 no_per_location: self.no_per_location,
                 no_match_update: self.no_match_update,
                 no_summaries: self.no_summaries,
+                lowest_first: self.lowest_first,
             },
             outcome_schedules: false,
         }
@@ -286,6 +291,7 @@ impl Common {
             ("no-per-location", a.no_per_location),
             ("no-match-update", a.no_match_update),
             ("no-summaries", a.no_summaries),
+            ("lowest-first", a.lowest_first),
         ]
         .into_iter()
         .filter_map(|(name, on)| on.then_some(name))

@@ -71,18 +71,76 @@ fn a_command_delivers_its_event_to_another_apps_subscriber() {
     // The environment turns the switch off: Watcher unlocks.
     fire(&m, &mut s, "switch.switch.off").unwrap();
     assert!(m.outcome(&s).to_string().contains("lock.lock=unlocked"), "{}", m.outcome(&s).to_string());
-    // Accesses were recorded as the handlers ran: the contact, the switch, the lock, Opener's state.
+    // Accesses were recorded as the handlers ran: the contact, the switch, Opener's state, and
+    // the lock, which Watcher locked while it was locked: a write that changes nothing is a read.
     // (From the start: with the contact already open the event changes nothing and sends nothing.)
     let mut acc = Accesses::new();
     m.accesses(&m.initial(), m.parse_choice("contactSensor.contact.open").unwrap(), &mut acc);
     let names: Vec<String> =
         acc.iter().map(|a| format!("{}{}", if a.write { "W " } else { "R " }, m.object_name(a.object))).collect();
-    for want in ["W contactSensor.contact", "W switch.switch", "W lock.lock", "W state of Opener"] {
+    for want in ["W contactSensor.contact", "W switch.switch", "R lock.lock", "W state of Opener"] {
         assert!(names.contains(&want.to_string()), "{want} in {names:?}");
     }
     acc.clear();
     m.accesses(&s, m.parse_choice("contactSensor.contact.open").unwrap(), &mut acc);
     assert_eq!(acc.len(), 1, "an event that changes nothing reaches no handler");
+}
+
+/// A store that leaves the state as it was is recorded as a read (docs/smartapps.md): an
+/// attribute given its value, the current mode, a `state` key given its value or a never-set
+/// key given null. With `--conflicts` a same-value store by another app changes the last
+/// writer, so it stays a write.
+#[test]
+fn an_unchanged_write_is_a_read() {
+    const KEEPER: &str = r#"
+definition(name: "Keeper", namespace: "t", author: "t")
+preferences { section("x") {
+    input "lock1", "capability.lock"
+    input "sw", "capability.switch"
+} }
+def installed() { subscribe(sw, "switch", changed) }
+def changed(evt) {
+    lock1.lock()
+    setLocationMode("home")
+    state.name = state.key
+    state.n = 1
+}
+"#;
+    const OTHER: &str = r#"
+definition(name: "Other", namespace: "t", author: "t")
+preferences { section("x") { input "lock2", "capability.lock"; input "c", "capability.contactSensor" } }
+def installed() { subscribe(c, "contact", moved) }
+def moved(evt) { lock2.lock() }
+"#;
+    let accesses = |m: &SmartAppModel, s: &<SmartAppModel as Model>::State, event: &str| -> Vec<String> {
+        let mut acc = Accesses::new();
+        m.accesses(s, m.parse_choice(event).unwrap(), &mut acc);
+        acc.iter().map(|a| format!("{}{}", if a.write { "W " } else { "R " }, m.object_name(a.object))).collect()
+    };
+    let m = system("unchanged", &[("Keeper", KEEPER), ("Other", OTHER)], SmartAppOptions::default());
+    let mut s = m.initial();
+    // First firing: `n` is new, everything else (locked lock, home mode, null name) unchanged.
+    let first = accesses(&m, &s, "switch.switch.on");
+    for want in ["W switch.switch", "R lock.lock", "R location.mode", "W state of Keeper"] {
+        assert!(first.contains(&want.to_string()), "{want} in {first:?}");
+    }
+    fire(&m, &mut s, "switch.switch.on").unwrap();
+    fire(&m, &mut s, "switch.switch.off").unwrap();
+    // Again from `off`: `state.n = 1` now stores what `n` holds, so the state is only read.
+    let again = accesses(&m, &s, "switch.switch.on");
+    assert!(again.contains(&"R state of Keeper".to_string()), "{again:?}");
+    assert!(!again.contains(&"W state of Keeper".to_string()), "{again:?}");
+    // With --conflicts, Other locking the locked lock that Keeper wrote last is a write.
+    let opts = SmartAppOptions { conflicts: true, ..SmartAppOptions::default() };
+    let m = system("unchanged-conflicts", &[("Keeper", KEEPER), ("Other", OTHER)], opts);
+    let mut s = m.initial();
+    fire(&m, &mut s, "switch.switch.on").unwrap();
+    let other = accesses(&m, &s, "contactSensor.contact.open");
+    assert!(other.contains(&"W lock.lock".to_string()), "{other:?}");
+    fire(&m, &mut s, "contactSensor.contact.open").unwrap();
+    // Other wrote it last with this value: locking it again changes nothing.
+    let other = accesses(&m, &s, "contactSensor.contact.closed");
+    assert!(other.contains(&"R lock.lock".to_string()), "{other:?}");
 }
 
 #[test]

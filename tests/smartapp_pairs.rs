@@ -119,3 +119,25 @@ fn stateful_dpor_takes_no_more_transitions_than_full_on_one_state_pairs() {
     }
     assert!(one_state >= 2, "pairs 220 and 222 have one state each; found {one_state} one-state pairs");
 }
+
+/// Table A.1's logger pairs (78 events or more, beyond `full`) finish with `stateful-dpor`, and
+/// it takes both the round-robin choice of events and the unchanged-write rule: with
+/// `--lowest-first` the same search passes its state cap (docs/corpus.md, "Table A.1").
+#[test]
+fn stateful_dpor_finishes_the_logger_pairs_of_table_a1() {
+    let all = pairs();
+    let cap = 20_000;
+    for no in ["initial-state-event-streamer–thermostat-auto-off", "enhanced-auto-lock-door–unbuffered-event-sender"]
+    {
+        let (name, files, events) = all.iter().find(|p| p.0 == no).expect("in the table");
+        let m = load(files, SmartAppOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(*events >= 78, "{name}: {events} events");
+        let limits = Limits { max_states: Some(cap), ..Limits::default() };
+        let (sd, _) = explore::run(&m, &mut StatefulDpor::new(), limits.clone(), Arc::new(AtomicBool::new(false)));
+        let states = sd.states.unwrap_or(u64::MAX);
+        assert!(sd.finished && states < cap / 4, "{name}: {states} states, finished {}", sd.finished);
+        let lowest = StatefulDpor { lowest_first: true, ..StatefulDpor::default() };
+        let (sl, _) = explore::run(&m, &mut lowest.clone(), limits, Arc::new(AtomicBool::new(false)));
+        assert!(!sl.finished, "{name}: --lowest-first finished with {:?} states", sl.states);
+    }
+}

@@ -78,6 +78,28 @@ const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 4] = [
     ("--conflicts --bound 1", SmartAppOptions { conflicts: true, bound: Some(1) }),
 ];
 
+/// The switches under which strategy `name` is checked: none, and for `stateful-dpor` also
+/// `--lowest-first` (the order in which a new state fires its events changes what is explored).
+fn choice_rules(name: &str) -> &'static [(&'static str, Ablation)] {
+    const DEFAULT: (&str, Ablation) = (
+        "",
+        Ablation {
+            no_full_cycle: false,
+            no_graph_backtrack: false,
+            no_per_location: false,
+            no_match_update: false,
+            no_summaries: false,
+            lowest_first: false,
+        },
+    );
+    const BOTH: [(&str, Ablation); 2] = [DEFAULT, (" --lowest-first", Ablation { lowest_first: true, ..DEFAULT.1 })];
+    if name == "stateful-dpor" {
+        &BOTH
+    } else {
+        &BOTH[..1]
+    }
+}
+
 /// Runs `strategy` on `m` with `variant`'s options and `ablation`, under a time limit.
 fn run<M: Model>(
     m: &M,
@@ -235,9 +257,17 @@ fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
         for entry in &names {
             let name = entry.name;
             for &variant in variants.iter().filter(|v| applies(entry, **v)) {
-                let mut s = entry.build::<EmModel>().expect("registered");
-                let (stats, found) = run(&m, s.as_mut(), variant, Ablation::default(), limit);
-                t.compare(format!("seed {seed}: {name} {}", variant.label), &input, &expected, &stats, &found);
+                for &(rule, ablation) in choice_rules(name) {
+                    let mut s = entry.build::<EmModel>().expect("registered");
+                    let (stats, found) = run(&m, s.as_mut(), variant, ablation, limit);
+                    t.compare(
+                        format!("seed {seed}: {name} {}{rule}", variant.label),
+                        &input,
+                        &expected,
+                        &stats,
+                        &found,
+                    );
+                }
             }
         }
         if states <= LITERAL {
@@ -279,10 +309,12 @@ fn every_strategy_reaches_the_exhaustive_findings_on_event_models() {
             tally.checked += 1;
             for entry in names.iter().filter(|e| e.runs_on(&m)) {
                 let name = entry.name;
-                let mut s = entry.build::<EventModel>().expect("registered");
-                let variant = Variant { label, ..EM_VARIANTS[0] };
-                let (stats, found) = run(&m, s.as_mut(), variant, Ablation::default(), Duration::from_secs(5));
-                tally.compare(format!("seed {seed}: {name} {label}"), &text, &expected, &stats, &found);
+                for &(rule, ablation) in choice_rules(name) {
+                    let mut s = entry.build::<EventModel>().expect("registered");
+                    let variant = Variant { label, ..EM_VARIANTS[0] };
+                    let (stats, found) = run(&m, s.as_mut(), variant, ablation, Duration::from_secs(5));
+                    tally.compare(format!("seed {seed}: {name} {label}{rule}"), &text, &expected, &stats, &found);
+                }
             }
         }
     }
@@ -318,10 +350,12 @@ fn check_smartapps(tally: &mut Tally, what: &str, files: &[PathBuf], cap: u64) -
         }
         let input = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect::<Vec<_>>().join("\n");
         for entry in names.iter().filter(|e| e.runs_on(&m)) {
-            let mut s = entry.build::<SmartAppModel>().expect("registered");
-            let variant = Variant { label, ..EM_VARIANTS[0] };
-            let (stats, found) = run(&m, s.as_mut(), variant, Ablation::default(), Duration::from_secs(5));
-            tally.compare(format!("{what}: {} {label}", entry.name), &input, &expected, &stats, &found);
+            for &(rule, ablation) in choice_rules(entry.name) {
+                let mut s = entry.build::<SmartAppModel>().expect("registered");
+                let variant = Variant { label, ..EM_VARIANTS[0] };
+                let (stats, found) = run(&m, s.as_mut(), variant, ablation, Duration::from_secs(5));
+                tally.compare(format!("{what}: {} {label}{rule}", entry.name), &input, &expected, &stats, &found);
+            }
         }
     }
     (finished, rich)
@@ -396,14 +430,18 @@ fn suite_catches_unsound_ablations() {
             for (opt, opts) in EVENT_OPTIONS {
                 let m = event_model(&text, opts);
                 let (_, expected) = baseline(&m);
-                let mut s =
-                    registry::lookup("stateful-dpor").and_then(|e| e.build::<EventModel>()).expect("registered");
-                let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], ablation, Duration::from_secs(5));
-                let mut tally = Tally::default();
-                tally.compare(String::new(), "", &expected, &stats, &found);
-                if !tally.failures.is_empty() {
-                    caught = Some(format!("seed {seed} {opt}"));
-                    break 'seeds;
+                // Under each order of events the suite checks `stateful-dpor` in.
+                for &(rule, order) in choice_rules("stateful-dpor") {
+                    let ablation = Ablation { lowest_first: order.lowest_first, ..ablation };
+                    let mut s =
+                        registry::lookup("stateful-dpor").and_then(|e| e.build::<EventModel>()).expect("registered");
+                    let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], ablation, Duration::from_secs(5));
+                    let mut tally = Tally::default();
+                    tally.compare(String::new(), "", &expected, &stats, &found);
+                    if !tally.failures.is_empty() {
+                        caught = Some(format!("seed {seed} {opt}{rule}"));
+                        break 'seeds;
+                    }
                 }
             }
         }

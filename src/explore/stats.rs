@@ -135,6 +135,9 @@ pub struct Ablation {
     pub no_per_location: bool,
     pub no_match_update: bool,
     pub no_summaries: bool,
+    /// Not an ablation but a choice the algorithm leaves free: a new state fires its
+    /// lowest-numbered unexplored event instead of the next one after the event that led there.
+    pub lowest_first: bool,
 }
 
 impl Ablation {
@@ -146,6 +149,7 @@ impl Ablation {
             (self.no_per_location, "--no-per-location"),
             (self.no_match_update, "--no-match-update"),
             (self.no_summaries, "--no-summaries"),
+            (self.lowest_first, "--lowest-first"),
         ]
         .into_iter()
         .filter_map(|(on, s)| on.then_some(s))

@@ -17,6 +17,16 @@
 //!   atomically; the accesses (device attributes, location mode, each app's state) are recorded
 //!   as they run; `--conflicts` is IoTCheck's property: an app writing an attribute with a value
 //!   different from the one another app last wrote there.
+//! - **An unchanged write is a read** (issue 16's dependence refinement): a write that leaves the
+//!   state as it was (an attribute, the mode or a `state` key given the value it holds, and with
+//!   `--conflicts` by its last writer) is recorded as a read of its object. Sound for every
+//!   strategy: if t at s stores into x the value x holds, then for any t' whose accesses at s do
+//!   not conflict with t's (so t' does not write x and writes nothing t read), t' leaves x and
+//!   everything t read unchanged, so t at t'(s) again stores that value and changes nothing, and
+//!   t' at t(s) = s does what it did at s: the two commute and keep the same accesses. A t' that
+//!   writes x conflicts with the recorded read, as any write would. The paper's listener
+//!   instead leaves `state`, `location` and other infrastructure fields out of dependence
+//!   altogether (docs/corpus.md); this keeps every dependence that can change a result.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -387,7 +397,17 @@ impl Ctx<'_> {
         if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
             return Ok(());
         }
-        self.touch(slot as u32, true);
+        // A write that leaves the state as it was (the same value, and with `--conflicts` the
+        // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
+        let new_writer = match (by, self.m.opts.conflicts) {
+            (Some(app), true) => {
+                let (w, last) = &self.st.writers[slot];
+                *w as usize != app + 1 || last != &value
+            }
+            _ => false,
+        };
+        let changes = new_writer || !loose_eq(&self.st.attrs[slot], &value);
+        self.touch(slot as u32, changes);
         if let (Some(app), true) = (by, self.m.opts.conflicts) {
             let (w, last) = &self.st.writers[slot];
             if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
@@ -412,7 +432,7 @@ impl Ctx<'_> {
 
     fn set_mode(&mut self, mode: &str, _by: Option<usize>) -> R<()> {
         let o = self.m.mode_object();
-        self.touch(o, true);
+        self.touch(o, self.st.mode != mode);
         if self.st.mode == mode {
             return Ok(());
         }
@@ -869,11 +889,22 @@ impl Ctx<'_> {
 
     fn state_set(&mut self, key: &str, v: Value) {
         let o = self.m.state_object(self.app);
-        self.touch(o, true);
         let st = &mut self.st.states[self.app];
-        match st.iter_mut().find(|(k, _)| k == key) {
-            Some(slot) => slot.1 = v,
-            None => {
+        let at = st.iter().position(|(k, _)| k == key);
+        // Storing the value a key already has (null for a key never set: reads cannot tell
+        // the two apart) leaves the state as it was, and is recorded as a read.
+        let same = at.map_or(v == Value::Null, |i| st[i].1 == v);
+        self.acc.push(Access { object: o, write: !same });
+        if same {
+            return;
+        }
+        // A key holding null is not stored, so that equal states have one encoding.
+        match (at, v) {
+            (Some(i), Value::Null) => {
+                st.remove(i);
+            }
+            (Some(i), v) => st[i].1 = v,
+            (None, v) => {
                 st.push((key.to_string(), v));
                 st.sort_by(|a, b| a.0.cmp(&b.0));
             }

@@ -3,7 +3,9 @@
 //! The paper's Algorithms 1-5, over any [`Model`]:
 //! - **Explore-all** (Alg. 1): after the first exploration, every state whose `backtrack` set has
 //!   grown beyond its `done` set is explored again, until none is left.
-//! - **Explore** (Alg. 2): picks events from `backtrack(s) \ done(s)`, records each transition in
+//! - **Explore** (Alg. 2): picks events from `backtrack(s) \ done(s)` (a state entered with none
+//!   takes the first unexplored event after the one that led there, round-robin as IoTCheck's
+//!   listener does; `lowest_first` takes the lowest-numbered), records each transition in
 //!   the **state transition graph** R, and ends an execution at a state of the **history** H
 //!   (states of completed executions), at a **full cycle** (Alg. 4: a revisit of a state of the
 //!   current execution after every event enabled along the cycle has fired in it), at an error,
@@ -68,6 +70,10 @@ pub struct StatefulDpor {
     /// it, rather than when a backtrack set it could change is read. Slower; every count must
     /// be the same (tests compare the two).
     pub eager_search: bool,
+    /// A new state fires its lowest-numbered unexplored event. By default it fires the first
+    /// unexplored event after the one that led there, in the cyclic order of events (see
+    /// [`Run::enter`]).
+    pub lowest_first: bool,
 }
 
 impl StatefulDpor {
@@ -225,6 +231,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
         self.no_per_location |= a.no_per_location;
         self.no_match_update |= a.no_match_update;
         self.no_summaries |= a.no_summaries;
+        self.lowest_first |= a.lowest_first;
         let model = search.model;
         let k = model.choices() as usize;
         let mut run = Run {
@@ -296,6 +303,27 @@ fn hash_encoding(enc: &[u32]) -> u64 {
 
 /// Lowest set bit of a bitset given word by word.
 #[inline]
+/// The first set bit at or after `start` in the `n` words `word(0..n)`, wrapping round to bit 0.
+fn first_bit_from(n: usize, start: Choice, word: impl Fn(usize) -> u64) -> Option<Choice> {
+    if n == 0 {
+        return None;
+    }
+    let start = start as usize % (n * 64);
+    let (w0, b0) = (start / 64, start % 64);
+    for k in 0..=n {
+        let i = (w0 + k) % n;
+        let w = match k {
+            0 => word(i) & (!0u64 << b0),
+            _ if k == n => word(i) & !(!0u64 << b0),
+            _ => word(i),
+        };
+        if w != 0 {
+            return Some(i as Choice * 64 + w.trailing_zeros());
+        }
+    }
+    None
+}
+
 fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
     for (i, w) in words.enumerate() {
         if w != 0 {
@@ -1138,7 +1166,13 @@ impl<'a, M: Model> Run<'a, M> {
             return false;
         }
         let (en, done) = (self.set(n, ENABLED), self.set(n, DONE));
-        if let Some(e) = first_bit(en.iter().zip(done).map(|(&a, &d)| a & !d)) {
+        // Algorithm 2 lets Explore take any unexplored event. Taking the one after the event
+        // that led here (round-robin, as IoTCheck's listener schedules events fairly) makes an
+        // execution cycle through the events and come back to states it has seen: with k
+        // independent two-valued events it sees k + 1 states where lowest-first counts through
+        // all 2^k (docs/corpus.md measures what this does on the corpus).
+        let start = if self.opts.lowest_first { 0 } else { path.last().map_or(0, |&e| e + 1) };
+        if let Some(e) = first_bit_from(en.len(), start, |i| en[i] & !done[i]) {
             self.put(n, BACKTRACK, e);
             return true;
         }
