@@ -274,6 +274,7 @@ impl Common {
                 lowest_first: self.lowest_first,
             },
             outcome_schedules: false,
+            outcome_fingerprints: false,
         }
     }
 
@@ -383,7 +384,11 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             }
             check::check_load_options(std::slice::from_ref(&files), &common.load_options())?;
             let loaded = model::load_all(&files, common.load_options())?;
-            let report = with_model!(&loaded, m => check(m, &file, strategy.as_deref(), dot.as_deref(), &common))?;
+            // Outcome texts are needed only to write or compare them; otherwise each outcome is
+            // kept as a fingerprint, so a long stateless search does not fill memory with them.
+            let texts = common.outcomes.is_some() || expected.is_some();
+            let report =
+                with_model!(&loaded, m => check(m, &file, strategy.as_deref(), dot.as_deref(), &common, texts))?;
             let verdict = expected.as_ref().map(|e| regress::judge(&report, e));
             if common.json {
                 let mut doc = serde_json::to_value(&report)?;
@@ -421,7 +426,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 let result = (|| -> Result<regress::Verdict, Fail> {
                     let want = regress::read_expected(expected)?;
                     let loaded = model::load_all(std::slice::from_ref(input), common.load_options())?;
-                    let report = with_model!(&loaded, m => check(m, input, strategy.as_deref(), None, &common))?;
+                    let report = with_model!(&loaded, m => check(m, input, strategy.as_deref(), None, &common, true))?;
                     Ok(regress::judge(&report, &want))
                 })()
                 .map_err(|Fail(msg)| msg);
@@ -730,10 +735,9 @@ fn run_one<M: Registered>(
     file: &Path,
     entry: &Entry,
     common: &Common,
+    options: SearchOptions,
     dot: Option<&Path>,
-    outcome_schedules: bool,
 ) -> Result<RunReport, Fail> {
-    let options = SearchOptions { outcome_schedules, ..common.search_options() };
     let mut run = Check::new(m)
         .strategy(entry.name)?
         .file(file.display().to_string())
@@ -788,13 +792,15 @@ fn check<M: Registered>(
     strategy: Option<&str>,
     dot: Option<&Path>,
     common: &Common,
+    texts: bool,
 ) -> Result<RunReport, Fail> {
     let entry = match strategy {
         Some(name) => check::strategy_for(m, name)?,
         None => registry::default_for::<M>(),
     };
     check::check_search_options(m.kind(), &[entry], &common.search_options())?;
-    run_one(m, file, entry, common, dot, false)
+    let options = SearchOptions { outcome_fingerprints: !texts, ..common.search_options() };
+    run_one(m, file, entry, common, options, dot)
 }
 
 fn compare<M: Registered>(
@@ -809,7 +815,8 @@ fn compare<M: Registered>(
     check::check_search_options(m.kind(), &entries, &common.search_options())?;
     for entry in entries {
         // Every outcome keeps a schedule, so that one a reduction missed can be shown.
-        let report = run_one(m, file, entry, common, None, true)?;
+        let options = SearchOptions { outcome_schedules: true, ..common.search_options() };
+        let report = run_one(m, file, entry, common, options, None)?;
         if let Some(path) = &common.outcomes {
             // PATH.<strategy>; over many inputs PATH.<input>.<strategy>, the input's path with
             // its separators made `_`, so that no two inputs share a file.

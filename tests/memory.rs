@@ -36,6 +36,9 @@ fn two_threads(n: usize, writes: bool) -> PathBuf {
 #[test]
 fn max_memory_stops_cleanly_within_ten_percent() {
     let trace = alternating(20_000);
+    // With `--outcomes` every outcome's text is kept (about 40 KB each here), so memory grows
+    // until the limit stops the search; without it dpor holds its path and fingerprints only.
+    let out = trace.with_extension("outcomes");
     let o = tracepor(&[
         "check",
         trace.to_str().unwrap(),
@@ -47,6 +50,8 @@ fn max_memory_stops_cleanly_within_ten_percent() {
         "300",
         "--json",
         "--no-progress",
+        "--outcomes",
+        out.to_str().unwrap(),
     ]);
     let v = json(&o);
     assert_eq!(o.status.code(), Some(3), "a limit stopped it: {v}");
@@ -91,4 +96,56 @@ fn compare_reports_each_runs_own_peak() {
     let (full, dpor) = (peak("full"), peak("dpor"));
     // The process's high-water mark after `full` is at least full's peak.
     assert!(dpor * 2 < full, "dpor's peak {dpor} is not its own (full's: {full})");
+}
+
+/// `check` without `--outcomes` keeps each outcome as a fingerprint (16 bytes, not a line per
+/// READ of the trace); it must count exactly the outcomes the written file lists.
+#[test]
+fn fingerprinted_outcomes_count_what_the_outcome_file_lists() {
+    let trace = common_trace("tacas-2016/charachter-recognition");
+    let dir = std::env::temp_dir().join(format!("tracepor-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cr.outcomes");
+    for strategy in ["em-dpor", "dpor-sleep"] {
+        let counted = json(&tracepor(&["check", &trace, "--strategy", strategy, "--json"]));
+        let written =
+            json(&tracepor(&["check", &trace, "--strategy", strategy, "--json", "--outcomes", file.to_str().unwrap()]));
+        let lines = std::fs::read_to_string(&file).unwrap().lines().count() as u64;
+        assert_eq!(counted["finished"], true, "{strategy}");
+        assert_eq!(counted["outcomes"].as_u64(), Some(lines), "{strategy}");
+        assert_eq!(written["outcomes"].as_u64(), Some(lines), "{strategy}");
+        assert!(lines >= 10, "{strategy}: {lines} outcomes");
+    }
+}
+
+fn common_trace(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/em-explorer").join(name);
+    assert!(p.exists(), "{} missing", p.display());
+    p.display().to_string()
+}
+
+/// Without `--outcomes` a stateless search holds its path and a fingerprint per outcome: on the
+/// trace above, where the outcome texts fill 200 MiB within seconds, the peak stays far lower.
+#[test]
+fn a_stateless_search_without_an_outcome_file_stays_small() {
+    let trace = alternating(20_000);
+    let o = tracepor(&[
+        "check",
+        trace.to_str().unwrap(),
+        "--strategy",
+        "dpor",
+        "--max-memory",
+        "200",
+        "--time-limit",
+        "15",
+        "--json",
+        "--no-progress",
+    ]);
+    let v = json(&o);
+    assert_eq!(v["stopped_by"], "time", "{v}");
+    let (peak, outcomes) = (v["peak_alloc_bytes"].as_u64().unwrap(), v["outcomes"].as_u64().unwrap());
+    // An outcome's text is about 150 KB here (a reads-from pair per READ); a fingerprint is 16
+    // bytes. Kept as texts, 200 outcomes alone would pass the bound below.
+    assert!(outcomes >= 200, "{outcomes} outcomes: too few to show anything");
+    assert!(peak < (32 << 20) + outcomes * 8192, "peak {peak} bytes with {outcomes} outcomes");
 }

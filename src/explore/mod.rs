@@ -242,6 +242,9 @@ impl<'m, M: Model> Search<'m, M> {
         if self.options.outcome_schedules {
             self.found.keep_schedules();
         }
+        if self.options.outcome_fingerprints {
+            self.found.fingerprints_only();
+        }
         // Only where a stuck end is an error (EM traces) does it stop the search: an event model
         // always ends in states with nothing enabled.
         let error = outcome.stuck() && self.model.deadlock_is_error();

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashSet;
+
 use crate::model::{Choice, ModelError, Outcome};
 
 /// An error or deadlock with the schedule that reaches it.
@@ -28,12 +30,38 @@ pub struct Outcomes {
     /// `compare` shows one for an outcome a reduction missed. Off by default: a large outcome
     /// set would hold a whole path per outcome.
     schedules: Option<BTreeMap<String, Vec<Choice>>>,
+    /// When set, the outcome set is kept as 128-bit fingerprints of the canonical texts instead
+    /// of the texts ([`Outcomes::fingerprints_only`]).
+    fingerprints: Option<FxHashSet<u128>>,
+}
+
+/// The fingerprint of an outcome's canonical text (xxh3, 128 bits: with n outcomes, two share
+/// one with probability about n^2 / 2^129).
+fn fingerprint(text: &str) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(text.as_bytes())
 }
 
 impl Outcomes {
     /// From now on, keeps the first schedule of every outcome.
     pub fn keep_schedules(&mut self) {
         self.schedules.get_or_insert_with(BTreeMap::new);
+    }
+
+    /// From now on, keeps each outcome as a 128-bit fingerprint rather than its text: 16 bytes
+    /// an outcome instead of a trace-sized line (a reads-from pair per READ), for runs that only
+    /// count outcomes (`check` without `--outcomes` or `--expect`). Errors and stuck outcomes
+    /// are still kept whole. [`Outcomes::lines`] is then empty.
+    pub fn fingerprints_only(&mut self) {
+        if self.fingerprints.is_none() {
+            let kept = self.outcomes.keys().map(|t| fingerprint(t)).collect();
+            self.outcomes.clear();
+            self.fingerprints = Some(kept);
+        }
+    }
+
+    /// Whether the outcome texts are kept (not only fingerprints).
+    pub fn has_lines(&self) -> bool {
+        self.fingerprints.is_none()
     }
 
     /// The first schedule kept for the outcome with canonical text `text`, if any.
@@ -51,7 +79,14 @@ impl Outcomes {
         if stuck && !self.deadlocks.contains_key(&text) {
             self.deadlocks.insert(text.clone(), (outcome, path.to_vec()));
         }
-        self.outcomes.entry(text).or_insert(stuck);
+        match self.fingerprints.as_mut() {
+            Some(f) => {
+                f.insert(fingerprint(&text));
+            }
+            None => {
+                self.outcomes.entry(text).or_insert(stuck);
+            }
+        }
     }
 
     pub fn add_error(&mut self, error: ModelError, path: &[Choice]) {
@@ -60,7 +95,14 @@ impl Outcomes {
     }
 
     /// Merges another search's findings (parallel workers, sharded runs).
-    pub fn merge(&mut self, other: Outcomes) {
+    pub fn merge(&mut self, mut other: Outcomes) {
+        if self.fingerprints.is_some() || other.fingerprints.is_some() {
+            self.fingerprints_only();
+            other.fingerprints_only();
+        }
+        if let (Some(mine), Some(theirs)) = (self.fingerprints.as_mut(), other.fingerprints.take()) {
+            mine.extend(theirs);
+        }
         for (k, v) in other.outcomes {
             self.outcomes.entry(k).or_insert(v);
         }
@@ -77,17 +119,17 @@ impl Outcomes {
         }
     }
 
-    /// Canonical outcome lines, sorted in byte order.
+    /// Canonical outcome lines, sorted in byte order (none when only fingerprints are kept).
     pub fn lines(&self) -> impl Iterator<Item = &str> {
         self.outcomes.keys().map(String::as_str)
     }
 
     pub fn len(&self) -> usize {
-        self.outcomes.len()
+        self.fingerprints.as_ref().map_or(self.outcomes.len(), FxHashSet::len)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.outcomes.is_empty()
+        self.len() == 0
     }
 
     /// Distinct stuck outcomes (EM traces) or distinct nothing-enabled states (event models).
@@ -120,6 +162,46 @@ impl Outcomes {
 
     /// The same outcome set, errors and deadlocks (what soundness checks compare).
     pub fn same_as(&self, other: &Outcomes) -> bool {
-        self.outcomes == other.outcomes && self.errors.keys().eq(other.errors.keys())
+        let set = |o: &Outcomes| -> FxHashSet<u128> {
+            o.fingerprints.clone().unwrap_or_else(|| o.outcomes.keys().map(|t| fingerprint(t)).collect())
+        };
+        let outcomes = match (&self.fingerprints, &other.fingerprints) {
+            (None, None) => self.outcomes == other.outcomes,
+            _ => set(self) == set(other),
+        };
+        outcomes && self.errors.keys().eq(other.errors.keys())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn em(reads: &[(u32, u32)], stuck: &[u32]) -> Outcome {
+        Outcome::EmTrace { reads_from: reads.to_vec(), final_writes: vec![], stuck: stuck.to_vec() }
+    }
+
+    #[test]
+    fn fingerprints_count_what_texts_count() {
+        let (mut texts, mut prints) = (Outcomes::default(), Outcomes::default());
+        prints.add_outcome(em(&[(3, 0)], &[]), &[0]);
+        prints.fingerprints_only();
+        for o in [em(&[(3, 0)], &[]), em(&[(3, 2)], &[]), em(&[(3, 0)], &[]), em(&[(3, 2)], &[7])] {
+            texts.add_outcome(o.clone(), &[1]);
+            prints.add_outcome(o, &[1]);
+        }
+        assert_eq!((texts.len(), prints.len()), (3, 3));
+        assert!(texts.has_lines() && !prints.has_lines());
+        assert_eq!(prints.lines().count(), 0);
+        // Stuck outcomes stay whole: they are reported with a schedule.
+        assert_eq!(prints.deadlocks(), 1);
+        assert!(texts.same_as(&prints) && prints.same_as(&texts));
+        let mut other = Outcomes::default();
+        other.add_outcome(em(&[(3, 2)], &[]), &[]);
+        assert!(!other.same_as(&prints));
+        // Merging a text set into a fingerprint set (parallel workers) counts each once.
+        other.add_outcome(em(&[(4, 1)], &[]), &[]);
+        prints.merge(other);
+        assert_eq!(prints.len(), 4);
     }
 }

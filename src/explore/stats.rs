@@ -125,6 +125,9 @@ pub struct SearchOptions {
     /// Keep the first schedule of every outcome (`compare`, to show a witness of an outcome a
     /// reduction missed).
     pub outcome_schedules: bool,
+    /// Keep each outcome as a 128-bit fingerprint, not its text (`check` when no outcome file is
+    /// written or compared): a stateless search then holds 16 bytes per outcome found.
+    pub outcome_fingerprints: bool,
 }
 
 /// stateful-dpor's ablation switches (command line `--no-…`).
@@ -159,7 +162,13 @@ impl Ablation {
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { threads: 1, hash_compact: false, ablation: Ablation::default(), outcome_schedules: false }
+        SearchOptions {
+            threads: 1,
+            hash_compact: false,
+            ablation: Ablation::default(),
+            outcome_schedules: false,
+            outcome_fingerprints: false,
+        }
     }
 }
 
