@@ -68,9 +68,9 @@ impl Verdict {
                 for d in ds {
                     let _ = writeln!(
                         out,
-                        "{file}: {} DISAGREES with the exhaustive search: {} outcome(s) missed, {} invented (a bug in the strategy, not in the program)",
+                        "{file}: {} DISAGREES with the exhaustive search: {} missed, {} invented (a bug in the strategy, not in the program)",
                         d.strategy,
-                        d.missed.len(),
+                        plural(d.missed.len(), "outcome"),
                         d.invented.len()
                     );
                     if let Some(w) = &d.witness {
@@ -127,6 +127,11 @@ const HEADER: [&str; 14] = [
     "finished",
 ];
 
+/// `1 outcome`, `2 outcomes`.
+pub(crate) fn plural(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 pub(crate) fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "-".into(), |x| format!("{x:.2}x"))
 }
@@ -167,31 +172,81 @@ fn verdict(inputs: &[InputRuns]) -> String {
     out
 }
 
-/// Aligned text table.
+/// A count with thousands separators (`1,284,788`), as the text table shows it.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The columns of the text table: what a terminal holds (under 100 columns for the usual
+/// runs). The input is a heading above its rows, `unique` transitions and the peak of memory
+/// are left to CSV, Markdown and JSON, empty columns are left out, and a run that did not
+/// finish says which limit stopped it in one word (the JSON `stopped_by` code).
+const TEXT_HEADER: [&str; 11] =
+    ["strategy", "execs", "states", "trans", "outcomes", "blocked", "errors", "time s", "vs exh", "vs dpor", "done"];
+
+fn text_rows(input: &InputRuns) -> Vec<[String; 11]> {
+    let count = |n: Option<u64>| n.map_or_else(|| "-".into(), thousands);
+    let exhaustive: Vec<&str> = registry::exhaustive().rev().map(|e| e.name).collect();
+    input
+        .runs
+        .iter()
+        .map(|r| {
+            [
+                r.strategy.clone(),
+                thousands(r.executions),
+                count(r.states),
+                thousands(r.transitions),
+                thousands(r.outcomes as u64),
+                count(r.blocked),
+                thousands(r.errors.len() as u64),
+                format!("{:.3}", r.time_s),
+                ratio(input.reduction(r, &exhaustive)),
+                ratio(input.reduction(r, &["dpor"])),
+                if r.finished { "yes".into() } else { r.stopped_by.map_or("no", |s| s.code()).into() },
+            ]
+        })
+        .collect()
+}
+
+/// Aligned text table: per input a heading line, then one row per strategy; then the verdicts.
 pub fn render(inputs: &[InputRuns]) -> String {
-    let rows = rows(inputs);
-    let mut widths: Vec<usize> = HEADER.iter().map(|h| h.len()).collect();
-    for row in &rows {
+    let all: Vec<Vec<[String; 11]>> = inputs.iter().map(text_rows).collect();
+    // A column with nothing in any row (all `-` or all 0: `blocked` outside the strategies that
+    // block, `states` among stateless runs, `errors` where none was found) is left out.
+    let shown: Vec<usize> = (0..TEXT_HEADER.len())
+        .filter(|&c| [0, 1, 3, 7, 10].contains(&c) || all.iter().flatten().any(|row| row[c] != "-" && row[c] != "0"))
+        .collect();
+    let mut widths: Vec<usize> = TEXT_HEADER.iter().map(|h| h.len()).collect();
+    for row in all.iter().flatten() {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
     let mut out = String::new();
     let line = |cells: &[&str], out: &mut String| {
-        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            if i < 2 {
-                let _ = write!(out, "{c:<w$}  ");
-            } else {
-                let _ = write!(out, "{c:>w$}  ");
-            }
+        for &c in &shown {
+            let w = widths[c];
+            let _ = if c == 0 { write!(out, "{:<w$}  ", cells[c]) } else { write!(out, "{:>w$}  ", cells[c]) };
         }
         out.truncate(out.trim_end().len());
         out.push('\n');
     };
-    line(&HEADER, &mut out);
-    for row in &rows {
-        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
-        line(&cells, &mut out);
+    for (input, rows) in inputs.iter().zip(&all) {
+        let file = input.runs.first().map_or("", |r| r.file.as_str());
+        let _ = writeln!(out, "{file}");
+        line(&TEXT_HEADER, &mut out);
+        for row in rows {
+            let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+            line(&cells, &mut out);
+        }
     }
     out.push_str(&verdict(inputs));
     out

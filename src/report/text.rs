@@ -60,7 +60,7 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     if r.errors.is_empty() {
         let _ = writeln!(out, "no errors detected");
     } else {
-        let _ = writeln!(out, "{} error(s) found", r.errors.len());
+        let _ = writeln!(out, "{} found", super::compare::plural(r.errors.len(), "error"));
     }
     if let Some(why) = r.stopped_by {
         let _ = writeln!(out, "search INCOMPLETE: {}; figures below are partial", why.describe());
