@@ -162,10 +162,15 @@ struct Common {
     #[arg(long)]
     conflicts: bool,
     // Zero limits would stop every search before it starts: refused here, like zero threads.
+    /// Stop the search after this many seconds (fractions allowed), with the figures so far
+    /// (exit 3). Default: none.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     time_limit: Option<f64>,
+    /// Stop after storing this many states (stateful strategies). Default: none.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_states: Option<u64>,
+    /// Stop before the heap passes this many MiB (counted allocations). Default: half of the
+    /// machine's memory (or of its cgroup limit), printed in the report.
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
     /// Worker threads, for the strategies that explore in parallel (marked so in --strategy's help).
@@ -193,13 +198,16 @@ struct Common {
     /// one after the event that led there, round-robin, as IoTCheck's DPOR listener does).
     #[arg(long)]
     lowest_first: bool,
+    /// Stop at the first error or deadlock found (exit 1).
     #[arg(long)]
     stop_at_first_error: bool,
+    /// Print no report (input errors still go to stderr); the exit code tells the result.
     #[arg(long)]
     quiet: bool,
     /// Show progress on stderr (default: when stderr is a terminal).
     #[arg(long, conflicts_with = "no_progress")]
     progress: bool,
+    /// Never show progress.
     #[arg(long)]
     no_progress: bool,
 }
