@@ -33,26 +33,22 @@ fn two_threads(n: usize, writes: bool) -> PathBuf {
     path
 }
 
+/// `dpor` on the 20,000-operation alternating trace under `--max-memory 200`, with `extra`.
+fn dpor_on_alternating_20k(seconds: u32, extra: &[&str]) -> Output {
+    let trace = alternating(20_000);
+    let seconds = seconds.to_string();
+    let mut args = vec!["check", trace.to_str().unwrap(), "--strategy", "dpor", "--max-memory", "200"];
+    args.extend(["--time-limit", &seconds, "--json", "--no-progress"]);
+    args.extend(extra);
+    tracepor(&args)
+}
+
 #[test]
 fn max_memory_stops_cleanly_within_ten_percent() {
-    let trace = alternating(20_000);
-    // With `--outcomes` every outcome's text is kept (about 40 KB each here), so memory grows
+    // With `--outcomes` every outcome's text is kept (about 119 KB each here), so memory grows
     // until the limit stops the search; without it dpor holds its path and fingerprints only.
-    let out = trace.with_extension("outcomes");
-    let o = tracepor(&[
-        "check",
-        trace.to_str().unwrap(),
-        "--strategy",
-        "dpor",
-        "--max-memory",
-        "200",
-        "--time-limit",
-        "300",
-        "--json",
-        "--no-progress",
-        "--outcomes",
-        out.to_str().unwrap(),
-    ]);
+    let out = alternating(20_000).with_extension("outcomes");
+    let o = dpor_on_alternating_20k(300, &["--outcomes", out.to_str().unwrap()]);
     let v = json(&o);
     assert_eq!(o.status.code(), Some(3), "a limit stopped it: {v}");
     assert_eq!(v["finished"], false);
@@ -128,23 +124,11 @@ fn common_trace(name: &str) -> String {
 /// trace above, where the outcome texts fill 200 MiB within seconds, the peak stays far lower.
 #[test]
 fn a_stateless_search_without_an_outcome_file_stays_small() {
-    let trace = alternating(20_000);
-    let o = tracepor(&[
-        "check",
-        trace.to_str().unwrap(),
-        "--strategy",
-        "dpor",
-        "--max-memory",
-        "200",
-        "--time-limit",
-        "15",
-        "--json",
-        "--no-progress",
-    ]);
+    let o = dpor_on_alternating_20k(15, &[]);
     let v = json(&o);
     assert_eq!(v["stopped_by"], "time", "{v}");
     let (peak, outcomes) = (v["peak_alloc_bytes"].as_u64().unwrap(), v["outcomes"].as_u64().unwrap());
-    // An outcome's text is about 150 KB here (a reads-from pair per READ); a fingerprint is 16
+    // An outcome's text is about 119 KB here (a reads-from pair per READ); a fingerprint is 16
     // bytes. Kept as texts, 200 outcomes alone would pass the bound below.
     assert!(outcomes >= 200, "{outcomes} outcomes: too few to show anything");
     assert!(peak < (32 << 20) + outcomes * 8192, "peak {peak} bytes with {outcomes} outcomes");
