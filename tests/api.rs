@@ -89,6 +89,47 @@ fn a_check_from_rust_reports_what_the_command_line_does() {
     assert_eq!(serde_json::to_value(report.model).unwrap(), "em-trace");
 }
 
+/// `full`'s deadlock schedule is a shortest one (as long as the fewest steps a breadth-first
+/// search of the trace needs to reach that stuck outcome), and the report says so.
+#[test]
+fn full_gives_a_deadlock_a_shortest_schedule() {
+    let m = em("fixtures/em/abba-deadlock");
+    let report = Check::new(&m).strategy("full").unwrap().limits(Limits::default()).run();
+    let deadlock = report.errors.iter().find(|e| e.kind == "deadlock").expect("the deadlock");
+    assert_eq!(deadlock.graph_shortest, Some(deadlock.steps));
+    let ReplayEnd::Ended(stuck) = check::replay(&m, &deadlock.schedule).unwrap().end else { panic!("not ended") };
+    assert!(stuck.stuck());
+    // Fewest steps to that outcome, breadth-first with a visited set of its own.
+    let mut seen = std::collections::HashSet::new();
+    let mut level = vec![m.initial()];
+    let mut fewest = None;
+    let (mut depth, mut en, mut key) = (0, Vec::new(), Vec::new());
+    while fewest.is_none() && !level.is_empty() {
+        let mut next = Vec::new();
+        for s in level {
+            en.clear();
+            m.enabled(&s, &mut en);
+            if en.is_empty() && m.outcome(&s) == stuck {
+                fewest = Some(depth);
+            }
+            for &c in &en {
+                let mut t = s.clone();
+                m.step(&mut t, c).unwrap();
+                key.clear();
+                m.encode(&t, &mut key);
+                if seen.insert(key.clone()) {
+                    next.push(t);
+                }
+            }
+        }
+        level = next;
+        depth += 1;
+    }
+    assert_eq!(Some(deadlock.steps), fewest);
+    let text = tracepor::report::text::render(&report, "");
+    assert!(text.contains("(shortest in the explored state graph)"), "{text}");
+}
+
 #[test]
 fn a_progress_callback_may_borrow_from_the_caller() {
     let m = em("fixtures/em/two-posters");

@@ -401,6 +401,56 @@ fn stateful_searches_report_the_shortest_path_of_their_state_graph() {
     assert_eq!(code(&r), 1, "{}", String::from_utf8_lossy(&r.stdout));
 }
 
+/// `full` too: a breadth-first pass after its search gives each error a shortest schedule of
+/// the state graph (163 steps first found, five after), with `--threads` and `--hash-compact`
+/// as well, never longer than stateful-dpor's, and it replays to the same error.
+#[test]
+fn full_reports_the_shortest_path_of_its_state_graph() {
+    let model = "traces/smartthings/initial-state-event-streamer--thermostat-auto-off.events";
+    let dpor = json(&tracepor(&["check", model, "--strategy", "stateful-dpor", "--json"]));
+    let dpor_steps = dpor["errors"][0]["schedule"].as_str().unwrap().split(',').count();
+    for extra in [&[][..], &["--threads", "2"], &["--hash-compact"]] {
+        let mut args = vec!["check", model, "--strategy", "full", "--json"];
+        args.extend_from_slice(extra);
+        let o = tracepor(&args);
+        assert_eq!(code(&o), 1, "{extra:?}");
+        let v = json(&o);
+        let e = &v["errors"][0];
+        let schedule = e["schedule"].as_str().unwrap();
+        let steps = schedule.split(',').count();
+        assert_eq!(e["graph_shortest"].as_u64(), Some(steps as u64), "{extra:?}: {e}");
+        assert!(steps <= dpor_steps, "{extra:?}: {steps} > stateful-dpor's {dpor_steps}");
+        if extra.is_empty() {
+            assert!(e["shortened_from"].as_u64().unwrap() > steps as u64, "the depth-first path was longer: {e}");
+        }
+        let r = tracepor(&["replay", model, "--schedule", schedule]);
+        assert_eq!(code(&r), 1, "{}", String::from_utf8_lossy(&r.stdout));
+        let want = format!("error: {}: {}", e["kind"].as_str().unwrap(), e["message"].as_str().unwrap());
+        assert!(String::from_utf8_lossy(&r.stdout).contains(&want), "{want}");
+    }
+    let text = tracepor(&["check", model, "--strategy", "full"]);
+    let out = String::from_utf8_lossy(&text.stdout);
+    let line = out.lines().find(|l| l.contains("schedule:")).expect("a schedule line");
+    assert!(line.contains("(shortest in the explored state graph; first found: "), "{line}");
+}
+
+/// `full --conflicts`: both conflicts of the README's pair by their shortest (two-step) schedule.
+#[test]
+fn full_gives_both_conflicts_two_step_schedules() {
+    let model = "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events";
+    let v = json(&tracepor(&["check", model, "--conflicts", "--strategy", "full", "--json"]));
+    let errors = v["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 2);
+    for e in errors {
+        assert_eq!(e["kind"], "conflict");
+        let schedule = e["schedule"].as_str().unwrap();
+        assert_eq!(schedule.split(',').count(), 2, "{e}");
+        assert_eq!(e["graph_shortest"].as_u64(), Some(2), "{e}");
+        let r = tracepor(&["replay", model, "--schedule", schedule, "--conflicts"]);
+        assert_eq!(code(&r), 1, "{}", String::from_utf8_lossy(&r.stdout));
+    }
+}
+
 /// The README's first command: the project's own Android trace has a deadlock, reported with a
 /// schedule whose replay ends stuck.
 #[test]

@@ -25,7 +25,7 @@ use super::graph::Target;
 use super::Search;
 use crate::model::{Choice, Model};
 
-fn fingerprint(key: &[u32]) -> u64 {
+pub(super) fn fingerprint(key: &[u32]) -> u64 {
     // SAFETY: any initialised u32 slice is a valid byte slice of four times its length (u8 has
     // alignment 1); fingerprints only meet fingerprints of the same process, so byte order does
     // not matter. This avoids copying the key on every stored state.

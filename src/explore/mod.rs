@@ -20,7 +20,7 @@
 //!
 //! | file | strategy | state matching |
 //! |---|---|---|
-//! | [`full`] | `full`: every enabled choice, visited states not expanded again | yes |
+//! | [`full`] | `full`: every enabled choice, visited states not expanded again; then `shortest.rs`, a breadth-first pass giving each error and deadlock a shortest schedule | yes |
 //! | [`full_stateless`] | `full-stateless`: every interleaving | no |
 //! | `dfs` | the depth-first (and parallel breadth-first) walk both exhaustive ones share | |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces); `dpor/engine.rs` the DPOR core `em-dpor`, `dpor-sleep` and `em-dpor-sleep` share (race rules, sleep sets and the parallel component plug in at its hook points), `dpor/estimate.rs` its progress estimate, `dpor/race.rs` Flanagan-Godefroid's race rule, `dpor/par.rs` `--threads N` (subtrees handed to idle workers; plugs the parallel component `Donor` into the engine), `dpor/handoff.rs` what the two share | no |
@@ -52,6 +52,7 @@ pub mod reads_from;
 pub mod registry;
 pub mod sets;
 pub mod shorten;
+mod shortest;
 pub mod stateful_dpor;
 pub mod stats;
 
@@ -60,7 +61,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::model::{Choice, Model, ModelError};
-pub use outcomes::{Found, Outcomes};
+pub use outcomes::{Deadlock, Found, Outcomes};
 pub use stats::{Ablation, Limits, SearchOptions, Stats, StopReason};
 
 /// One exploration strategy (see the table in this module's header).
@@ -198,6 +199,27 @@ impl<'m, M: Model> Search<'m, M> {
             self.check_limits();
         }
         self.stop.is_some()
+    }
+
+    /// For a pass after the search proper (`full`'s shortest schedules): whether a limit of the
+    /// run (memory, checked every call; time and Ctrl-C, every few thousand) has been reached.
+    /// Unlike [`Search::poll`] it does not stop the search: the search finished, only the pass
+    /// ends early.
+    pub fn past_limits(&mut self) -> bool {
+        if let Some(max) = self.limits.max_memory_bytes {
+            if crate::alloc::current().is_some_and(|now| now >= max) {
+                return true;
+            }
+        }
+        self.tick += 1;
+        if self.tick < 4096 {
+            return false;
+        }
+        self.tick = 0;
+        let rss = |max| !crate::alloc::installed() && stats::current_rss_bytes().is_some_and(|rss| rss >= max);
+        self.cancel.load(Ordering::Relaxed)
+            || self.limits.time.is_some_and(|t| self.start.elapsed() >= t)
+            || self.limits.max_memory_bytes.is_some_and(rss)
     }
 
     /// Counts a newly stored state (stateful strategies).

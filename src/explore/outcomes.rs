@@ -17,15 +17,33 @@ pub struct Found {
     pub graph_shortest_from: Option<usize>,
 }
 
+/// A stuck outcome with the schedule that reaches it.
+#[derive(Clone, Debug)]
+pub struct Deadlock {
+    pub outcome: Outcome,
+    pub schedule: Vec<Choice>,
+    /// As [`Found::graph_shortest_from`]: the steps first found, when a stateful search put a
+    /// shortest path of its state graph in their place.
+    pub graph_shortest_from: Option<usize>,
+}
+
+/// What tells errors apart (kind, source line, message): one [`Found`] is kept per key.
+pub type ErrorKey = (&'static str, usize, String);
+
+/// The key of `error` among a search's errors.
+pub fn error_key(error: &ModelError) -> ErrorKey {
+    (error.kind, error.line, error.message.clone())
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Outcomes {
     /// Canonical outcome text (the set's key, so lines come out in byte order) -> whether it is
     /// stuck.
     outcomes: BTreeMap<String, bool>,
     /// Distinct errors by (kind, line), first schedule kept.
-    errors: BTreeMap<(&'static str, usize, String), Found>,
+    errors: BTreeMap<ErrorKey, Found>,
     /// Stuck outcomes, by canonical text, with the first schedule reaching each.
-    deadlocks: BTreeMap<String, (Outcome, Vec<Choice>)>,
+    deadlocks: BTreeMap<String, Deadlock>,
     /// The first schedule reaching each outcome, when asked for ([`Outcomes::keep_schedules`]):
     /// `compare` shows one for an outcome a reduction missed. Off by default: a large outcome
     /// set would hold a whole path per outcome.
@@ -67,7 +85,7 @@ impl Outcomes {
     /// The first schedule kept for the outcome with canonical text `text`, if any.
     pub fn schedule_of(&self, text: &str) -> Option<&[Choice]> {
         let kept = self.schedules.as_ref().and_then(|m| m.get(text));
-        kept.or_else(|| self.deadlocks.get(text).map(|d| &d.1)).map(Vec::as_slice)
+        kept.or_else(|| self.deadlocks.get(text).map(|d| &d.schedule)).map(Vec::as_slice)
     }
 
     pub fn add_outcome(&mut self, outcome: Outcome, path: &[Choice]) {
@@ -77,7 +95,8 @@ impl Outcomes {
             m.entry(text.clone()).or_insert_with(|| path.to_vec());
         }
         if stuck && !self.deadlocks.contains_key(&text) {
-            self.deadlocks.insert(text.clone(), (outcome, path.to_vec()));
+            let found = Deadlock { outcome, schedule: path.to_vec(), graph_shortest_from: None };
+            self.deadlocks.insert(text.clone(), found);
         }
         match self.fingerprints.as_mut() {
             Some(f) => {
@@ -90,8 +109,11 @@ impl Outcomes {
     }
 
     pub fn add_error(&mut self, error: ModelError, path: &[Choice]) {
-        let key = (error.kind, error.line, error.message.clone());
-        self.errors.entry(key).or_insert_with(|| Found { error, schedule: path.to_vec(), graph_shortest_from: None });
+        self.errors.entry(error_key(&error)).or_insert_with(|| Found {
+            error,
+            schedule: path.to_vec(),
+            graph_shortest_from: None,
+        });
     }
 
     /// Merges another search's findings (parallel workers, sharded runs).
@@ -139,7 +161,12 @@ impl Outcomes {
 
     /// Each distinct stuck outcome with the first schedule that reached it.
     pub fn deadlock_schedules(&self) -> impl Iterator<Item = (&Outcome, &[Choice])> {
-        self.deadlocks.values().map(|(o, path)| (o, path.as_slice()))
+        self.deadlocks.values().map(|d| (&d.outcome, d.schedule.as_slice()))
+    }
+
+    /// Each distinct stuck outcome as found, with how its schedule was obtained.
+    pub fn deadlocks_found(&self) -> impl Iterator<Item = &Deadlock> {
+        self.deadlocks.values()
     }
 
     pub fn errors(&self) -> impl Iterator<Item = &Found> {
@@ -151,9 +178,9 @@ impl Outcomes {
         self.errors.values_mut()
     }
 
-    /// The schedules of the stuck outcomes, likewise.
-    pub fn deadlock_schedules_mut(&mut self) -> impl Iterator<Item = &mut Vec<Choice>> {
-        self.deadlocks.values_mut().map(|(_, path)| path)
+    /// The stuck outcomes, likewise.
+    pub fn deadlocks_mut(&mut self) -> impl Iterator<Item = &mut Deadlock> {
+        self.deadlocks.values_mut()
     }
 
     pub fn error_count(&self) -> usize {

@@ -607,6 +607,10 @@ impl Model for EmModel {
         ModelKind::EmTrace
     }
 
+    fn stuck_length_fixed(&self) -> bool {
+        true
+    }
+
     fn choices(&self) -> u32 {
         self.threads.len() as u32
     }

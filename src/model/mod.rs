@@ -199,6 +199,12 @@ pub trait Model: Sync {
     fn paths_are_finite(&self) -> bool {
         true
     }
+    /// Whether every schedule to a given stuck outcome has the same length, so that any one
+    /// found is a shortest one. True of EM traces: each step runs one operation and the outcome
+    /// names the operations never run.
+    fn stuck_length_fixed(&self) -> bool {
+        false
+    }
     /// The command-line options that shaped this transition system (` --bound 1 --conflicts`),
     /// so that a printed `tracepor replay` line rebuilds the same one.
     fn load_flags(&self) -> String {

@@ -26,8 +26,9 @@ pub struct ErrorReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shortened_from: Option<usize>,
     /// Steps of a shortest path to the error in the state graph the (stateful) search explored,
-    /// when it replaced the schedule first found (`shortened_from` gives that one's length);
-    /// the schedule shown is this path, or shorter when replay could still cut it.
+    /// when the search put it in place of the schedule first found (`shortened_from` gives that
+    /// one's length when it was longer); the schedule shown is this path, or shorter when replay
+    /// could still cut it (stateful-dpor's graph lacks states the reduction never stored).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub graph_shortest: Option<usize>,
     /// Steps of `schedule`.
@@ -108,7 +109,8 @@ impl RunReport {
             .collect();
         // On EM traces a stuck execution is the error: report each distinct one.
         if model.deadlock_is_error() {
-            for (outcome, schedule) in found.deadlock_schedules() {
+            for d in found.deadlocks_found() {
+                let (outcome, schedule) = (&d.outcome, &d.schedule);
                 let stuck = outcome.stuck_operations();
                 let list: Vec<String> = stuck.iter().map(u32::to_string).collect();
                 // What each stuck thread waits for, in the state the schedule reaches.
@@ -130,8 +132,8 @@ impl RunReport {
                     event: None,
                     app: None,
                     schedule: format_schedule(model, schedule),
-                    shortened_from: None,
-                    graph_shortest: None,
+                    shortened_from: d.graph_shortest_from.filter(|&n| n > schedule.len()),
+                    graph_shortest: d.graph_shortest_from.map(|_| schedule.len()),
                     steps: schedule.len(),
                 });
             }

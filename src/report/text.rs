@@ -43,7 +43,9 @@ pub fn render(r: &RunReport, sut: &str) -> String {
                 format!("   (shortest in the explored state graph: {g} steps, then cut by replay; first found: {n})")
             }
             (Some(n), None) => format!("   (shortened from {n} steps by replay)"),
-            (None, _) => String::new(),
+            // The search's own schedule was already a shortest one.
+            (None, Some(_)) => "   (shortest in the explored state graph)".to_string(),
+            (None, None) => String::new(),
         };
         let _ = writeln!(out, "  schedule: {}{shortened}", e.schedule);
         // Several inputs (SmartApps checked together) are named `A + B`: one argument each.

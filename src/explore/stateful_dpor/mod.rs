@@ -510,11 +510,12 @@ impl<'a, M: Model> Run<'a, M> {
                 }
             }
         }
-        for schedule in search.found.deadlock_schedules_mut() {
-            if let Some(n) = node_of(schedule) {
+        for d in search.found.deadlocks_mut() {
+            if let Some(n) = node_of(&d.schedule) {
                 let short = path_to(n);
-                if short.len() < schedule.len() {
-                    *schedule = short;
+                if short.len() < d.schedule.len() {
+                    d.graph_shortest_from = Some(d.schedule.len());
+                    d.schedule = short;
                 }
             }
         }
