@@ -36,21 +36,85 @@ use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Script, Stmt};
 use crate::trace::InputError;
 
-/// A Groovy value as the apps see it.
+/// A string value. Handlers copy strings (attribute values, state keys, event fields) far more
+/// often than they build them, so a copy shares the text instead of allocating: literals of the
+/// interpreter itself are static, the rest shared.
+#[derive(Clone)]
+pub enum Text {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Text::Static(x) => x,
+            Text::Shared(x) => x,
+        }
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, o: &Text) -> bool {
+        **self == **o
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, o: &str) -> bool {
+        **self == *o
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, o: &&str) -> bool {
+        **self == **o
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl From<String> for Text {
+    fn from(x: String) -> Text {
+        Text::Shared(x.into())
+    }
+}
+
+/// A Groovy value as the apps see it. Lists and maps are shared too and copied on write
+/// (`Arc::make_mut`): a state's clone per step and every read of a list only count references.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     Null,
     Bool(bool),
     Int(i64),
     Dec(f64),
-    Str(String),
-    List(Vec<Value>),
-    Map(Vec<(Value, Value)>),
+    Str(Text),
+    List(Arc<Vec<Value>>),
+    Map(Arc<Vec<(Value, Value)>>),
     /// A device (index into the model's devices).
     Dev(u16),
     Closure(Arc<(Vec<String>, Vec<Stmt>)>),
     /// `state` / `atomicState` of the running app; `location`; `log`; `app`; `settings`.
     Obj(&'static str),
+}
+
+fn list(l: Vec<Value>) -> Value {
+    Value::List(Arc::new(l))
+}
+
+fn map(m: Vec<(Value, Value)>) -> Value {
+    Value::Map(Arc::new(m))
 }
 
 impl Value {
@@ -77,38 +141,76 @@ impl Value {
     }
     fn text(&self) -> String {
         match self {
-            Value::Null => "null".into(),
-            Value::Bool(b) => b.to_string(),
-            Value::Int(i) => i.to_string(),
-            Value::Dec(d) => d.to_string(),
-            Value::Str(s) => s.clone(),
-            Value::List(l) => format!("[{}]", l.iter().map(Value::text).collect::<Vec<_>>().join(", ")),
-            Value::Map(m) => {
-                format!(
-                    "[{}]",
-                    m.iter().map(|(k, v)| format!("{}:{}", k.text(), v.text())).collect::<Vec<_>>().join(", ")
-                )
+            Value::Str(s) => s.to_string(),
+            v => {
+                let mut out = String::new();
+                v.text_into(&mut out);
+                out
             }
-            Value::Dev(d) => format!("device{d}"),
-            Value::Closure(_) => "closure".into(),
-            Value::Obj(o) => o.to_string(),
+        }
+    }
+    /// Appends the text of the value to `out` (interpolation builds no string per part).
+    fn text_into(&self, out: &mut String) {
+        use std::fmt::Write;
+        match self {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::Dec(d) => {
+                let _ = write!(out, "{d}");
+            }
+            Value::Str(s) => out.push_str(s),
+            Value::List(l) => {
+                out.push('[');
+                for (i, x) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    x.text_into(out);
+                }
+                out.push(']');
+            }
+            Value::Map(m) => {
+                out.push('[');
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    k.text_into(out);
+                    out.push(':');
+                    v.text_into(out);
+                }
+                out.push(']');
+            }
+            Value::Dev(d) => {
+                let _ = write!(out, "device{d}");
+            }
+            Value::Closure(_) => out.push_str("closure"),
+            Value::Obj(o) => out.push_str(o),
         }
     }
     fn items(&self) -> Vec<Value> {
         match self {
-            Value::List(l) => l.clone(),
+            Value::List(l) => l.to_vec(),
             Value::Null => Vec::new(),
             Value::Map(m) => {
-                m.iter().map(|(k, v)| Value::Map(vec![(s("key"), k.clone()), (s("value"), v.clone())])).collect()
+                m.iter().map(|(k, v)| map(vec![(lit("key"), k.clone()), (lit("value"), v.clone())])).collect()
             }
-            Value::Str(x) => x.chars().map(|c| Value::Str(c.to_string())).collect(),
+            Value::Str(x) => x.chars().map(|c| Value::Str(c.to_string().into())).collect(),
             other => vec![other.clone()],
         }
     }
 }
 
 fn s(x: &str) -> Value {
-    Value::Str(x.to_string())
+    Value::Str(Text::Shared(x.into()))
+}
+
+/// A string value of the interpreter's own text, without allocating.
+fn lit(x: &'static str) -> Value {
+    Value::Str(Text::Static(x))
 }
 
 fn loose_eq(a: &Value, b: &Value) -> bool {
@@ -273,8 +375,8 @@ pub struct SmartAppOptions {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SmartState {
     attrs: Vec<Value>,
-    mode: String,
-    states: Vec<Vec<(String, Value)>>,
+    mode: Text,
+    states: Vec<Vec<(Text, Value)>>,
     writers: Vec<(u8, Value)>,
     fired: Vec<u32>,
 }
@@ -285,7 +387,8 @@ pub struct SmartAppModel {
     devices: Vec<String>,
     /// (device, attribute) of each slot.
     slots: Vec<(u16, String)>,
-    slot_of: HashMap<(u16, String), usize>,
+    /// Per device, its attributes' slots (looked up by name without building a key).
+    slot_of: Vec<Vec<(String, usize)>>,
     subs: Vec<Sub>,
     events: Vec<EnvEvent>,
     init: SmartState,
@@ -310,7 +413,8 @@ struct Ctx<'m> {
     app: usize,
     /// Scopes of the running method (innermost last).
     scopes: Vec<Vec<(String, Value)>>,
-    running: Vec<(usize, String)>,
+    /// (app, method index) of the methods running.
+    running: Vec<(usize, usize)>,
     budget: u32,
     depth: u32,
     line: usize,
@@ -325,6 +429,9 @@ const NOW: i64 = 1_564_191_100_415;
 const CONFLICT: &str = "conflict: ";
 
 impl SmartAppModel {
+    fn slot(&self, dev: u16, attr: &str) -> Option<usize> {
+        self.slot_of.get(dev as usize)?.iter().find(|(a, _)| a == attr).map(|p| p.1)
+    }
     fn mode_object(&self) -> u32 {
         self.slots.len() as u32
     }
@@ -392,7 +499,7 @@ impl Ctx<'_> {
     /// Sets a device attribute; an app write (`by`) is checked for conflicts; a change delivers
     /// the event to the subscribers.
     fn set_attr(&mut self, dev: u16, attr: &str, value: Value, by: Option<usize>) -> R<()> {
-        let Some(&slot) = self.m.slot_of.get(&(dev, attr.to_string())) else { return Ok(()) };
+        let Some(slot) = self.m.slot(dev, attr) else { return Ok(()) };
         // A command given no value (an unset optional input) leaves the device as it is.
         if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
             return Ok(());
@@ -432,11 +539,11 @@ impl Ctx<'_> {
 
     fn set_mode(&mut self, mode: &str, _by: Option<usize>) -> R<()> {
         let o = self.m.mode_object();
-        self.touch(o, self.st.mode != mode);
-        if self.st.mode == mode {
+        self.touch(o, *self.st.mode != *mode);
+        if *self.st.mode == *mode {
             return Ok(());
         }
-        self.st.mode = mode.to_string();
+        self.st.mode = mode.to_string().into();
         self.deliver(None, "mode", mode)
     }
 
@@ -474,11 +581,11 @@ impl Ctx<'_> {
     /// The `evt` handlers get: a map of the few fields every event has; the rest (numeric
     /// values, description, ...) are derived on reading (see [`Ctx::member`]).
     fn event_value(&self, dev: Option<u16>, attr: &str, value: &str) -> Value {
-        Value::Map(vec![
-            (s("name"), s(attr)),
-            (s("value"), s(value)),
-            (s("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
-            (s("displayName"), s(dev.map_or("location", |d| self.m.devices[d as usize].as_str()))),
+        map(vec![
+            (lit("name"), s(attr)),
+            (lit("value"), s(value)),
+            (lit("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
+            (lit("displayName"), s(dev.map_or("location", |d| self.m.devices[d as usize].as_str()))),
         ])
     }
 
@@ -512,7 +619,7 @@ impl Ctx<'_> {
         let m = self.m;
         let Some(&mi) = m.apps[app].methods.get(name) else { return Ok(Value::Null) };
         // A method already running is not entered again (timers calling themselves).
-        if self.running.iter().any(|(a, n)| *a == app && n == name) || self.running.len() > 40 {
+        if self.running.contains(&(app, mi)) || self.running.len() > 40 {
             return Ok(Value::Null);
         }
         let method: &Method = &m.apps[app].script.methods[mi];
@@ -523,7 +630,7 @@ impl Ctx<'_> {
             scope.push((p.clone(), args.get(i).cloned().unwrap_or(Value::Null)));
         }
         self.scopes.push(scope);
-        self.running.push((app, name.to_string()));
+        self.running.push((app, mi));
         let r = self.block(&method.body);
         self.running.pop();
         self.app = saved.0;
@@ -693,7 +800,7 @@ impl Ctx<'_> {
                 let r = match r {
                     Err(Flow::Error(m, l)) if m.starts_with(CONFLICT) => Err(Flow::Error(m, l)),
                     Err(Flow::Error(_, _)) if !catches.is_empty() => {
-                        self.scopes.push(vec![(catches[0].0.clone(), s("exception"))]);
+                        self.scopes.push(vec![(catches[0].0.clone(), lit("exception"))]);
                         let r = self.block(&catches[0].1);
                         self.scopes.pop();
                         r
@@ -718,9 +825,40 @@ impl Ctx<'_> {
         }
         if !named.is_empty() {
             // Groovy passes named arguments as a leading map.
-            pos.insert(0, Value::Map(named.iter().map(|(k, v)| (s(k), v.clone())).collect()));
+            pos.insert(0, map(named.iter().map(|(k, v)| (s(k), v.clone())).collect()));
         }
         Ok((pos, named))
+    }
+
+    /// Evaluates arguments whose values nothing reads, in order, for their effects (accesses,
+    /// calls, errors) only.
+    fn discard_args(&mut self, args: &[Arg]) -> R<()> {
+        for a in args {
+            match a {
+                Arg::Pos(e) | Arg::Named(_, e) => self.discard(e)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `expr` for a value nobody reads: interpolations and operators (pure once their operands
+    /// are evaluated) are not built, their operands still run.
+    fn discard(&mut self, e: &Expr) -> R<()> {
+        match e {
+            Expr::GStr(parts) => {
+                for p in parts {
+                    if let GPart::Expr(e) = p {
+                        self.discard(e)?;
+                    }
+                }
+                Ok(())
+            }
+            Expr::Binary(op, a, b) if *op != "&&" && *op != "||" => {
+                self.discard(a)?;
+                self.discard(b)
+            }
+            _ => self.expr(e).map(drop),
+        }
     }
 
     fn expr(&mut self, e: &Expr) -> R<Value> {
@@ -729,16 +867,16 @@ impl Ctx<'_> {
             Expr::Bool(b) => Value::Bool(*b),
             Expr::Int(i) => Value::Int(*i),
             Expr::Dec(d) => Value::Dec(*d),
-            Expr::Str(x) => Value::Str(x.clone()),
+            Expr::Str(x) => Value::Str(Text::Shared(x.clone())),
             Expr::GStr(parts) => {
                 let mut out = String::new();
                 for p in parts {
                     match p {
                         GPart::Lit(l) => out.push_str(l),
-                        GPart::Expr(e) => out.push_str(&self.expr(e)?.text()),
+                        GPart::Expr(e) => self.expr(e)?.text_into(&mut out),
                     }
                 }
-                Value::Str(out)
+                Value::Str(out.into())
             }
             Expr::Var(n) => self.var(n),
             Expr::List(items) => {
@@ -746,7 +884,7 @@ impl Ctx<'_> {
                 for i in items {
                     out.push(self.expr(i)?);
                 }
-                Value::List(out)
+                list(out)
             }
             Expr::Map(pairs) => {
                 let mut out = Vec::new();
@@ -755,7 +893,7 @@ impl Ctx<'_> {
                     let v = self.expr(v)?;
                     map_put(&mut out, k, v);
                 }
-                Value::Map(out)
+                map(out)
             }
             Expr::Member { obj, name, spread } => {
                 let o = self.expr(obj)?;
@@ -764,7 +902,7 @@ impl Ctx<'_> {
                     for x in o.items() {
                         out.push(self.member(&x, name)?);
                     }
-                    Value::List(out)
+                    list(out)
                 } else {
                     self.member(&o, name)?
                 }
@@ -837,21 +975,21 @@ impl Ctx<'_> {
             Expr::Range(a, b, incl) => {
                 let (x, y) = (self.expr(a)?.num().unwrap_or(0.0) as i64, self.expr(b)?.num().unwrap_or(0.0) as i64);
                 let hi = if *incl { y } else { y - 1 };
-                Value::List((x..=hi.min(x + 10_000)).map(Value::Int).collect())
+                list((x..=hi.min(x + 10_000)).map(Value::Int).collect())
             }
             Expr::Cast(a, ty) => {
                 let v = self.expr(a)?;
                 match ty.as_str() {
                     "Integer" | "int" | "Long" | "long" => v.num().map_or(Value::Null, |f| Value::Int(f as i64)),
                     "Double" | "double" | "Float" | "float" | "BigDecimal" => v.num().map_or(Value::Null, Value::Dec),
-                    "String" => Value::Str(v.text()),
+                    "String" => Value::Str(v.text().into()),
                     _ => v,
                 }
             }
             Expr::New(ty, _) => match ty.as_str() {
                 "Date" => Value::Int(NOW),
-                "ArrayList" | "LinkedList" | "HashSet" => Value::List(Vec::new()),
-                "HashMap" | "LinkedHashMap" => Value::Map(Vec::new()),
+                "ArrayList" | "LinkedList" | "HashSet" => list(Vec::new()),
+                "HashMap" | "LinkedHashMap" => map(Vec::new()),
                 _ => Value::Null,
             },
         })
@@ -874,7 +1012,7 @@ impl Ctx<'_> {
             _ => {
                 if self.m.apps[self.app].methods.contains_key(n) {
                     // A method named as a value (a handler reference).
-                    return Value::Str(n.to_string());
+                    return Value::Str(n.to_string().into());
                 }
                 Value::Null
             }
@@ -905,15 +1043,15 @@ impl Ctx<'_> {
             }
             (Some(i), v) => st[i].1 = v,
             (None, v) => {
-                st.push((key.to_string(), v));
+                st.push((key.to_string().into(), v));
                 st.sort_by(|a, b| a.0.cmp(&b.0));
             }
         }
     }
 
     fn attr(&mut self, dev: u16, name: &str) -> Value {
-        match self.m.slot_of.get(&(dev, name.to_string())) {
-            Some(&slot) => {
+        match self.m.slot(dev, name) {
+            Some(slot) => {
                 self.touch(slot as u32, false);
                 self.st.attrs[slot].clone()
             }
@@ -929,13 +1067,11 @@ impl Ctx<'_> {
                 "mode" | "currentMode" => {
                     let o = self.m.mode_object();
                     self.touch(o, false);
-                    s(&self.st.mode)
+                    Value::Str(self.st.mode.clone())
                 }
-                "modes" => {
-                    Value::List(["home", "away", "night"].iter().map(|m| Value::Map(vec![(s("name"), s(m))])).collect())
-                }
+                "modes" => list(["home", "away", "night"].iter().map(|m| map(vec![(lit("name"), s(m))])).collect()),
                 "contactBookEnabled" => Value::Bool(false),
-                "name" => s("home"),
+                "name" => lit("home"),
                 "helloHome" => Value::Obj("location"),
                 "timeZone" | "zipCode" => Value::Null,
                 "latitude" | "longitude" => Value::Dec(33.6),
@@ -943,7 +1079,7 @@ impl Ctx<'_> {
             },
             Value::Obj("app") => match name {
                 "label" | "name" => s(&self.m.apps[self.app].name),
-                "id" => s("appID"),
+                "id" => lit("appID"),
                 _ => Value::Null,
             },
             Value::Dev(d) => {
@@ -954,14 +1090,14 @@ impl Ctx<'_> {
                 }
                 if let Some(a) = name.strip_suffix("State") {
                     let v = self.attr(d, a);
-                    return Ok(Value::Map(vec![(s("value"), v), (s("name"), s(a)), (s("date"), Value::Int(NOW))]));
+                    return Ok(map(vec![(lit("value"), v), (lit("name"), s(a)), (lit("date"), Value::Int(NOW))]));
                 }
                 match name {
                     "displayName" | "label" | "name" => s(&format!("{} device", self.m.devices[d as usize])),
                     "id" | "deviceNetworkId" => s(&format!("device{d}")),
                     "size" => Value::Int(1),
                     _ => {
-                        if self.m.slot_of.contains_key(&(d, name.to_string())) {
+                        if self.m.slot(d, name).is_some() {
                             self.attr(d, name)
                         } else {
                             Value::Null
@@ -986,9 +1122,9 @@ impl Ctx<'_> {
                         "digital" | "isDigital" => Value::Bool(false),
                         "descriptionText" | "linkText" => map_get_str(m, "displayName").cloned().unwrap_or(Value::Null),
                         "date" | "dateValue" => Value::Int(NOW),
-                        "source" => s("DEVICE"),
-                        "deviceId" | "id" => s("deviceID0"),
-                        "data" | "jsonData" => Value::Map(Vec::new()),
+                        "source" => lit("DEVICE"),
+                        "deviceId" | "id" => lit("deviceID0"),
+                        "data" | "jsonData" => map(Vec::new()),
                         _ => Value::Null,
                     }
                 }
@@ -1000,10 +1136,10 @@ impl Ctx<'_> {
                 _ => {
                     // GPath: a property of every element.
                     let mut out = Vec::new();
-                    for x in l.clone() {
+                    for x in l.clone().iter() {
                         out.push(self.member(&x, name)?);
                     }
-                    Value::List(out)
+                    list(out)
                 }
             },
             Value::Int(t) if name == "time" => Value::Int(*t),
@@ -1034,7 +1170,7 @@ impl Ctx<'_> {
                 }
                 let mut o = self.expr(obj)?;
                 if let Value::Map(m) = &mut o {
-                    map_put(m, s(name), v);
+                    map_put(Arc::make_mut(m), s(name), v);
                     return self.assign(obj, o);
                 }
                 Ok(())
@@ -1050,8 +1186,9 @@ impl Ctx<'_> {
                 let mut o = self.expr(obj)?;
                 let i = self.expr(i)?;
                 match &mut o {
-                    Value::Map(m) => map_put(m, i, v),
+                    Value::Map(m) => map_put(Arc::make_mut(m), i, v),
                     Value::List(l) => {
+                        let l = Arc::make_mut(l);
                         let k = i.num().unwrap_or(0.0) as usize;
                         if k < 10_000 {
                             if l.len() <= k {
@@ -1071,13 +1208,18 @@ impl Ctx<'_> {
     fn call(&mut self, target: Option<&Expr>, name: &str, args: &[Arg], spread: bool) -> R<Value> {
         let Some(t) = target else { return self.call_free(name, args) };
         let o = self.expr(t)?;
+        if o == Value::Obj("log") && !spread {
+            // Logging returns null whatever it is given: its arguments run for their effects only.
+            self.discard_args(args)?;
+            return Ok(Value::Null);
+        }
         if spread {
             let (a, _) = self.args(args)?;
             let mut out = Vec::new();
             for x in o.items() {
                 out.push(self.method(&x, name, a.clone(), Some(t))?);
             }
-            return Ok(Value::List(out));
+            return Ok(list(out));
         }
         let (mut a, _) = self.args(args)?;
         if name == groovy::DYNAMIC && !a.is_empty() {
@@ -1091,6 +1233,27 @@ impl Ctx<'_> {
         if let Some(Value::Closure(c)) = self.lookup(name) {
             let (a, _) = self.args(args)?;
             return self.call_closure(&c, a);
+        }
+        // Notifications, HTTP and events sent to the cloud do nothing (the match below gives
+        // them null), so their messages and bodies are not built.
+        if matches!(
+            name,
+            "sendPush"
+                | "sendPushMessage"
+                | "sendSms"
+                | "sendSmsMessage"
+                | "sendNotification"
+                | "sendNotificationEvent"
+                | "sendNotificationToContacts"
+                | "httpPost"
+                | "httpPostJson"
+                | "httpGet"
+                | "httpPut"
+                | "httpDelete"
+        ) && !self.m.apps[self.app].methods.contains_key(name)
+        {
+            self.discard_args(args)?;
+            return Ok(Value::Null);
         }
         let (a, _) = self.args(args)?;
         let app = self.app;
@@ -1128,10 +1291,10 @@ impl Ctx<'_> {
             "now" => Value::Int(NOW),
             "timeToday" | "timeTodayAfter" => Value::Int(NOW),
             "timeOfDayIsBetween" => Value::Bool(true),
-            "getSunriseAndSunset" => Value::Map(vec![(s("sunrise"), Value::Int(NOW)), (s("sunset"), Value::Int(NOW))]),
+            "getSunriseAndSunset" => map(vec![(lit("sunrise"), Value::Int(NOW)), (lit("sunset"), Value::Int(NOW))]),
             "canSchedule" => Value::Bool(true),
-            "getTemperatureScale" => s("F"),
-            "parseJson" => Value::Map(Vec::new()),
+            "getTemperatureScale" => lit("F"),
+            "parseJson" => map(Vec::new()),
             "toDateTime" => Value::Int(NOW),
             "location" => Value::Obj("location"),
             _ => Value::Null,
@@ -1164,7 +1327,7 @@ impl Ctx<'_> {
             _ => return,
         };
         let handler = match h {
-            Value::Str(n) => Handler::Method(n),
+            Value::Str(n) => Handler::Method(n.to_string()),
             Value::Closure(c) => Handler::Closure(c),
             _ => return,
         };
@@ -1213,7 +1376,7 @@ impl Ctx<'_> {
                     "currentState" | "currentValue" => {
                         let o = self.m.mode_object();
                         self.touch(o, false);
-                        s(&self.st.mode)
+                        Value::Str(self.st.mode.clone())
                     }
                     _ => Value::Null,
                 })
@@ -1247,9 +1410,9 @@ impl Ctx<'_> {
         // Mutating collection methods write the result back to where the collection came from.
         if let (Value::List(_) | Value::Map(_) | Value::Null, Some(p)) = (o, path) {
             if matches!(name, "add" | "push" | "put" | "remove" | "clear" | "addAll" | "putAll" | "leftShift") {
-                let mut c = if *o == Value::Null && name == "put" { Value::Map(Vec::new()) } else { o.clone() };
+                let mut c = if *o == Value::Null && name == "put" { map(Vec::new()) } else { o.clone() };
                 if *o == Value::Null && name != "put" {
-                    c = Value::List(Vec::new());
+                    c = list(Vec::new());
                 }
                 let r = mutate(&mut c, name, &a);
                 self.assign(p, c)?;
@@ -1263,28 +1426,28 @@ impl Ctx<'_> {
     fn device_method(&mut self, d: u16, name: &str, a: &[Value]) -> R<Option<Value>> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
         let app = Some(self.app);
-        let has = |x: &str| self.m.slot_of.contains_key(&(d, x.to_string()));
+        let has = |x: &str| self.m.slot(d, x).is_some();
         let set = |cx: &mut Self, attr: &str, v: Value| cx.set_attr(d, attr, v, app);
         match name {
             "currentValue" | "latestValue" => return Ok(Some(self.attr(d, &arg(0).text()))),
             "currentState" | "latestState" => {
                 let v = self.attr(d, &arg(0).text());
-                return Ok(Some(Value::Map(vec![(s("value"), v), (s("date"), Value::Int(NOW))])));
+                return Ok(Some(map(vec![(lit("value"), v), (lit("date"), Value::Int(NOW))])));
             }
             "hasCapability" | "hasCommand" | "hasAttribute" => return Ok(Some(Value::Bool(true))),
-            "events" | "eventsSince" | "eventsBetween" | "statesSince" => return Ok(Some(Value::List(Vec::new()))),
-            "on" => set(self, "switch", s("on"))?,
+            "events" | "eventsSince" | "eventsBetween" | "statesSince" => return Ok(Some(list(Vec::new()))),
+            "on" => set(self, "switch", lit("on"))?,
             "off" => {
                 if has("switch") {
-                    set(self, "switch", s("off"))?
+                    set(self, "switch", lit("off"))?
                 } else if has("thermostatMode") {
-                    set(self, "thermostatMode", s("off"))?
+                    set(self, "thermostatMode", lit("off"))?
                 } else if has("alarm") {
-                    set(self, "alarm", s("off"))?
+                    set(self, "alarm", lit("off"))?
                 }
             }
-            "lock" => set(self, "lock", s("locked"))?,
-            "unlock" => set(self, "lock", s("unlocked"))?,
+            "lock" => set(self, "lock", lit("locked"))?,
+            "unlock" => set(self, "lock", lit("unlocked"))?,
             "open" | "close" => {
                 let v = if name == "open" { "open" } else { "closed" };
                 for attr in ["valve", "door", "contact"] {
@@ -1311,12 +1474,12 @@ impl Ctx<'_> {
             "setCoolingSetpoint" => set(self, "coolingSetpoint", s(&num_text(&arg(0))))?,
             "siren" | "strobe" | "both" => set(self, "alarm", s(name))?,
             "play" | "playTrack" | "playText" | "playTrackAndResume" | "playTrackAndRestore" | "playSoundAndTrack" => {
-                set(self, "status", s("playing"))?
+                set(self, "status", lit("playing"))?
             }
-            "pause" => set(self, "status", s("paused"))?,
-            "stop" => set(self, "status", s("stopped"))?,
-            "mute" => set(self, "mute", s("muted"))?,
-            "unmute" => set(self, "mute", s("unmuted"))?,
+            "pause" => set(self, "status", lit("paused"))?,
+            "stop" => set(self, "status", lit("stopped"))?,
+            "mute" => set(self, "mute", lit("muted"))?,
+            "unmute" => set(self, "mute", lit("unmuted"))?,
             "setHue" => set(self, "hue", s(&num_text(&arg(0))))?,
             "setSaturation" => set(self, "saturation", s(&num_text(&arg(0))))?,
             "setColorTemperature" => set(self, "colorTemperature", s(&num_text(&arg(0))))?,
@@ -1329,8 +1492,8 @@ impl Ctx<'_> {
                     }
                 }
             }
-            "arrived" => set(self, "presence", s("present"))?,
-            "departed" => set(self, "presence", s("not present"))?,
+            "arrived" => set(self, "presence", lit("present"))?,
+            "departed" => set(self, "presence", lit("not present"))?,
             "refresh" | "poll" | "speak" | "take" | "push" | "beep" | "ping" | "configure" | "setTrack"
             | "nextTrack" | "previousTrack" | "resumeTrack" | "restoreTrack" => {}
             _ => return Ok(None),
@@ -1352,8 +1515,8 @@ impl Ctx<'_> {
                 match (o, x, c.0.len()) {
                     (Value::Map(_), Value::Map(kv), 2) => {
                         vec![
-                            map_get(kv, &s("key")).cloned().unwrap_or(Value::Null),
-                            map_get(kv, &s("value")).cloned().unwrap_or(Value::Null),
+                            map_get(kv, &lit("key")).cloned().unwrap_or(Value::Null),
+                            map_get(kv, &lit("value")).cloned().unwrap_or(Value::Null),
                         ]
                     }
                     _ => vec![x.clone()],
@@ -1385,7 +1548,7 @@ impl Ctx<'_> {
                             out.push(x.clone());
                         }
                     }
-                    return Ok(Value::List(out));
+                    return Ok(list(out));
                 }
                 "any" | "every" | "count" => {
                     let mut n = 0;
@@ -1410,7 +1573,7 @@ impl Ctx<'_> {
                             out.push(v);
                         }
                     }
-                    return Ok(Value::List(out));
+                    return Ok(list(out));
                 }
                 "sum" => {
                     let mut acc = Value::Int(0);
@@ -1445,7 +1608,7 @@ impl Ctx<'_> {
                     return Ok(match name {
                         "max" => keyed.last().map_or(Value::Null, |p| p.1.clone()),
                         "min" => keyed.first().map_or(Value::Null, |p| p.1.clone()),
-                        _ => Value::List(keyed.into_iter().map(|p| p.1).collect()),
+                        _ => list(keyed.into_iter().map(|p| p.1).collect()),
                     });
                 }
                 _ => {}
@@ -1470,8 +1633,8 @@ impl Ctx<'_> {
                 "get" | "getAt" => map_get(m, &arg(0)).cloned().unwrap_or_else(|| arg(1)),
                 "containsKey" => Value::Bool(map_get(m, &arg(0)).is_some()),
                 "containsValue" => Value::Bool(m.iter().any(|(_, v)| loose_eq(v, &arg(0)))),
-                "keySet" | "keys" => Value::List(m.iter().map(|p| p.0.clone()).collect()),
-                "values" => Value::List(m.iter().map(|p| p.1.clone()).collect()),
+                "keySet" | "keys" => list(m.iter().map(|p| p.0.clone()).collect()),
+                "values" => list(m.iter().map(|p| p.1.clone()).collect()),
                 "size" => Value::Int(m.len() as i64),
                 "isEmpty" => Value::Bool(m.is_empty()),
                 _ => Value::Null,
@@ -1508,7 +1671,7 @@ impl Ctx<'_> {
                     "sort" => {
                         let mut l = l;
                         l.sort_by(|p, q| compare(p, q).unwrap_or(std::cmp::Ordering::Equal));
-                        Value::List(l)
+                        list(l)
                     }
                     "unique" | "toSet" => {
                         let mut out: Vec<Value> = Vec::new();
@@ -1517,19 +1680,19 @@ impl Ctx<'_> {
                                 out.push(x);
                             }
                         }
-                        Value::List(out)
+                        list(out)
                     }
-                    "reverse" => Value::List(l.into_iter().rev().collect()),
-                    "flatten" => Value::List(l.iter().flat_map(Value::items).collect()),
-                    "toList" | "asList" | "collect" => Value::List(l),
-                    "plus" => Value::List(l.into_iter().chain(arg(0).items()).collect()),
+                    "reverse" => list(l.into_iter().rev().collect()),
+                    "flatten" => list(l.iter().flat_map(Value::items).collect()),
+                    "toList" | "asList" | "collect" => list(l),
+                    "plus" => list(l.into_iter().chain(arg(0).items()).collect()),
                     "minus" => {
                         let r = arg(0).items();
-                        Value::List(l.into_iter().filter(|x| !r.iter().any(|y| loose_eq(x, y))).collect())
+                        list(l.into_iter().filter(|x| !r.iter().any(|y| loose_eq(x, y))).collect())
                     }
                     "intersect" => {
                         let r = arg(0).items();
-                        Value::List(l.into_iter().filter(|x| r.iter().any(|y| loose_eq(x, y))).collect())
+                        list(l.into_iter().filter(|x| r.iter().any(|y| loose_eq(x, y))).collect())
                     }
                     _ => Value::Null,
                 }
@@ -1574,9 +1737,9 @@ fn map_get_str<'a>(m: &'a [(Value, Value)], k: &str) -> Option<&'a Value> {
 
 fn map_put(m: &mut Vec<(Value, Value)>, k: Value, v: Value) {
     let slot = match &k {
-        Value::Str(ks) => m
-            .iter_mut()
-            .find(|(x, _)| matches!(x, Value::Str(xs) if xs == ks) || (!matches!(x, Value::Str(_)) && x.text() == *ks)),
+        Value::Str(ks) => m.iter_mut().find(|(x, _)| {
+            matches!(x, Value::Str(xs) if xs == ks) || (!matches!(x, Value::Str(_)) && x.text() == **ks)
+        }),
         _ => m.iter_mut().find(|(x, _)| x.text() == k.text()),
     };
     match slot {
@@ -1588,49 +1751,49 @@ fn map_put(m: &mut Vec<(Value, Value)>, k: Value, v: Value) {
 fn mutate(c: &mut Value, name: &str, a: &[Value]) -> Value {
     let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
     match c {
-        Value::List(l) => match name {
-            "add" | "push" | "leftShift" => {
+        Value::List(l) => match (name, Arc::make_mut(l)) {
+            ("add" | "push" | "leftShift", l) => {
                 if l.len() < 10_000 {
                     l.push(arg(0));
                 }
                 Value::Bool(true)
             }
-            "addAll" => {
+            ("addAll", l) => {
                 l.extend(arg(0).items());
                 Value::Bool(true)
             }
-            "remove" => match arg(0) {
+            ("remove", l) => match arg(0) {
                 Value::Int(i) if (i as usize) < l.len() => l.remove(i as usize),
                 v => {
                     let p = l.iter().position(|x| loose_eq(x, &v));
                     Value::Bool(p.map(|p| l.remove(p)).is_some())
                 }
             },
-            "clear" => {
+            ("clear", l) => {
                 l.clear();
                 Value::Null
             }
             _ => Value::Null,
         },
-        Value::Map(m) => match name {
-            "put" => {
+        Value::Map(m) => match (name, Arc::make_mut(m)) {
+            ("put", m) => {
                 map_put(m, arg(0), arg(1));
                 Value::Null
             }
-            "putAll" => {
+            ("putAll", m) => {
                 if let Value::Map(o) = arg(0) {
-                    for (k, v) in o {
+                    for (k, v) in o.iter().cloned() {
                         map_put(m, k, v);
                     }
                 }
                 Value::Null
             }
-            "remove" => {
+            ("remove", m) => {
                 let k = arg(0).text();
                 let p = m.iter().position(|(x, _)| x.text() == k);
                 p.map(|p| m.remove(p).1).unwrap_or(Value::Null)
             }
-            "clear" => {
+            ("clear", m) => {
                 m.clear();
                 Value::Null
             }
@@ -1665,7 +1828,7 @@ fn string_method(x: &str, name: &str, a: &[Value]) -> Value {
                 Value::Null => " ".to_string(),
                 v => v.text(),
             };
-            Value::List(x.split(sep.as_str()).filter(|p| !p.is_empty() || name == "split").map(s).collect())
+            list(x.split(sep.as_str()).filter(|p| !p.is_empty() || name == "split").map(s).collect())
         }
         "substring" => {
             let chars: Vec<char> = x.chars().collect();
@@ -1698,10 +1861,10 @@ fn index(o: &Value, i: &Value, cx: &mut Ctx<'_>) -> Value {
 fn arith(op: &str, x: &Value, y: &Value) -> Value {
     match (x, y, op) {
         (Value::Str(a), _, "+") => s(&format!("{a}{}", y.text())),
-        (Value::List(a), _, "+") => Value::List(a.iter().cloned().chain(y.items()).collect()),
+        (Value::List(a), _, "+") => list(a.iter().cloned().chain(y.items()).collect()),
         (Value::List(a), _, "-") => {
             let r = y.items();
-            Value::List(a.iter().filter(|v| !r.iter().any(|w| loose_eq(v, w))).cloned().collect())
+            list(a.iter().filter(|v| !r.iter().any(|w| loose_eq(v, w))).cloned().collect())
         }
         (Value::Int(a), Value::Int(b), _) => match op {
             "+" => Value::Int(a.wrapping_add(*b)),
@@ -1754,7 +1917,7 @@ fn binary(op: &str, x: &Value, y: &Value) -> Value {
         "instanceof" => Value::Bool(true),
         "=~" | "==~" => Value::Bool(x.text().contains(&y.text())),
         "<<" => match x {
-            Value::List(l) => Value::List(l.iter().cloned().chain([y.clone()]).collect()),
+            Value::List(l) => list(l.iter().cloned().chain([y.clone()]).collect()),
             _ => Value::Null,
         },
         "&" | "|" | "^" => match (x, y) {
@@ -1837,7 +2000,7 @@ fn inputs(script: &Script) -> Vec<(String, String, Value)> {
         let mut named = HashMap::new();
         for a in args {
             match a {
-                Arg::Pos(Expr::Str(x)) => pos.push(x.clone()),
+                Arg::Pos(Expr::Str(x)) => pos.push(x.to_string()),
                 Arg::Named(n, v) => {
                     named.insert(n.as_str(), v);
                 }
@@ -1845,7 +2008,7 @@ fn inputs(script: &Script) -> Vec<(String, String, Value)> {
             }
         }
         let by_name = |key: &str| match named.get(key) {
-            Some(Expr::Str(x)) => Some(x.clone()),
+            Some(Expr::Str(x)) => Some(x.to_string()),
             _ => None,
         };
         let (Some(n), Some(t)) =
@@ -1873,10 +2036,10 @@ fn setting_value(ty: &str, default: Value) -> Value {
     match ty {
         "number" | "decimal" => Value::Int(5),
         "bool" | "boolean" => Value::Bool(true),
-        "time" => s("15:00"),
-        "mode" => s("home"),
-        "phone" | "contact" => s("1234567890"),
-        "enum" | "text" | "string" | "password" | "email" => s("text"),
+        "time" => lit("15:00"),
+        "mode" => lit("home"),
+        "phone" | "contact" => lit("1234567890"),
+        "enum" | "text" | "string" | "password" | "email" => lit("text"),
         _ => Value::Null,
     }
 }
@@ -1895,7 +2058,7 @@ fn subscribe_calls(script: &Script) -> Vec<(String, String)> {
             _ => String::new(),
         };
         let ev = match args.get(1) {
-            Some(Arg::Pos(Expr::Str(x))) if args.len() >= 3 => x.clone(),
+            Some(Arg::Pos(Expr::Str(x))) if args.len() >= 3 => x.to_string(),
             _ if var == "location" => "location".into(),
             _ if var == "app" => "app".into(),
             _ => String::new(),
@@ -1915,8 +2078,10 @@ fn opening_schedule(script: &Script) -> Vec<String> {
         }
         if let Some(Stmt::Expr(Expr::Call { target: None, name, args, .. }, _)) = m.body.first() {
             if name == "schedule" {
-                if let Some(Arg::Pos(Expr::Str(h) | Expr::Var(h))) = args.get(1) {
-                    out.push(h.clone());
+                match args.get(1) {
+                    Some(Arg::Pos(Expr::Str(h))) => out.push(h.to_string()),
+                    Some(Arg::Pos(Expr::Var(h))) => out.push(h.clone()),
+                    _ => {}
                 }
             }
         }
@@ -2045,7 +2210,10 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             events.push(EnvEvent { name, dev, attr: attr.clone(), value: v, run: None });
         }
     }
-    let slot_of = slots.iter().enumerate().map(|(i, k)| (k.clone(), i)).collect();
+    let mut slot_of = vec![Vec::new(); devices.len()];
+    for (i, (d, a)) in slots.iter().enumerate() {
+        slot_of[*d as usize].push((a.clone(), i));
+    }
     let nslots = slots.len();
     let mut model = SmartAppModel {
         apps,
@@ -2056,7 +2224,7 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
         events,
         init: SmartState {
             attrs: init_attrs,
-            mode: "home".into(),
+            mode: Text::Static("home"),
             states: Vec::new(),
             writers: vec![(0, Value::Null); nslots],
             fired: Vec::new(),
@@ -2123,7 +2291,7 @@ fn encode_value(v: &Value, out: &mut Vec<u32>) {
         }
         Value::Map(m) => {
             out.extend([6, m.len() as u32]);
-            for (k, v) in m {
+            for (k, v) in m.iter() {
                 encode_value(k, out);
                 encode_value(v, out);
             }

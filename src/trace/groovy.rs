@@ -19,7 +19,8 @@ pub enum Expr {
     Bool(bool),
     Int(i64),
     Dec(f64),
-    Str(String),
+    /// Shared, so that the interpreter's string values take it without copying the text.
+    Str(std::sync::Arc<str>),
     /// A double-quoted string with interpolations.
     GStr(Vec<GPart>),
     Var(String),
@@ -378,7 +379,7 @@ impl<'a> Lexer<'a> {
             }
             let inner: String = self.src[start..self.i - 1].iter().collect();
             if inner.trim().is_empty() {
-                return Ok(Expr::Str(String::new()));
+                return Ok(Expr::Str("".into()));
             }
             if self.depth > 8 {
                 return Err(self.err(line, col, "${", "interpolation nested too deep"));
@@ -1101,7 +1102,7 @@ impl Parser<'_> {
                 lhs = if op == "as" {
                     Expr::Cast(Box::new(lhs), ty)
                 } else {
-                    Expr::Binary("instanceof", Box::new(lhs), Box::new(Expr::Str(ty)))
+                    Expr::Binary("instanceof", Box::new(lhs), Box::new(Expr::Str(ty.into())))
                 };
                 continue;
             }
@@ -1294,7 +1295,7 @@ impl Parser<'_> {
             }
             Tok::Str(s) => {
                 self.i += 1;
-                Ok(Expr::Str(s))
+                Ok(Expr::Str(s.into()))
             }
             Tok::GStr(p) => {
                 self.i += 1;
@@ -1370,8 +1371,8 @@ impl Parser<'_> {
                 break;
             }
             let key = match (self.tok().clone(), self.at(1)) {
-                (Tok::Ident(n), Tok::P(":")) => Some(Expr::Str(n)),
-                (Tok::Str(n), Tok::P(":")) => Some(Expr::Str(n)),
+                (Tok::Ident(n), Tok::P(":")) => Some(Expr::Str(n.into())),
+                (Tok::Str(n), Tok::P(":")) => Some(Expr::Str(n.into())),
                 (Tok::Int(n), Tok::P(":")) => Some(Expr::Int(n)),
                 _ => None,
             };
