@@ -33,7 +33,7 @@
 //! | [`registry`] | the strategies by name, and what each needs and supports | |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
-//! | [`sets`] | the per-state choice sets of the DPOR searches | |
+//! | [`sets`] | the per-state choice sets of every DPOR search: `ChoiceSet` per path frame, `SetArena` per stored state (`stateful-dpor`) | |
 //! | [`graph`] | the explored state graph, for `--dot` | |
 //!
 //! A new strategy: a file here implementing [`Strategy`], and one entry in [`registry`].

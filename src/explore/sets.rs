@@ -3,8 +3,14 @@
 //! Also the two sleep-set rules `dpor-sleep` applies on both input kinds: the sleep set of a
 //! state entered by a choice ([`sleep_after`]), and the race step's fallback to every enabled
 //! choice when every candidate is asleep ([`ChoiceSet::keep_awake`]).
-//! `stateful-dpor` keeps its sets in one arena per run instead (performance-critical, see
-//! src/explore/stateful_dpor/mod.rs), with its slots named there.
+//!
+//! Two layouts of the same sets, one per way of holding states:
+//! - [`ChoiceSet`]: one growable set, for the frames of a path (`dpor`, `dpor-sleep`, `em-dpor`
+//!   on EM traces and `dpor` on event models), which come and go with the path;
+//! - [`SetArena`]: a fixed block of named sets per state, every state's block side by side in one
+//!   buffer, for a search that keeps every state it visits (`stateful-dpor`): a new state costs
+//!   no allocation, and 4 sets of up to 64 choices take 32 bytes, not 4 x 24 of `ChoiceSet`s.
+//! The word-level helpers below ([`for_each_bit`], [`first_bit`], [`first_bit_from`]) serve both.
 
 use smallvec::SmallVec;
 
@@ -91,6 +97,114 @@ impl ChoiceSet {
     }
 }
 
+/// Which set of a state's block in a [`SetArena`] (the arena's user names its slots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slot(pub usize);
+
+/// Per-state sets of choices for a search that stores its states: `SLOTS` sets of a fixed
+/// width per state, state `n`'s block at `n`, all in one buffer (see the module header).
+pub(crate) struct SetArena<const SLOTS: usize> {
+    words: Vec<u64>,
+    /// Words per set: enough for every choice of the model.
+    width: usize,
+}
+
+impl<const SLOTS: usize> SetArena<SLOTS> {
+    /// An arena for sets over choices `0..choices`.
+    pub fn new(choices: usize) -> Self {
+        SetArena { words: Vec::new(), width: choices.div_ceil(64).max(1) }
+    }
+
+    /// Words per set.
+    #[inline]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Adds the next state's block, every set empty.
+    pub fn push_state(&mut self) {
+        self.words.resize(self.words.len() + SLOTS * self.width, 0);
+    }
+
+    /// Set `slot` of state `n`, word by word.
+    #[inline]
+    pub fn get(&self, n: u32, slot: Slot) -> &[u64] {
+        let at = (n as usize * SLOTS + slot.0) * self.width;
+        &self.words[at..at + self.width]
+    }
+
+    #[inline]
+    pub fn contains(&self, n: u32, slot: Slot, c: Choice) -> bool {
+        self.words[(n as usize * SLOTS + slot.0) * self.width + c as usize / 64] >> (c % 64) & 1 == 1
+    }
+
+    /// Adds `c` to set `slot` of `n`; true when it was not there.
+    #[inline]
+    pub fn insert(&mut self, n: u32, slot: Slot, c: Choice) -> bool {
+        let w = &mut self.words[(n as usize * SLOTS + slot.0) * self.width + c as usize / 64];
+        let m = 1u64 << (c % 64);
+        let was = *w & m;
+        *w |= m;
+        was == 0
+    }
+
+    #[inline]
+    pub fn remove(&mut self, n: u32, slot: Slot, c: Choice) {
+        self.words[(n as usize * SLOTS + slot.0) * self.width + c as usize / 64] &= !(1 << (c % 64));
+    }
+
+    /// Every set of state `n`, mutable at once (rules that read some and write others).
+    #[inline]
+    pub fn block_mut(&mut self, n: u32) -> [&mut [u64]; SLOTS] {
+        let at = n as usize * SLOTS * self.width;
+        let mut sets = self.words[at..at + SLOTS * self.width].chunks_exact_mut(self.width);
+        std::array::from_fn(|_| sets.next().expect("SLOTS sets per block"))
+    }
+}
+
+/// Calls `f` with every member of the set given word by word, lowest first.
+#[inline]
+pub(crate) fn for_each_bit(words: &[u64], mut f: impl FnMut(Choice)) {
+    for (i, &w) in words.iter().enumerate() {
+        for b in Bits(w) {
+            f(i as Choice * 64 + b);
+        }
+    }
+}
+
+/// The lowest member of a set given word by word.
+#[inline]
+pub(crate) fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
+    for (i, w) in words.enumerate() {
+        if w != 0 {
+            return Some(i as Choice * 64 + w.trailing_zeros());
+        }
+    }
+    None
+}
+
+/// The first member at or after `start` of the set given by its `n` words `word(0..n)`,
+/// wrapping round to choice 0.
+pub(crate) fn first_bit_from(n: usize, start: Choice, word: impl Fn(usize) -> u64) -> Option<Choice> {
+    if n == 0 {
+        return None;
+    }
+    let start = start as usize % (n * 64);
+    let (w0, b0) = (start / 64, start % 64);
+    for k in 0..=n {
+        let i = (w0 + k) % n;
+        let w = match k {
+            0 => word(i) & (!0u64 << b0),
+            _ if k == n => word(i) & !(!0u64 << b0),
+            _ => word(i),
+        };
+        if w != 0 {
+            return Some(i as Choice * 64 + w.trailing_zeros());
+        }
+    }
+    None
+}
+
 /// Godefroid's sleep-set entry, as `dpor-sleep` does it on EM traces and on event models: the
 /// state entered by taking `c` sleeps on the choices asleep or done at its parent (`sleep`,
 /// `done`), other than `c`, that `stays` keeps: those whose next transition is independent of
@@ -135,5 +249,31 @@ mod tests {
         assert_eq!(s.first_in_not_in(&s, &a, &ChoiceSet::default()), None);
         s.clear();
         assert!(s.is_empty());
+    }
+
+    #[test]
+    fn arena_sets_are_apart_per_state_and_slot() {
+        const A: Slot = Slot(0);
+        const B: Slot = Slot(1);
+        let mut a = SetArena::<2>::new(130);
+        assert_eq!(a.width(), 3);
+        a.push_state();
+        a.push_state();
+        assert!(a.insert(1, B, 129) && !a.insert(1, B, 129));
+        assert!(a.insert(0, A, 5));
+        assert!(a.contains(1, B, 129) && !a.contains(0, B, 129) && !a.contains(1, A, 129));
+        let mut seen = Vec::new();
+        for_each_bit(a.get(1, B), |c| seen.push(c));
+        assert_eq!(seen, [129]);
+        let [x, y] = a.block_mut(0);
+        y[0] |= x[0];
+        assert!(a.contains(0, B, 5));
+        a.remove(0, B, 5);
+        assert!(!a.contains(0, B, 5) && a.contains(0, A, 5));
+        assert_eq!(first_bit(a.get(1, B).iter().copied()), Some(129));
+        // From 6 round to 5; from 0 on: 5.
+        assert_eq!(first_bit_from(1, 6, |_| 1 << 5), Some(5));
+        assert_eq!(first_bit_from(1, 0, |_| 1 << 5 | 1 << 9), Some(5));
+        assert_eq!(first_bit_from(2, 70, |i| [1 << 3, 1 << 10][i]), Some(74));
     }
 }

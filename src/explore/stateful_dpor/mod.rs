@@ -51,7 +51,8 @@ use crate::model::{Access, Accesses, Choice, Model};
 
 mod summary;
 
-use summary::{for_each_bit, gather, MaxQueue, PairId, Pairs, Summaries, WholeCrossings, NONE};
+use super::sets::{first_bit, first_bit_from, for_each_bit, SetArena, Slot};
+use summary::{gather, MaxQueue, PairId, Pairs, Summaries, WholeCrossings, NONE};
 
 /// The `stateful-dpor` strategy; all switches off is the paper's algorithm with summaries.
 #[derive(Clone, Debug, Default)]
@@ -85,16 +86,16 @@ impl StatefulDpor {
 /// Pairs there must be before whole-summary crossings are remembered (see [`Run::cross_whole`]).
 const WHOLE_MEMO_PAIRS: usize = 8 * 64;
 
-/// Bitsets per state (see [`Run::sets`]), each `cw` words, at these slots of the state's block.
+/// Sets per state (see [`Run::sets`]), at these slots of the state's block.
 const SETS: usize = 4;
-/// Slot of enabled(n).
-const ENABLED: usize = 0;
-/// Slot of backtrack(n).
-const BACKTRACK: usize = 1;
-/// Slot of done(n).
-const DONE: usize = 2;
-/// Slot of the events with an edge out of n.
-const OUT_EDGES: usize = 3;
+/// enabled(n).
+const ENABLED: Slot = Slot(0);
+/// backtrack(n).
+const BACKTRACK: Slot = Slot(1);
+/// done(n).
+const DONE: Slot = Slot(2);
+/// The events with an edge out of n.
+const OUT_EDGES: Slot = Slot(3);
 
 /// Access object of choice `c`'s enable flag, numbered down from the top so as not to meet the
 /// model's own (dense, small) object ids.
@@ -149,11 +150,9 @@ struct Run<'a, M: Model> {
     index: FxHashMap<u64, u32>,
     edges: Vec<Edge>,
     pairs: Pairs,
-    /// Words of a bitset of choices.
-    cw: usize,
     /// Per state, enabled(s), backtrack(s), done(s) and the events with an edge out of s in R
-    /// (not done(s): a re-fire takes a done event out of it): [`SETS`] sets of `cw` words.
-    sets: Vec<u64>,
+    /// (not done(s): a re-fire takes a done event out of it).
+    sets: SetArena<SETS>,
     /// Per state, its Appendix D summary: the pairs the backwards search has carried through it.
     summaries: Summaries,
     /// States whose summary gained pairs not yet carried through their in-edges (a work list
@@ -243,8 +242,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             index: FxHashMap::default(),
             edges: Vec::new(),
             pairs: Pairs::new(self.no_per_location),
-            cw: k.div_ceil(64).max(1),
-            sets: Vec::new(),
+            sets: SetArena::new(k),
             summaries: Summaries::default(),
             queue: MaxQueue::default(),
             deltas: Vec::new(),
@@ -301,61 +299,7 @@ fn hash_encoding(enc: &[u32]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
-/// Lowest set bit of a bitset given word by word.
-#[inline]
-/// The first set bit at or after `start` in the `n` words `word(0..n)`, wrapping round to bit 0.
-fn first_bit_from(n: usize, start: Choice, word: impl Fn(usize) -> u64) -> Option<Choice> {
-    if n == 0 {
-        return None;
-    }
-    let start = start as usize % (n * 64);
-    let (w0, b0) = (start / 64, start % 64);
-    for k in 0..=n {
-        let i = (w0 + k) % n;
-        let w = match k {
-            0 => word(i) & (!0u64 << b0),
-            _ if k == n => word(i) & !(!0u64 << b0),
-            _ => word(i),
-        };
-        if w != 0 {
-            return Some(i as Choice * 64 + w.trailing_zeros());
-        }
-    }
-    None
-}
-
-fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
-    for (i, w) in words.enumerate() {
-        if w != 0 {
-            return Some(i as Choice * 64 + w.trailing_zeros());
-        }
-    }
-    None
-}
-
 impl<'a, M: Model> Run<'a, M> {
-    /// Set `which` of `n`: [`ENABLED`], [`BACKTRACK`], [`DONE`] or [`OUT_EDGES`].
-    #[inline]
-    fn set(&self, n: u32, which: usize) -> &[u64] {
-        let at = (n as usize * SETS + which) * self.cw;
-        &self.sets[at..at + self.cw]
-    }
-
-    #[inline]
-    fn has(&self, n: u32, which: usize, c: Choice) -> bool {
-        self.sets[(n as usize * SETS + which) * self.cw + c as usize / 64] >> (c % 64) & 1 == 1
-    }
-
-    /// Adds `c` to set `which` of `n`; true when it was not there.
-    #[inline]
-    fn put(&mut self, n: u32, which: usize, c: Choice) -> bool {
-        let w = &mut self.sets[(n as usize * SETS + which) * self.cw + c as usize / 64];
-        let m = 1u64 << (c % 64);
-        let was = *w & m;
-        *w |= m;
-        was == 0
-    }
-
     /// The node of `state`, created if new (counted as a state).
     fn intern(&mut self, state: M::State, parent: (u32, Choice), search: &mut Search<'_, M>) -> (u32, bool) {
         self.scratch_enc.clear();
@@ -376,10 +320,9 @@ impl<'a, M: Model> Run<'a, M> {
         self.index.insert(h, n);
         self.scratch_en.clear();
         self.model.enabled(&state, &mut self.scratch_en);
-        let at = self.sets.len();
-        self.sets.resize(at + SETS * self.cw, 0);
+        self.sets.push_state();
         for &c in &self.scratch_en {
-            self.sets[at + ENABLED * self.cw + c as usize / 64] |= 1 << (c % 64);
+            self.sets.insert(n, ENABLED, c);
         }
         self.summaries.push_state();
         *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
@@ -406,21 +349,20 @@ impl<'a, M: Model> Run<'a, M> {
     /// An event in backtrack(n) \ done(n), lowest first (only enabled events are ever added).
     #[inline]
     fn pending(&self, n: u32) -> Option<Choice> {
-        let at = n as usize * SETS * self.cw;
-        let (en, bt, done) = (at + ENABLED * self.cw, at + BACKTRACK * self.cw, at + DONE * self.cw);
-        first_bit((0..self.cw).map(|i| self.sets[en + i] & self.sets[bt + i] & !self.sets[done + i]))
+        let (en, bt, done) = (self.sets.get(n, ENABLED), self.sets.get(n, BACKTRACK), self.sets.get(n, DONE));
+        first_bit((0..en.len()).map(|i| en[i] & bt[i] & !done[i]))
     }
 
     fn add_backtrack(&mut self, n: u32, e: Choice) {
-        if self.put(n, BACKTRACK, e) && !self.has(n, DONE, e) {
+        if self.sets.insert(n, BACKTRACK, e) && !self.sets.contains(n, DONE, e) {
             self.dirty.push(Reverse(n));
         }
     }
 
     /// Adds everything enabled at `n` to backtrack(n), lowest first.
     fn add_all_enabled(&mut self, n: u32) {
-        for i in 0..self.cw {
-            let mut x = self.set(n, ENABLED)[i];
+        for i in 0..self.sets.width() {
+            let mut x = self.sets.get(n, ENABLED)[i];
             while x != 0 {
                 let b = x.trailing_zeros();
                 x &= x - 1;
@@ -546,15 +488,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Records that the state at position `pos` of S (global) is `n`.
     fn note_state_at(&mut self, n: u32, pos: u64) {
-        let at = (n as usize * SETS + ENABLED) * self.cw;
-        for i in 0..self.cw {
-            let mut x = self.sets[at + i];
-            while x != 0 {
-                let b = x.trailing_zeros();
-                x &= x - 1;
-                self.enabled_at[i * 64 + b as usize] = pos;
-            }
-        }
+        for_each_bit(self.sets.get(n, ENABLED), |c| self.enabled_at[c as usize] = pos);
     }
 
     /// Appends edge `t` to the current execution S.
@@ -611,7 +545,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// was taken; `e` is explored there too (everything enabled when `e` was not).
     fn conflict_at(&mut self, src: u32, e: Choice) {
         self.hit_events[e as usize / 64] |= 1 << (e % 64);
-        Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, &self.hit_events);
+        Self::backtrack_for(&mut self.sets, &mut self.dirty, src, &self.hit_events);
         self.hit_events.fill(0);
     }
 
@@ -675,7 +609,7 @@ impl<'a, M: Model> Run<'a, M> {
         let mut acc = std::mem::take(&mut self.scratch_acc);
         for c in 0..self.model.choices() {
             acc.clear();
-            if self.has(n, ENABLED, c) || !self.model.blocked(&self.nodes[n as usize].state, c, &mut acc) {
+            if self.sets.contains(n, ENABLED, c) || !self.model.blocked(&self.nodes[n as usize].state, c, &mut acc) {
                 continue;
             }
             acc.push(Access { object: flag_object(c), write: false });
@@ -794,7 +728,7 @@ impl<'a, M: Model> Run<'a, M> {
             let crossings = std::mem::take(&mut self.whole_crossings);
             let hit = match crossings.recall(r, id) {
                 Some((pairs, events)) => {
-                    Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, events);
+                    Self::backtrack_for(&mut self.sets, &mut self.dirty, src, events);
                     self.grow_summaries();
                     for (w, &q) in pairs.iter().enumerate() {
                         self.arrive_word(src, w, q);
@@ -837,7 +771,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// each where it is enabled, everything enabled if one of them is not), then the pairs
     /// gathered in `hit_pairs` arrive at `src`; both scratch sets are left zero.
     fn apply_hits(&mut self, src: u32) {
-        Self::backtrack_for(&mut self.sets, &mut self.dirty, self.cw, src, &self.hit_events);
+        Self::backtrack_for(&mut self.sets, &mut self.dirty, src, &self.hit_events);
         self.hit_events.fill(0);
         self.grow_summaries();
         let touched = std::mem::take(&mut self.hit_touched);
@@ -852,16 +786,15 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// Lines 9-12 of Algorithm 5 for every event of `events` at once: backtrack for each where
     /// it is enabled at `src`, for everything enabled if one of them is not.
-    fn backtrack_for(sets: &mut [u64], dirty: &mut BinaryHeap<Reverse<u32>>, cw: usize, src: u32, events: &[u64]) {
-        let sets = &mut sets[src as usize * SETS * cw..(src as usize + 1) * SETS * cw];
-        let (en, bt, done) = (ENABLED * cw, BACKTRACK * cw, DONE * cw);
-        let all = (0..cw).any(|i| events[i] & !sets[en + i] != 0);
+    fn backtrack_for(sets: &mut SetArena<SETS>, dirty: &mut BinaryHeap<Reverse<u32>>, src: u32, events: &[u64]) {
+        let [en, bt, done, _] = sets.block_mut(src);
+        let all = events.iter().zip(en.iter()).any(|(e, en)| e & !en != 0);
         let mut grew = false;
-        for i in 0..cw {
-            let add = if all { sets[en + i] } else { events[i] };
-            let new = add & !sets[bt + i];
-            sets[bt + i] |= new;
-            grew |= new & !sets[done + i] != 0;
+        for i in 0..en.len() {
+            let add = if all { en[i] } else { events[i] };
+            let new = add & !bt[i];
+            bt[i] |= new;
+            grew |= new & !done[i] != 0;
         }
         if grew {
             dirty.push(Reverse(src));
@@ -901,12 +834,11 @@ impl<'a, M: Model> Run<'a, M> {
         if self.nodes[n as usize].first_out == NONE {
             return true;
         }
-        let at = n as usize * SETS * self.cw;
-        let (en, bt, done) = (at + ENABLED * self.cw, at + BACKTRACK * self.cw, at + DONE * self.cw);
-        for i in 0..self.cw {
-            let open = self.sets[en + i] & !self.sets[done + i];
+        let (en, bt, done) = (self.sets.get(n, ENABLED), self.sets.get(n, BACKTRACK), self.sets.get(n, DONE));
+        for i in 0..en.len() {
+            let open = en[i] & !done[i];
             if open != 0 {
-                return self.sets[bt + i] & open & open.wrapping_neg() != 0;
+                return bt[i] & open & open.wrapping_neg() != 0;
             }
         }
         true
@@ -1088,8 +1020,8 @@ impl<'a, M: Model> Run<'a, M> {
     /// transition reads its own flag and writes the flag of every choice it enables or disables.
     fn add_flag_accesses(&self, src: u32, dst: u32, c: Choice, acc: &mut Accesses) {
         acc.push(Access { object: flag_object(c), write: false });
-        let (before, after) = (self.set(src, ENABLED), self.set(dst, ENABLED));
-        for i in 0..self.cw {
+        let (before, after) = (self.sets.get(src, ENABLED), self.sets.get(dst, ENABLED));
+        for i in 0..before.len() {
             let mut changed = before[i] ^ after[i];
             while changed != 0 {
                 let b = changed.trailing_zeros();
@@ -1101,7 +1033,7 @@ impl<'a, M: Model> Run<'a, M> {
 
     /// The edge out of `src` for `c`, if taken before.
     fn find_edge(&self, src: u32, c: Choice) -> Option<u32> {
-        if !self.has(src, OUT_EDGES, c) {
+        if !self.sets.contains(src, OUT_EDGES, c) {
             return None;
         }
         let mut t = self.nodes[src as usize].first_out;
@@ -1119,7 +1051,7 @@ impl<'a, M: Model> Run<'a, M> {
         if let Some(t) = self.find_edge(src, c) {
             return t;
         }
-        self.put(src, OUT_EDGES, c);
+        self.sets.insert(src, OUT_EDGES, c);
         acc.sort();
         self.pairs.note_writes(acc, &mut self.fresh_writes);
         let label = self.pairs.intern(c, acc).expect("a transition reads its own flag");
@@ -1155,7 +1087,7 @@ impl<'a, M: Model> Run<'a, M> {
         if self.pending(n).is_some() {
             return true;
         }
-        if self.set(n, ENABLED).iter().all(|&w| w == 0) {
+        if self.sets.get(n, ENABLED).iter().all(|&w| w == 0) {
             let node = &self.nodes[n as usize];
             if let Some(g) = search.graph.as_mut() {
                 if self.model.outcome(&node.state).stuck() {
@@ -1166,7 +1098,7 @@ impl<'a, M: Model> Run<'a, M> {
             self.end_execution(n);
             return false;
         }
-        let (en, done) = (self.set(n, ENABLED), self.set(n, DONE));
+        let (en, done) = (self.sets.get(n, ENABLED), self.sets.get(n, DONE));
         // Algorithm 2 lets Explore take any unexplored event. Taking the one after the event
         // that led here (round-robin, as IoTCheck's listener schedules events fairly) makes an
         // execution cycle through the events and come back to states it has seen: with k
@@ -1174,14 +1106,14 @@ impl<'a, M: Model> Run<'a, M> {
         // all 2^k (docs/corpus.md measures what this does on the corpus).
         let start = if self.opts.lowest_first { 0 } else { path.last().map_or(0, |&e| e + 1) };
         if let Some(e) = first_bit_from(en.len(), start, |i| en[i] & !done[i]) {
-            self.put(n, BACKTRACK, e);
+            self.sets.insert(n, BACKTRACK, e);
             return true;
         }
         // Everything here is done, but the execution must go on past this revisit: re-fire the
         // enabled event that fired least recently on this execution, so that every event of a
         // state the execution keeps returning to gets its turn and a full cycle can close.
         let mut best: (i64, Choice) = (i64::MAX, NONE);
-        for_each_bit(self.set(n, ENABLED), |e| {
+        for_each_bit(self.sets.get(n, ENABLED), |e| {
             let at = self.fired_at[e as usize];
             let last = if at >= self.exec_base { (at - self.exec_base) as i64 } else { -1 };
             if best.1 == NONE || last < best.0 {
@@ -1190,7 +1122,7 @@ impl<'a, M: Model> Run<'a, M> {
         });
         self.refires += 1;
         let e = best.1;
-        self.sets[(n as usize * SETS + DONE) * self.cw + e as usize / 64] &= !(1 << (e % 64));
+        self.sets.remove(n, DONE, e);
         true
     }
 
@@ -1225,7 +1157,7 @@ impl<'a, M: Model> Run<'a, M> {
                 }
                 continue;
             };
-            self.put(s, DONE, b);
+            self.sets.insert(s, DONE, b);
             // Kept for its buffer: with ghost objects a transition's accesses outgrow the inline ones.
             let mut acc = std::mem::take(&mut self.scratch_acc);
             acc.clear();
@@ -1269,8 +1201,8 @@ impl<'a, M: Model> Run<'a, M> {
             let t = self.edge(s, b, dst, &mut acc);
             self.scratch_acc = acc;
             // Line 22: events this transition disables are explored here as well.
-            for i in 0..self.cw {
-                let mut off = self.set(s, ENABLED)[i] & !self.set(dst, ENABLED)[i];
+            for i in 0..self.sets.width() {
+                let mut off = self.sets.get(s, ENABLED)[i] & !self.sets.get(dst, ENABLED)[i];
                 while off != 0 {
                     let e = i as Choice * 64 + off.trailing_zeros();
                     off &= off - 1;

@@ -145,19 +145,6 @@ impl WholeCrossings {
     }
 }
 
-/// Calls `f` with every set bit of `words`, ascending.
-#[inline]
-pub(super) fn for_each_bit(words: &[u64], mut f: impl FnMut(u32)) {
-    for (w, &word) in words.iter().enumerate() {
-        let mut x = word;
-        while x != 0 {
-            let b = x.trailing_zeros();
-            x &= x - 1;
-            f(w as u32 * 64 + b);
-        }
-    }
-}
-
 /// Every state's Appendix D summary, one bit per pair, a state's words side by side (`stride`
 /// words per state, doubled when the pairs outgrow it): crossing an edge with a whole summary
 /// (at a state match) then reads two runs of adjacent words rather than a cache line per word.
@@ -792,6 +779,7 @@ impl Pairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::sets::for_each_bit;
     use crate::model::Access;
 
     fn acc(list: &[(u32, bool)]) -> Accesses {
