@@ -115,6 +115,9 @@ impl RaceRule for EmRace {
                 e.em_races(p, op);
             }
         }
+        if e.frames[top].enabled.is_empty() {
+            e.stuck_queues();
+        }
     }
 
     fn pushed(&mut self) {
@@ -185,21 +188,67 @@ impl<'m, S: Sleep, P: Parallel> Engine<'m, EmRace, S, P> {
             if n > 0 && self.hb_target(i, &target) {
                 continue;
             }
-            let r = self.find_target(i, &target, true);
-            if let Reversal::Failed(at) = r {
-                if self.rule.in_eager {
-                    self.add_all_enabled(at);
-                } else {
-                    // Handled once the execution ends (BacktrackEager).
-                    let depth = self.hb.len();
-                    let (a0, n0) = self.rule.failure.unwrap_or((at, depth));
-                    self.rule.failure = Some((a0.max(at), n0.max(depth)));
-                }
-            }
+            self.reverse(i, &target);
             if n == 0 {
                 // Once the nearest race is reversed, the target is treated as ordered after it,
                 // so that the others are reversed relative to the new order and not twice.
                 target.preds.push(i);
+            }
+        }
+    }
+
+    /// Schedules the reversal of path position `i` and `target` (FindTarget); a failure adds
+    /// every enabled thread during BacktrackEager's pass, else is handed to it.
+    fn reverse(&mut self, i: usize, target: &Target) {
+        if let Reversal::Failed(at) = self.find_target(i, target, true) {
+            if self.rule.in_eager {
+                self.add_all_enabled(at);
+            } else {
+                // Handled once the execution ends (BacktrackEager).
+                let depth = self.hb.len();
+                let (a0, n0) = self.rule.failure.unwrap_or((at, depth));
+                self.rule.failure = Some((a0.max(at), n0.max(depth)));
+            }
+        }
+    }
+
+    /// At a stuck terminal state: a looper inside a handler that never returns runs no other
+    /// handler again, so which handlers of that looper ran before it (those posted before it)
+    /// is part of the stuck outcome: its never-run operations, what their reads saw. The
+    /// handler holding the looper for ever is treated as conflicting with every other handler
+    /// of the looper, those that ran before it and those queued behind it, and FindTarget's
+    /// diverging posts reverse their posts where nothing orders them. No access names this
+    /// dependence (the queued handlers never ran, and the earlier ones may touch nothing the
+    /// stuck one touches), so the race analysis alone missed it (issue 12: the outcome where a
+    /// handler ran before, or was stuck behind, a handler deadlocked with a thread was lost).
+    /// Complete runs are untouched: there every handler returns, and the order of two handlers
+    /// with no conflicting access changes no outcome.
+    fn stuck_queues(&mut self) {
+        let top = self.frames.len() - 1;
+        let len = self.hb.len();
+        let call_of = |e: &Self, m: u32| e.model.handlers[m as usize].as_ref().and_then(|x| x.ops.first().copied());
+        for p in 0..self.threads() {
+            let Some(h) = self.frames[top].next_op(p).and_then(|op| self.handler_of(op)) else { continue };
+            // Its CALL ran (a handler not yet called would be at the queue's front, enabled).
+            let Some(at) = call_of(self, h).and_then(|c| self.hb.position(c)) else { continue };
+            for m in 0..self.model.handlers.len() as u32 {
+                if m == h || self.model.handlers[m as usize].as_ref().is_none_or(|x| x.thread != p) {
+                    continue;
+                }
+                let Some(call_m) = call_of(self, m) else { continue };
+                match self.hb.position(call_m) {
+                    // Ran before the stuck handler: try the stuck one first.
+                    Some(i) => {
+                        let target = self.executed_target(at);
+                        self.reverse(i, &target);
+                    }
+                    // Queued behind it: try it first.
+                    None if self.queued_at(len, m) => {
+                        let target = Target { thread: p, op: call_m, at: None, preds: SmallVec::new() };
+                        self.reverse(at, &target);
+                    }
+                    None => {}
+                }
             }
         }
     }
