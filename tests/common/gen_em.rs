@@ -44,12 +44,11 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 /// How often a non-classic trace has a plain thread and a handler on main take two locks in
-/// opposite orders (the thread posts the handler first). 0 until `em-dpor` handles it: at 0.25
-/// the suite's 250 seeds catch `em-dpor` and `em-dpor-sleep` losing a stuck outcome on seeds 64,
-/// 90 and 101. Which handlers run before a handler blocks (and with it the queue) depends on the
-/// order of posts to that queue, which EM-DPOR takes for independent when the handlers do not
-/// conflict, so a deadlock reached after a later-posted handler ran is never explored.
-const HANDLER_LOCK_ORDER: f64 = 0.0;
+/// opposite orders (the thread posts the handler first): a looper blocked mid-handler, so that
+/// which handlers ran before it, or stay queued behind it, is part of the stuck outcome. It
+/// found `em-dpor` and `em-dpor-sleep` losing such outcomes (seeds 64, 90 and 101 of the
+/// default 250; fixtures/em-regress/stuck-handler-*; em_dpor.rs `stuck_queues`).
+const HANDLER_LOCK_ORDER: f64 = 0.25;
 
 /// An environment marker and the key it is matched by.
 #[derive(Clone, Copy, Debug)]
