@@ -231,6 +231,15 @@ pub trait Model: Sync {
     fn step(&self, s: &mut Self::State, c: Choice) -> Result<(), ModelError>;
     /// Canonical encoding of `s`: equal encodings iff equal states.
     fn encode(&self, s: &Self::State, out: &mut Vec<u32>);
+    /// Whether `s` has the encoding `enc` of `t` (a stored state's lookup confirming a hash
+    /// hit). By default `s` is encoded into `scratch` and compared; a model may instead compare
+    /// `s` with `t` directly, with the same answer.
+    fn same_encoding(&self, s: &Self::State, t: &Self::State, enc: &[u32], scratch: &mut Vec<u32>) -> bool {
+        let _ = t;
+        scratch.clear();
+        self.encode(s, scratch);
+        scratch.as_slice() == enc
+    }
     /// The outcome of a state in which nothing is enabled.
     fn outcome(&self, s: &Self::State) -> Outcome;
     /// Short name of a choice, as written in schedules (no `,` or `*`).

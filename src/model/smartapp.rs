@@ -32,6 +32,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Script, Stmt};
 use crate::trace::InputError;
@@ -328,9 +330,9 @@ fn event_type(name: &str) -> String {
 struct App {
     name: String,
     script: Script,
-    methods: HashMap<String, usize>,
+    methods: FxHashMap<String, usize>,
     /// Input name -> value (devices, enums ...).
-    settings: HashMap<String, Value>,
+    settings: FxHashMap<String, Value>,
 }
 
 /// What a subscription listens to.
@@ -2113,7 +2115,7 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
     let mut devices: Vec<String> = Vec::new();
     let mut apps = Vec::new();
     for (path, script) in parsed {
-        let mut settings = HashMap::new();
+        let mut settings = FxHashMap::default();
         for (name, ty, default) in inputs(&script) {
             let v = if ty.starts_with("capability.") || ty.starts_with("device.") {
                 let cap = ty.split('.').nth(1).unwrap_or("").to_string();
@@ -2307,11 +2309,41 @@ fn encode_value(v: &Value, out: &mut Vec<u32>) {
 }
 
 fn encode_str(x: &str, tag: u32, out: &mut Vec<u32>) {
-    out.extend([tag, x.len() as u32]);
-    for c in x.as_bytes().chunks(4) {
+    let b = x.as_bytes();
+    out.reserve(2 + b.len().div_ceil(4));
+    out.extend([tag, b.len() as u32]);
+    let words = b.chunks_exact(4);
+    let rest = words.remainder();
+    out.extend(words.map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    if !rest.is_empty() {
         let mut w = [0u8; 4];
-        w[..c.len()].copy_from_slice(c);
+        w[..rest.len()].copy_from_slice(rest);
         out.push(u32::from_le_bytes(w));
+    }
+}
+
+/// Whether two values have the same encoding ([`encode_value`]), without encoding them: the
+/// same variant and contents, decimals by their bits, closures by identity; shared lists and
+/// maps are equal at once.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Dec(x), Value::Dec(y)) => x.to_bits() == y.to_bits(),
+        (Value::Str(x), Value::Str(y)) => **x == **y,
+        (Value::List(x), Value::List(y)) => {
+            Arc::ptr_eq(x, y) || (x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_value(p, q)))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            Arc::ptr_eq(x, y)
+                || (x.len() == y.len()
+                    && x.iter().zip(y.iter()).all(|(p, q)| same_value(&p.0, &q.0) && same_value(&p.1, &q.1)))
+        }
+        (Value::Dev(x), Value::Dev(y)) => x == y,
+        (Value::Closure(x), Value::Closure(y)) => Arc::ptr_eq(x, y),
+        (Value::Obj(x), Value::Obj(y)) => x == y,
+        _ => false,
     }
 }
 
@@ -2377,6 +2409,21 @@ impl Model for SmartAppModel {
         if self.opts.bound.is_some() {
             out.extend(&s.fired);
         }
+    }
+    /// Compares the two states part by part as [`Model::encode`] writes them (the same parts
+    /// under the same options), so a stored state need not be encoded again on a hash hit.
+    fn same_encoding(&self, s: &SmartState, t: &SmartState, _enc: &[u32], _scratch: &mut Vec<u32>) -> bool {
+        s.attrs.len() == t.attrs.len()
+            && s.attrs.iter().zip(&t.attrs).all(|(a, b)| same_value(a, b))
+            && *s.mode == *t.mode
+            && s.states.len() == t.states.len()
+            && s.states.iter().zip(&t.states).all(|(a, b)| {
+                a.len() == b.len() && a.iter().zip(b).all(|(p, q)| *p.0 == *q.0 && same_value(&p.1, &q.1))
+            })
+            && (!self.opts.conflicts
+                || (s.writers.len() == t.writers.len()
+                    && s.writers.iter().zip(&t.writers).all(|(a, b)| a.0 == b.0 && same_value(&a.1, &b.1))))
+            && (self.opts.bound.is_none() || s.fired == t.fired)
     }
     fn outcome(&self, s: &SmartState) -> Outcome {
         let mut text = String::from("attrs");

@@ -292,7 +292,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
 }
 
 /// Hash of a state's encoding (the index keeps hashes, not encodings: a hit is confirmed by
-/// encoding the stored state again).
+/// [`Model::same_encoding`], which a model may answer without encoding the stored state).
 fn hash_encoding(enc: &[u32]) -> u64 {
     // SAFETY: u32 has no padding and u8 no alignment requirement; same bytes, same length.
     let bytes = unsafe { std::slice::from_raw_parts(enc.as_ptr().cast::<u8>(), std::mem::size_of_val(enc)) };
@@ -308,9 +308,8 @@ impl<'a, M: Model> Run<'a, M> {
         let head = self.index.get(&h).copied().unwrap_or(NONE);
         let mut cand = head;
         while cand != NONE {
-            self.scratch_enc2.clear();
-            self.model.encode(&self.nodes[cand as usize].state, &mut self.scratch_enc2);
-            if self.scratch_enc2 == self.scratch_enc {
+            let stored = &self.nodes[cand as usize].state;
+            if self.model.same_encoding(stored, &state, &self.scratch_enc, &mut self.scratch_enc2) {
                 self.scratch_state = Some(state);
                 return (cand, false);
             }
@@ -432,9 +431,7 @@ impl<'a, M: Model> Run<'a, M> {
             let mut cand = self.index.get(&hash_encoding(&enc)).copied().unwrap_or(NONE);
             let mut other = Vec::new();
             while cand != NONE {
-                other.clear();
-                self.model.encode(&self.nodes[cand as usize].state, &mut other);
-                if other == enc {
+                if self.model.same_encoding(&self.nodes[cand as usize].state, &s, &enc, &mut other) {
                     return Some(cand);
                 }
                 cand = self.nodes[cand as usize].same_hash;
