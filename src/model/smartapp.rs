@@ -35,7 +35,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
-use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Script, Stmt};
+use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 use crate::trace::InputError;
 
 /// A string value. Handlers copy strings (attribute values, state keys, event fields) far more
@@ -106,7 +106,7 @@ pub enum Value {
     Map(Arc<Vec<(Value, Value)>>),
     /// A device (index into the model's devices).
     Dev(u16),
-    Closure(Arc<(Vec<String>, Vec<Stmt>)>),
+    Closure(Arc<(Vec<Name>, Vec<Stmt>)>),
     /// `state` / `atomicState` of the running app; `location`; `log`; `app`; `settings`.
     Obj(&'static str),
 }
@@ -350,7 +350,7 @@ struct Sub {
 #[derive(Clone, Debug)]
 enum Handler {
     Method(String),
-    Closure(Arc<(Vec<String>, Vec<Stmt>)>),
+    Closure(Arc<(Vec<Name>, Vec<Stmt>)>),
 }
 
 /// An event the environment fires.
@@ -413,8 +413,11 @@ struct Ctx<'m> {
     st: &'m mut SmartState,
     acc: Vec<Access>,
     app: usize,
-    /// Scopes of the running method (innermost last).
-    scopes: Vec<Vec<(String, Value)>>,
+    /// Variables in scope, innermost last, in one stack: a scope ends by truncating it to
+    /// where the scope began (no vector per scope or call).
+    vars: Vec<(Name, Value)>,
+    /// Where the running method's variables begin: lookups do not see its callers'.
+    base: usize,
     /// (app, method index) of the methods running.
     running: Vec<(usize, usize)>,
     budget: u32,
@@ -456,7 +459,8 @@ impl SmartAppModel {
             st,
             acc: std::mem::take(acc),
             app: 0,
-            scopes: Vec::new(),
+            vars: Vec::new(),
+            base: 0,
             running: Vec::new(),
             budget: 200_000,
             depth: 0,
@@ -562,7 +566,8 @@ impl Ctx<'_> {
                 continue;
             }
             let evt = self.event_value(dev, attr, value);
-            let saved = (self.app, std::mem::take(&mut self.scopes));
+            let saved = (self.app, self.base);
+            self.base = self.vars.len();
             self.app = sub.app;
             self.depth += 1;
             let r = match &sub.handler {
@@ -570,8 +575,9 @@ impl Ctx<'_> {
                 Handler::Closure(c) => self.call_closure(c, vec![evt]).map(|_| ()),
             };
             self.depth -= 1;
+            self.vars.truncate(self.base);
             self.app = saved.0;
-            self.scopes = saved.1;
+            self.base = saved.1;
             match r {
                 Err(Flow::Error(m, l)) => return Err(Flow::Error(m, l)),
                 _ => {}
@@ -592,29 +598,30 @@ impl Ctx<'_> {
     }
 
     fn lookup(&mut self, name: &str) -> Option<Value> {
-        for sc in self.scopes.iter().rev() {
-            if let Some((_, v)) = sc.iter().rev().find(|(n, _)| n == name) {
-                return Some(v.clone());
-            }
-        }
-        None
+        self.vars[self.base..].iter().rev().find(|(n, _)| **n == *name).map(|p| p.1.clone())
     }
 
     fn set_local(&mut self, name: &str, v: Value) -> bool {
-        for sc in self.scopes.iter_mut().rev() {
-            if let Some(slot) = sc.iter_mut().rev().find(|(n, _)| n == name) {
+        match self.vars[self.base..].iter_mut().rev().find(|(n, _)| **n == *name) {
+            Some(slot) => {
                 slot.1 = v;
-                return true;
+                true
             }
+            None => false,
         }
-        false
     }
 
-    fn declare(&mut self, name: &str, v: Value) {
-        if self.scopes.is_empty() {
-            self.scopes.push(Vec::new());
+    /// A variable of the innermost scope.
+    fn declare(&mut self, name: Name, v: Value) {
+        self.vars.push((name, v));
+    }
+
+    /// Binds parameters to arguments (missing ones null, extra ones dropped).
+    fn bind(&mut self, params: &[Name], args: Vec<Value>) {
+        let mut args = args.into_iter();
+        for p in params {
+            self.vars.push((p.clone(), args.next().unwrap_or(Value::Null)));
         }
-        self.scopes.last_mut().unwrap().push((name.to_string(), v));
     }
 
     fn call_method(&mut self, app: usize, name: &str, args: Vec<Value>) -> R<Value> {
@@ -625,18 +632,16 @@ impl Ctx<'_> {
             return Ok(Value::Null);
         }
         let method: &Method = &m.apps[app].script.methods[mi];
-        let saved = (self.app, std::mem::take(&mut self.scopes));
+        let saved = (self.app, self.base);
         self.app = app;
-        let mut scope = Vec::new();
-        for (i, p) in method.params.iter().enumerate() {
-            scope.push((p.clone(), args.get(i).cloned().unwrap_or(Value::Null)));
-        }
-        self.scopes.push(scope);
+        self.base = self.vars.len();
+        self.bind(&method.params, args);
         self.running.push((app, mi));
         let r = self.block(&method.body);
         self.running.pop();
+        self.vars.truncate(self.base);
         self.app = saved.0;
-        self.scopes = saved.1;
+        self.base = saved.1;
         match r {
             Ok(v) => Ok(v),
             Err(Flow::Return(v)) => Ok(v),
@@ -645,14 +650,11 @@ impl Ctx<'_> {
         }
     }
 
-    fn call_closure(&mut self, c: &Arc<(Vec<String>, Vec<Stmt>)>, args: Vec<Value>) -> R<Value> {
-        let mut scope = Vec::new();
-        for (i, p) in c.0.iter().enumerate() {
-            scope.push((p.clone(), args.get(i).cloned().unwrap_or(Value::Null)));
-        }
-        self.scopes.push(scope);
+    fn call_closure(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, args: Vec<Value>) -> R<Value> {
+        let mark = self.vars.len();
+        self.bind(&c.0, args);
         let r = self.block(&c.1);
-        self.scopes.pop();
+        self.vars.truncate(mark);
         match r {
             Ok(v) | Err(Flow::Return(v)) => Ok(v),
             Err(Flow::Error(a, b)) => Err(Flow::Error(a, b)),
@@ -670,9 +672,9 @@ impl Ctx<'_> {
     }
 
     fn scoped(&mut self, body: &[Stmt]) -> R<Value> {
-        self.scopes.push(Vec::new());
+        let mark = self.vars.len();
         let r = self.block(body);
-        self.scopes.pop();
+        self.vars.truncate(mark);
         r
     }
 
@@ -704,7 +706,7 @@ impl Ctx<'_> {
                     Some(e) => self.expr(e)?,
                     None => Value::Null,
                 };
-                self.declare(n, v);
+                self.declare(n.clone(), v);
                 Ok(Value::Null)
             }
             Stmt::If(c, a, b) => {
@@ -723,7 +725,7 @@ impl Ctx<'_> {
                 Ok(Value::Null)
             }
             Stmt::For(init, cond, update, body) => {
-                self.scopes.push(Vec::new());
+                let mark = self.vars.len();
                 let r = (|| -> R<Value> {
                     for s in init {
                         self.stmt(s)?;
@@ -743,15 +745,16 @@ impl Ctx<'_> {
                     }
                     Ok(Value::Null)
                 })();
-                self.scopes.pop();
+                self.vars.truncate(mark);
                 r
             }
             Stmt::ForIn(n, it, body) => {
                 let items = self.expr(it)?.items();
                 for x in items {
-                    self.scopes.push(vec![(n.clone(), x)]);
+                    let mark = self.vars.len();
+                    self.declare(n.clone(), x);
                     let r = self.block(body);
-                    self.scopes.pop();
+                    self.vars.truncate(mark);
                     match r {
                         Err(Flow::Break) => break,
                         Err(Flow::Continue) | Ok(_) => {}
@@ -802,9 +805,10 @@ impl Ctx<'_> {
                 let r = match r {
                     Err(Flow::Error(m, l)) if m.starts_with(CONFLICT) => Err(Flow::Error(m, l)),
                     Err(Flow::Error(_, _)) if !catches.is_empty() => {
-                        self.scopes.push(vec![(catches[0].0.clone(), lit("exception"))]);
+                        let mark = self.vars.len();
+                        self.declare(catches[0].0.clone(), lit("exception"));
                         let r = self.block(&catches[0].1);
-                        self.scopes.pop();
+                        self.vars.truncate(mark);
                         r
                     }
                     r => r,
@@ -1155,7 +1159,7 @@ impl Ctx<'_> {
             Expr::Var(n) => {
                 if !self.set_local(n, v.clone()) {
                     // Groovy script binding: an undeclared name becomes a variable.
-                    self.declare(n, v);
+                    self.declare(n.as_str().into(), v);
                 }
                 Ok(())
             }
@@ -1310,9 +1314,11 @@ impl Ctx<'_> {
                 self.call_method(app, &n, Vec::new())?;
             }
             Value::Closure(c) => {
-                let saved = std::mem::take(&mut self.scopes);
+                let saved = self.base;
+                self.base = self.vars.len();
                 let r = self.call_closure(&c, Vec::new());
-                self.scopes = saved;
+                self.vars.truncate(self.base);
+                self.base = saved;
                 r?;
             }
             _ => {}
@@ -2244,7 +2250,8 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             st: &mut st,
             acc: Vec::new(),
             app: ai,
-            scopes: Vec::new(),
+            vars: Vec::new(),
+            base: 0,
             running: Vec::new(),
             budget: 200_000,
             depth: 0,
