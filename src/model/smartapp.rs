@@ -95,7 +95,7 @@ impl From<String> for Text {
 
 /// A Groovy value as the apps see it. Lists and maps are shared too and copied on write
 /// (`Arc::make_mut`): a state's clone per step and every read of a list only count references.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Value {
     Null,
     Bool(bool),
@@ -109,6 +109,36 @@ pub enum Value {
     Closure(Arc<(Vec<Name>, Vec<Stmt>)>),
     /// `state` / `atomicState` of the running app; `location`; `log`; `app`; `settings`.
     Obj(&'static str),
+}
+
+impl Clone for Value {
+    fn clone(&self) -> Value {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Int(i) => Value::Int(*i),
+            Value::Dec(d) => Value::Dec(*d),
+            Value::Str(x) => Value::Str(x.clone()),
+            Value::List(l) => Value::List(l.clone()),
+            Value::Map(m) => Value::Map(m.clone()),
+            Value::Dev(d) => Value::Dev(*d),
+            Value::Closure(c) => Value::Closure(c.clone()),
+            Value::Obj(o) => Value::Obj(o),
+        }
+    }
+    /// Leaves a value that already shares `src`'s text, list or map as it is: a state copied
+    /// over the previous step's successor (mostly the same values) counts no references.
+    fn clone_from(&mut self, src: &Value) {
+        let same = match (&*self, src) {
+            (Value::Str(Text::Shared(a)), Value::Str(Text::Shared(b))) => Arc::ptr_eq(a, b),
+            (Value::List(a), Value::List(b)) => Arc::ptr_eq(a, b),
+            (Value::Map(a), Value::Map(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        if !same {
+            *self = src.clone();
+        }
+    }
 }
 
 fn list(l: Vec<Value>) -> Value {
@@ -374,13 +404,63 @@ pub struct SmartAppOptions {
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
 /// (last app writer and the value it wrote, per attribute) and the fire counts under a bound.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct SmartState {
     attrs: Vec<Value>,
     mode: Text,
     states: Vec<Vec<(Text, Value)>>,
     writers: Vec<(u8, Value)>,
     fired: Vec<u32>,
+}
+
+impl Clone for SmartState {
+    fn clone(&self) -> SmartState {
+        SmartState {
+            attrs: self.attrs.clone(),
+            mode: self.mode.clone(),
+            states: self.states.clone(),
+            writers: self.writers.clone(),
+            fired: self.fired.clone(),
+        }
+    }
+    /// In place, value by value (stateful-dpor copies each state into the last step's
+    /// successor): no allocation, and values already shared are left alone.
+    fn clone_from(&mut self, src: &SmartState) {
+        self.attrs.clone_from(&src.attrs);
+        if !text_shared(&self.mode, &src.mode) {
+            self.mode = src.mode.clone();
+        }
+        self.states.resize_with(src.states.len(), Vec::new);
+        for (st, src) in self.states.iter_mut().zip(&src.states) {
+            st.truncate(src.len());
+            let n = st.len();
+            for ((k, v), (sk, sv)) in st.iter_mut().zip(src) {
+                if !text_shared(k, sk) {
+                    *k = sk.clone();
+                }
+                v.clone_from(sv);
+            }
+            st.extend_from_slice(&src[n..]);
+        }
+        self.writers.truncate(src.writers.len());
+        let n = self.writers.len();
+        for ((w, v), (sw, sv)) in self.writers.iter_mut().zip(&src.writers) {
+            *w = *sw;
+            v.clone_from(sv);
+        }
+        self.writers.extend_from_slice(&src.writers[n..]);
+        self.fired.clone_from(&src.fired);
+    }
+}
+
+/// Whether two texts are the same shared (or static) string, so that copying one over the
+/// other changes nothing.
+fn text_shared(a: &Text, b: &Text) -> bool {
+    match (a, b) {
+        (Text::Shared(a), Text::Shared(b)) => Arc::ptr_eq(a, b),
+        (Text::Static(a), Text::Static(b)) => std::ptr::eq(*a, *b),
+        _ => false,
+    }
 }
 
 pub struct SmartAppModel {
@@ -418,6 +498,8 @@ struct Ctx<'m> {
     vars: Vec<(Name, Value)>,
     /// Where the running method's variables begin: lookups do not see its callers'.
     base: usize,
+    /// Where interpolated strings are built, kept for its buffer.
+    text: String,
     /// (app, method index) of the methods running.
     running: Vec<(usize, usize)>,
     budget: u32,
@@ -459,8 +541,9 @@ impl SmartAppModel {
             st,
             acc: std::mem::take(acc),
             app: 0,
-            vars: Vec::new(),
+            vars: Vec::with_capacity(16),
             base: 0,
+            text: String::new(),
             running: Vec::new(),
             budget: 200_000,
             depth: 0,
@@ -875,14 +958,18 @@ impl Ctx<'_> {
             Expr::Dec(d) => Value::Dec(*d),
             Expr::Str(x) => Value::Str(Text::Shared(x.clone())),
             Expr::GStr(parts) => {
-                let mut out = String::new();
+                // An interpolation inside takes an empty buffer (this one is out meanwhile).
+                let mut out = std::mem::take(&mut self.text);
+                out.clear();
                 for p in parts {
                     match p {
                         GPart::Lit(l) => out.push_str(l),
                         GPart::Expr(e) => self.expr(e)?.text_into(&mut out),
                     }
                 }
-                Value::Str(out.into())
+                let v = Value::Str(Text::Shared(out.as_str().into()));
+                self.text = out;
+                v
             }
             Expr::Var(n) => self.var(n),
             Expr::List(items) => {
@@ -2250,8 +2337,9 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             st: &mut st,
             acc: Vec::new(),
             app: ai,
-            vars: Vec::new(),
+            vars: Vec::with_capacity(16),
             base: 0,
+            text: String::new(),
             running: Vec::new(),
             budget: 200_000,
             depth: 0,
