@@ -184,6 +184,13 @@ impl std::fmt::Display for Outcome {
     }
 }
 
+/// Hash of an encoding ([`Model::state_hash`]'s default).
+pub fn hash_words(enc: &[u32]) -> u64 {
+    // SAFETY: u32 has no padding and u8 no alignment requirement; same bytes, same length.
+    let bytes = unsafe { std::slice::from_raw_parts(enc.as_ptr().cast::<u8>(), std::mem::size_of_val(enc)) };
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
 /// A transition system explored by the strategies.
 pub trait Model: Sync {
     type State: Clone + Send;
@@ -239,6 +246,15 @@ pub trait Model: Sync {
         scratch.clear();
         self.encode(s, scratch);
         scratch.as_slice() == enc
+    }
+    /// A hash of `s` for a stateful search's index of stored states, alike for states with equal
+    /// encodings. By default the hash of the encoding, which is left in `enc` for
+    /// [`Model::same_encoding`]; a model that answers `same_encoding` without `enc` may hash its
+    /// state directly and leave `enc` empty.
+    fn state_hash(&self, s: &Self::State, enc: &mut Vec<u32>) -> u64 {
+        enc.clear();
+        self.encode(s, enc);
+        hash_words(enc)
     }
     /// The outcome of a state in which nothing is enabled.
     fn outcome(&self, s: &Self::State) -> Outcome;

@@ -32,7 +32,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use std::hash::Hasher;
+
+use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
@@ -129,14 +131,17 @@ impl Clone for Value {
     /// Leaves a value that already shares `src`'s text, list or map as it is: a state copied
     /// over the previous step's successor (mostly the same values) counts no references.
     fn clone_from(&mut self, src: &Value) {
-        let same = match (&*self, src) {
-            (Value::Str(Text::Shared(a)), Value::Str(Text::Shared(b))) => Arc::ptr_eq(a, b),
-            (Value::List(a), Value::List(b)) => Arc::ptr_eq(a, b),
-            (Value::Map(a), Value::Map(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        };
-        if !same {
-            *self = src.clone();
+        match (&mut *self, src) {
+            (Value::Str(Text::Shared(a)), Value::Str(Text::Shared(b))) if Arc::ptr_eq(a, b) => {}
+            (Value::List(a), Value::List(b)) if Arc::ptr_eq(a, b) => {}
+            (Value::Map(a), Value::Map(b)) if Arc::ptr_eq(a, b) => {}
+            (Value::Null, Value::Null) => {}
+            // Nothing to drop in these.
+            (Value::Str(Text::Static(a)), Value::Str(Text::Static(b))) => *a = *b,
+            (Value::Int(a), Value::Int(b)) => *a = *b,
+            (Value::Bool(a), Value::Bool(b)) => *a = *b,
+            (Value::Dec(a), Value::Dec(b)) => *a = *b,
+            _ => *self = src.clone(),
         }
     }
 }
@@ -2411,10 +2416,58 @@ fn encode_str(x: &str, tag: u32, out: &mut Vec<u32>) {
     let rest = words.remainder();
     out.extend(words.map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
     if !rest.is_empty() {
-        let mut w = [0u8; 4];
-        w[..rest.len()].copy_from_slice(rest);
-        out.push(u32::from_le_bytes(w));
+        // Little-endian, zero-padded (as u32::from_le_bytes of the last bytes and zeros).
+        out.push(rest.iter().rev().fold(0u32, |w, &c| (w << 8) | c as u32));
     }
+}
+
+/// Feeds a value to a hasher as [`encode_value`] would write it (the same parts, so equal
+/// encodings hash alike), without building the encoding.
+fn hash_value(v: &Value, h: &mut FxHasher) {
+    match v {
+        Value::Null => h.write_u8(0),
+        Value::Bool(b) => {
+            h.write_u8(1);
+            h.write_u8(*b as u8);
+        }
+        Value::Int(i) => {
+            h.write_u8(2);
+            h.write_i64(*i);
+        }
+        Value::Dec(d) => {
+            h.write_u8(3);
+            h.write_u64(d.to_bits());
+        }
+        Value::Str(x) => hash_str(x, 4, h),
+        Value::List(l) => {
+            h.write_u8(5);
+            h.write_usize(l.len());
+            l.iter().for_each(|x| hash_value(x, h));
+        }
+        Value::Map(m) => {
+            h.write_u8(6);
+            h.write_usize(m.len());
+            for (k, v) in m.iter() {
+                hash_value(k, h);
+                hash_value(v, h);
+            }
+        }
+        Value::Dev(d) => {
+            h.write_u8(7);
+            h.write_u16(*d);
+        }
+        Value::Closure(c) => {
+            h.write_u8(8);
+            h.write_usize(Arc::as_ptr(c) as usize);
+        }
+        Value::Obj(o) => hash_str(o, 9, h),
+    }
+}
+
+fn hash_str(x: &str, tag: u8, h: &mut FxHasher) {
+    h.write_u8(tag);
+    h.write_usize(x.len());
+    h.write(x.as_bytes());
 }
 
 /// Whether two values have the same encoding ([`encode_value`]), without encoding them: the
@@ -2426,7 +2479,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,
         (Value::Dec(x), Value::Dec(y)) => x.to_bits() == y.to_bits(),
-        (Value::Str(x), Value::Str(y)) => **x == **y,
+        (Value::Str(x), Value::Str(y)) => text_shared(x, y) || **x == **y,
         (Value::List(x), Value::List(y)) => {
             Arc::ptr_eq(x, y) || (x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_value(p, q)))
         }
@@ -2504,6 +2557,31 @@ impl Model for SmartAppModel {
         if self.opts.bound.is_some() {
             out.extend(&s.fired);
         }
+    }
+    /// Hashes the parts [`Model::encode`] writes (under the same options) without encoding:
+    /// `same_encoding` below needs no encoding either.
+    fn state_hash(&self, s: &SmartState, enc: &mut Vec<u32>) -> u64 {
+        enc.clear();
+        let mut h = FxHasher::default();
+        s.attrs.iter().for_each(|v| hash_value(v, &mut h));
+        hash_str(&s.mode, 4, &mut h);
+        for st in &s.states {
+            h.write_usize(st.len());
+            for (k, v) in st {
+                hash_str(k, 4, &mut h);
+                hash_value(v, &mut h);
+            }
+        }
+        if self.opts.conflicts {
+            for (w, v) in &s.writers {
+                h.write_u8(*w);
+                hash_value(v, &mut h);
+            }
+        }
+        if self.opts.bound.is_some() {
+            s.fired.iter().for_each(|&f| h.write_u32(f));
+        }
+        h.finish()
     }
     /// Compares the two states part by part as [`Model::encode`] writes them (the same parts
     /// under the same options), so a stored state need not be encoded again on a hash hit.

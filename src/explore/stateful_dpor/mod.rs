@@ -291,20 +291,11 @@ impl<M: Model> Strategy<M> for StatefulDpor {
     }
 }
 
-/// Hash of a state's encoding (the index keeps hashes, not encodings: a hit is confirmed by
-/// [`Model::same_encoding`], which a model may answer without encoding the stored state).
-fn hash_encoding(enc: &[u32]) -> u64 {
-    // SAFETY: u32 has no padding and u8 no alignment requirement; same bytes, same length.
-    let bytes = unsafe { std::slice::from_raw_parts(enc.as_ptr().cast::<u8>(), std::mem::size_of_val(enc)) };
-    xxhash_rust::xxh3::xxh3_64(bytes)
-}
-
 impl<'a, M: Model> Run<'a, M> {
     /// The node of `state`, created if new (counted as a state).
     fn intern(&mut self, state: M::State, parent: (u32, Choice), search: &mut Search<'_, M>) -> (u32, bool) {
-        self.scratch_enc.clear();
-        self.model.encode(&state, &mut self.scratch_enc);
-        let h = hash_encoding(&self.scratch_enc);
+        // The index keeps hashes, not encodings: a hit is confirmed by `same_encoding`.
+        let h = self.model.state_hash(&state, &mut self.scratch_enc);
         let head = self.index.get(&h).copied().unwrap_or(NONE);
         let mut cand = head;
         while cand != NONE {
@@ -314,6 +305,10 @@ impl<'a, M: Model> Run<'a, M> {
                 return (cand, false);
             }
             cand = self.nodes[cand as usize].same_hash;
+        }
+        if self.scratch_enc.is_empty() {
+            // Hashed without encoding: encoded now only to count the bytes stored.
+            self.model.encode(&state, &mut self.scratch_enc);
         }
         let n = self.nodes.len() as u32;
         self.index.insert(h, n);
@@ -427,8 +422,7 @@ impl<'a, M: Model> Run<'a, M> {
                 self.model.step(&mut s, c).ok()?;
             }
             let mut enc = Vec::new();
-            self.model.encode(&s, &mut enc);
-            let mut cand = self.index.get(&hash_encoding(&enc)).copied().unwrap_or(NONE);
+            let mut cand = self.index.get(&self.model.state_hash(&s, &mut enc)).copied().unwrap_or(NONE);
             let mut other = Vec::new();
             while cand != NONE {
                 if self.model.same_encoding(&self.nodes[cand as usize].state, &s, &enc, &mut other) {
