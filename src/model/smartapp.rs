@@ -394,8 +394,8 @@ struct EnvEvent {
     name: String,
     /// Device attribute slot it sets, if any; None for location events (mode) and app touches.
     dev: Option<u16>,
-    attr: String,
-    value: String,
+    attr: Text,
+    value: Text,
     /// `schedule` events: the app method they run.
     run: Option<(usize, String)>,
 }
@@ -476,6 +476,10 @@ pub struct SmartAppModel {
     slots: Vec<(u16, String)>,
     /// Per device, its attributes' slots (looked up by name without building a key).
     slot_of: Vec<Vec<(String, usize)>>,
+    /// The attribute of each slot and the capability of each device as shared text, for the
+    /// `evt` of each delivery.
+    slot_text: Vec<Text>,
+    device_text: Vec<Text>,
     subs: Vec<Sub>,
     events: Vec<EnvEvent>,
     init: SmartState,
@@ -559,9 +563,9 @@ impl SmartAppModel {
             cx.app = *app;
             cx.call_method(*app, method, Vec::new()).map(|_| ())
         } else if let Some(d) = ev.dev {
-            cx.set_attr(d, &ev.attr, s(&ev.value), None)
+            cx.set_attr(d, &ev.attr, Value::Str(ev.value.clone()), None)
         } else if ev.attr == "mode" {
-            cx.set_mode(&ev.value, None)
+            cx.set_mode(ev.value.clone(), None)
         } else {
             cx.deliver(None, &ev.attr, &ev.value)
         };
@@ -628,32 +632,39 @@ impl Ctx<'_> {
             return Ok(());
         }
         self.st.attrs[slot] = value.clone();
-        self.deliver(Some(dev), attr, &value.text())
+        let text = match value {
+            Value::Str(x) => x,
+            v => v.text().into(),
+        };
+        let m = self.m;
+        self.deliver(Some(dev), &m.slot_text[slot], &text)
     }
 
-    fn set_mode(&mut self, mode: &str, _by: Option<usize>) -> R<()> {
+    fn set_mode(&mut self, mode: Text, _by: Option<usize>) -> R<()> {
         let o = self.m.mode_object();
         self.touch(o, *self.st.mode != *mode);
         if *self.st.mode == *mode {
             return Ok(());
         }
-        self.st.mode = mode.to_string().into();
-        self.deliver(None, "mode", mode)
+        self.st.mode = mode.clone();
+        self.deliver(None, &Text::Static("mode"), &mode)
     }
 
     /// Runs the handlers subscribed to `attr` of `dev` (None: location/app) with `value`.
-    fn deliver(&mut self, dev: Option<u16>, attr: &str, value: &str) -> R<()> {
+    fn deliver(&mut self, dev: Option<u16>, attr: &Text, value: &Text) -> R<()> {
         if self.depth > 24 {
             return Ok(());
         }
+        // One `evt` for every handler: shared, and copied on write should one change it.
+        let mut evt = None;
         for sub in &self.m.subs {
             let hit = sub.dev == dev
-                && (sub.attr == attr || (dev.is_none() && sub.attr == "location" && attr == "mode"))
-                && sub.value.as_deref().is_none_or(|v| v == value);
+                && (sub.attr == **attr || (dev.is_none() && sub.attr == "location" && **attr == *"mode"))
+                && sub.value.as_deref().is_none_or(|v| v == &**value);
             if !hit {
                 continue;
             }
-            let evt = self.event_value(dev, attr, value);
+            let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();
             let saved = (self.app, self.base);
             self.base = self.vars.len();
             self.app = sub.app;
@@ -676,12 +687,12 @@ impl Ctx<'_> {
 
     /// The `evt` handlers get: a map of the few fields every event has; the rest (numeric
     /// values, description, ...) are derived on reading (see [`Ctx::member`]).
-    fn event_value(&self, dev: Option<u16>, attr: &str, value: &str) -> Value {
+    fn event_value(&self, dev: Option<u16>, attr: &Text, value: &Text) -> Value {
         map(vec![
-            (lit("name"), s(attr)),
-            (lit("value"), s(value)),
+            (lit("name"), Value::Str(attr.clone())),
+            (lit("value"), Value::Str(value.clone())),
             (lit("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
-            (lit("displayName"), s(dev.map_or("location", |d| self.m.devices[d as usize].as_str()))),
+            (lit("displayName"), dev.map_or(lit("location"), |d| Value::Str(self.m.device_text[d as usize].clone()))),
         ])
     }
 
@@ -909,7 +920,7 @@ impl Ctx<'_> {
     }
 
     fn args(&mut self, args: &[Arg]) -> R<(Vec<Value>, Vec<(String, Value)>)> {
-        let mut pos = Vec::new();
+        let mut pos = Vec::with_capacity(args.len());
         let mut named = Vec::new();
         for a in args {
             match a {
@@ -978,14 +989,14 @@ impl Ctx<'_> {
             }
             Expr::Var(n) => self.var(n),
             Expr::List(items) => {
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(items.len());
                 for i in items {
                     out.push(self.expr(i)?);
                 }
                 list(out)
             }
             Expr::Map(pairs) => {
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(pairs.len());
                 for (k, v) in pairs {
                     let k = self.expr(k)?;
                     let v = self.expr(v)?;
@@ -1263,7 +1274,7 @@ impl Ctx<'_> {
                     }
                     if o == "location" && name == "mode" && self.lookup(o).is_none() {
                         let app = self.app;
-                        return self.set_mode(&v.text(), Some(app));
+                        return self.set_mode(v.text().into(), Some(app));
                     }
                 }
                 let mut o = self.expr(obj)?;
@@ -1383,7 +1394,7 @@ impl Ctx<'_> {
                 Value::Null
             }
             "setLocationMode" => {
-                self.set_mode(&arg(0).text(), Some(app))?;
+                self.set_mode(arg(0).text().into(), Some(app))?;
                 Value::Null
             }
             "now" => Value::Int(NOW),
@@ -1470,7 +1481,7 @@ impl Ctx<'_> {
             Value::Obj("location") => {
                 return Ok(match name {
                     "setMode" => {
-                        self.set_mode(&arg(0).text(), Some(app))?;
+                        self.set_mode(arg(0).text().into(), Some(app))?;
                         Value::Null
                     }
                     "currentState" | "currentValue" => {
@@ -2253,8 +2264,8 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             events.push(EnvEvent {
                 name: format!("schedule.{}.{h}", app.name),
                 dev: None,
-                attr: "schedule".into(),
-                value: String::new(),
+                attr: Text::Static("schedule"),
+                value: Text::Static(""),
                 run: Some((ai, h)),
             });
         }
@@ -2307,7 +2318,7 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             if events.iter().any(|e| e.name == name) {
                 name = format!("{name}.{}", apps[ai.min(apps.len() - 1)].name);
             }
-            events.push(EnvEvent { name, dev, attr: attr.clone(), value: v, run: None });
+            events.push(EnvEvent { name, dev, attr: attr.clone().into(), value: v.into(), run: None });
         }
     }
     let mut slot_of = vec![Vec::new(); devices.len()];
@@ -2315,11 +2326,15 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
         slot_of[*d as usize].push((a.clone(), i));
     }
     let nslots = slots.len();
+    let slot_text = slots.iter().map(|(_, a)| Text::from(a.clone())).collect();
+    let device_text = devices.iter().map(|d| Text::from(d.clone())).collect();
     let mut model = SmartAppModel {
         apps,
         devices,
         slots,
         slot_of,
+        slot_text,
+        device_text,
         subs: Vec::new(),
         events,
         init: SmartState {
@@ -2525,7 +2540,7 @@ impl Model for SmartAppModel {
         self.fire(s, c as usize, &mut acc)
     }
     fn step_recording(&self, s: &mut SmartState, c: Choice, out: &mut Accesses) -> Result<(), ModelError> {
-        let mut acc = Vec::new();
+        let mut acc = Vec::with_capacity(32);
         let r = self.fire(s, c as usize, &mut acc);
         // One entry per object, a write subsuming reads.
         acc.sort_by_key(|a| (a.object, !a.write));
