@@ -248,13 +248,13 @@ pub trait Model: Sync {
         scratch.as_slice() == enc
     }
     /// A hash of `s` for a stateful search's index of stored states, alike for states with equal
-    /// encodings. By default the hash of the encoding, which is left in `enc` for
-    /// [`Model::same_encoding`]; a model that answers `same_encoding` without `enc` may hash its
-    /// state directly and leave `enc` empty.
-    fn state_hash(&self, s: &Self::State, enc: &mut Vec<u32>) -> u64 {
+    /// encodings, and the length of the encoding in words (for the bytes stored per state). By
+    /// default the hash of the encoding, which is left in `enc` for [`Model::same_encoding`]; a
+    /// model that answers `same_encoding` without `enc` may hash its state directly.
+    fn state_hash(&self, s: &Self::State, enc: &mut Vec<u32>) -> (u64, usize) {
         enc.clear();
         self.encode(s, enc);
-        hash_words(enc)
+        (hash_words(enc), enc.len())
     }
     /// The outcome of a state in which nothing is enabled.
     fn outcome(&self, s: &Self::State) -> Outcome;

@@ -408,7 +408,8 @@ pub struct SmartAppOptions {
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
-/// (last app writer and the value it wrote, per attribute) and the fire counts under a bound.
+/// (last app writer and the value it wrote, per attribute; empty without `--conflicts`) and the
+/// fire counts under a bound.
 #[derive(Debug, PartialEq)]
 pub struct SmartState {
     attrs: Vec<Value>,
@@ -2341,7 +2342,8 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             attrs: init_attrs,
             mode: Text::Static("home"),
             states: Vec::new(),
-            writers: vec![(0, Value::Null); nslots],
+            // Kept (and copied with each state) only where conflicts are checked.
+            writers: vec![(0, Value::Null); if opts.conflicts { nslots } else { 0 }],
             fired: Vec::new(),
         },
         opts,
@@ -2437,52 +2439,58 @@ fn encode_str(x: &str, tag: u32, out: &mut Vec<u32>) {
 }
 
 /// Feeds a value to a hasher as [`encode_value`] would write it (the same parts, so equal
-/// encodings hash alike), without building the encoding.
-fn hash_value(v: &Value, h: &mut FxHasher) {
+/// encodings hash alike), without building the encoding; the words it would take.
+fn hash_value(v: &Value, h: &mut FxHasher) -> usize {
     match v {
-        Value::Null => h.write_u8(0),
+        Value::Null => {
+            h.write_u8(0);
+            1
+        }
         Value::Bool(b) => {
             h.write_u8(1);
             h.write_u8(*b as u8);
+            2
         }
         Value::Int(i) => {
             h.write_u8(2);
             h.write_i64(*i);
+            3
         }
         Value::Dec(d) => {
             h.write_u8(3);
             h.write_u64(d.to_bits());
+            3
         }
         Value::Str(x) => hash_str(x, 4, h),
         Value::List(l) => {
             h.write_u8(5);
             h.write_usize(l.len());
-            l.iter().for_each(|x| hash_value(x, h));
+            2 + l.iter().map(|x| hash_value(x, h)).sum::<usize>()
         }
         Value::Map(m) => {
             h.write_u8(6);
             h.write_usize(m.len());
-            for (k, v) in m.iter() {
-                hash_value(k, h);
-                hash_value(v, h);
-            }
+            2 + m.iter().map(|(k, v)| hash_value(k, h) + hash_value(v, h)).sum::<usize>()
         }
         Value::Dev(d) => {
             h.write_u8(7);
             h.write_u16(*d);
+            2
         }
         Value::Closure(c) => {
             h.write_u8(8);
             h.write_usize(Arc::as_ptr(c) as usize);
+            3
         }
         Value::Obj(o) => hash_str(o, 9, h),
     }
 }
 
-fn hash_str(x: &str, tag: u8, h: &mut FxHasher) {
+fn hash_str(x: &str, tag: u8, h: &mut FxHasher) -> usize {
     h.write_u8(tag);
     h.write_usize(x.len());
     h.write(x.as_bytes());
+    2 + x.len().div_ceil(4)
 }
 
 /// Whether two values have the same encoding ([`encode_value`]), without encoding them: the
@@ -2575,28 +2583,32 @@ impl Model for SmartAppModel {
     }
     /// Hashes the parts [`Model::encode`] writes (under the same options) without encoding:
     /// `same_encoding` below needs no encoding either.
-    fn state_hash(&self, s: &SmartState, enc: &mut Vec<u32>) -> u64 {
+    fn state_hash(&self, s: &SmartState, enc: &mut Vec<u32>) -> (u64, usize) {
         enc.clear();
         let mut h = FxHasher::default();
-        s.attrs.iter().for_each(|v| hash_value(v, &mut h));
-        hash_str(&s.mode, 4, &mut h);
+        let mut words = 0;
+        for v in &s.attrs {
+            words += hash_value(v, &mut h);
+        }
+        words += hash_str(&s.mode, 4, &mut h);
         for st in &s.states {
             h.write_usize(st.len());
+            words += 1;
             for (k, v) in st {
-                hash_str(k, 4, &mut h);
-                hash_value(v, &mut h);
+                words += hash_str(k, 4, &mut h) + hash_value(v, &mut h);
             }
         }
         if self.opts.conflicts {
             for (w, v) in &s.writers {
                 h.write_u8(*w);
-                hash_value(v, &mut h);
+                words += 1 + hash_value(v, &mut h);
             }
         }
         if self.opts.bound.is_some() {
             s.fired.iter().for_each(|&f| h.write_u32(f));
+            words += s.fired.len();
         }
-        h.finish()
+        (h.finish(), words)
     }
     /// Compares the two states part by part as [`Model::encode`] writes them (the same parts
     /// under the same options), so a stored state need not be encoded again on a hash hit.

@@ -295,7 +295,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// The node of `state`, created if new (counted as a state).
     fn intern(&mut self, state: M::State, parent: (u32, Choice), search: &mut Search<'_, M>) -> (u32, bool) {
         // The index keeps hashes, not encodings: a hit is confirmed by `same_encoding`.
-        let h = self.model.state_hash(&state, &mut self.scratch_enc);
+        let (h, words) = self.model.state_hash(&state, &mut self.scratch_enc);
         let head = self.index.get(&h).copied().unwrap_or(NONE);
         let mut cand = head;
         while cand != NONE {
@@ -306,10 +306,6 @@ impl<'a, M: Model> Run<'a, M> {
             }
             cand = self.nodes[cand as usize].same_hash;
         }
-        if self.scratch_enc.is_empty() {
-            // Hashed without encoding: encoded now only to count the bytes stored.
-            self.model.encode(&state, &mut self.scratch_enc);
-        }
         let n = self.nodes.len() as u32;
         self.index.insert(h, n);
         self.scratch_en.clear();
@@ -319,7 +315,7 @@ impl<'a, M: Model> Run<'a, M> {
             self.sets.insert(n, ENABLED, c);
         }
         self.summaries.push_state();
-        *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
+        *search.stats.stored_state_bytes.get_or_insert(0) += 4 * words as u64;
         if let Some(g) = search.graph.as_mut() {
             g.note_state(n);
         }
@@ -422,7 +418,7 @@ impl<'a, M: Model> Run<'a, M> {
                 self.model.step(&mut s, c).ok()?;
             }
             let mut enc = Vec::new();
-            let mut cand = self.index.get(&self.model.state_hash(&s, &mut enc)).copied().unwrap_or(NONE);
+            let mut cand = self.index.get(&self.model.state_hash(&s, &mut enc).0).copied().unwrap_or(NONE);
             let mut other = Vec::new();
             while cand != NONE {
                 if self.model.same_encoding(&self.nodes[cand as usize].state, &s, &enc, &mut other) {
