@@ -2487,10 +2487,15 @@ fn hash_value(v: &Value, h: &mut FxHasher) -> usize {
 }
 
 fn hash_str(x: &str, tag: u8, h: &mut FxHasher) -> usize {
-    h.write_u8(tag);
-    h.write_usize(x.len());
-    h.write(x.as_bytes());
-    2 + x.len().div_ceil(4)
+    let b = x.as_bytes();
+    h.write_u64(((tag as u64) << 32) | b.len() as u64);
+    if b.len() <= 8 {
+        // Most texts (attribute values, keys) are short: one word, zero-padded.
+        h.write_u64(b.iter().rev().fold(0u64, |w, &c| (w << 8) | c as u64));
+    } else {
+        h.write(b);
+    }
+    2 + b.len().div_ceil(4)
 }
 
 /// Whether two values have the same encoding ([`encode_value`]), without encoding them: the
