@@ -978,6 +978,7 @@ impl Ctx<'_> {
                 // An interpolation inside takes an empty buffer (this one is out meanwhile).
                 let mut out = std::mem::take(&mut self.text);
                 out.clear();
+                out.reserve(64);
                 for p in parts {
                     match p {
                         GPart::Lit(l) => out.push_str(l),
@@ -1006,6 +1007,16 @@ impl Ctx<'_> {
                 map(out)
             }
             Expr::Member { obj, name, spread } => {
+                // A field of a local map (`evt.value`), read in place: what `member` gives a map
+                // holding the key, without copying the map's reference in and out.
+                if let (Expr::Var(n), false) = (obj.as_ref(), *spread) {
+                    let local = self.vars[self.base..].iter().rev().find(|(x, _)| **x == **n);
+                    if let Some((_, Value::Map(m))) = local {
+                        if let Some(v) = map_get_str(m, name) {
+                            return Ok(v.clone());
+                        }
+                    }
+                }
                 let o = self.expr(obj)?;
                 if *spread {
                     let mut out = Vec::new();
@@ -2489,9 +2500,20 @@ fn hash_value(v: &Value, h: &mut FxHasher) -> usize {
 fn hash_str(x: &str, tag: u8, h: &mut FxHasher) -> usize {
     let b = x.as_bytes();
     h.write_u64(((tag as u64) << 32) | b.len() as u64);
-    if b.len() <= 8 {
-        // Most texts (attribute values, keys) are short: one word, zero-padded.
-        h.write_u64(b.iter().rev().fold(0u64, |w, &c| (w << 8) | c as u64));
+    let n = b.len();
+    if n <= 8 {
+        // Most texts (attribute values, keys) are short: one word of their bytes (with the
+        // length written above, the first and last four, or the first, middle and last).
+        let w = if n >= 4 {
+            let first = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+            let last = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+            (last << 32) | first
+        } else if n > 0 {
+            ((b[0] as u64) << 16) | ((b[n / 2] as u64) << 8) | b[n - 1] as u64
+        } else {
+            0
+        };
+        h.write_u64(w);
     } else {
         h.write(b);
     }
