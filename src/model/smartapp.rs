@@ -32,8 +32,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use std::hash::Hasher;
+
+use rustc_hash::{FxHashMap, FxHasher};
+
 use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
-use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Script, Stmt};
+use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 use crate::trace::InputError;
 
 /// A string value. Handlers copy strings (attribute values, state keys, event fields) far more
@@ -93,7 +97,7 @@ impl From<String> for Text {
 
 /// A Groovy value as the apps see it. Lists and maps are shared too and copied on write
 /// (`Arc::make_mut`): a state's clone per step and every read of a list only count references.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Value {
     Null,
     Bool(bool),
@@ -104,9 +108,42 @@ pub enum Value {
     Map(Arc<Vec<(Value, Value)>>),
     /// A device (index into the model's devices).
     Dev(u16),
-    Closure(Arc<(Vec<String>, Vec<Stmt>)>),
+    Closure(Arc<(Vec<Name>, Vec<Stmt>)>),
     /// `state` / `atomicState` of the running app; `location`; `log`; `app`; `settings`.
     Obj(&'static str),
+}
+
+impl Clone for Value {
+    fn clone(&self) -> Value {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Int(i) => Value::Int(*i),
+            Value::Dec(d) => Value::Dec(*d),
+            Value::Str(x) => Value::Str(x.clone()),
+            Value::List(l) => Value::List(l.clone()),
+            Value::Map(m) => Value::Map(m.clone()),
+            Value::Dev(d) => Value::Dev(*d),
+            Value::Closure(c) => Value::Closure(c.clone()),
+            Value::Obj(o) => Value::Obj(o),
+        }
+    }
+    /// Leaves a value that already shares `src`'s text, list or map as it is: a state copied
+    /// over the previous step's successor (mostly the same values) counts no references.
+    fn clone_from(&mut self, src: &Value) {
+        match (&mut *self, src) {
+            (Value::Str(Text::Shared(a)), Value::Str(Text::Shared(b))) if Arc::ptr_eq(a, b) => {}
+            (Value::List(a), Value::List(b)) if Arc::ptr_eq(a, b) => {}
+            (Value::Map(a), Value::Map(b)) if Arc::ptr_eq(a, b) => {}
+            (Value::Null, Value::Null) => {}
+            // Nothing to drop in these.
+            (Value::Str(Text::Static(a)), Value::Str(Text::Static(b))) => *a = *b,
+            (Value::Int(a), Value::Int(b)) => *a = *b,
+            (Value::Bool(a), Value::Bool(b)) => *a = *b,
+            (Value::Dec(a), Value::Dec(b)) => *a = *b,
+            _ => *self = src.clone(),
+        }
+    }
 }
 
 fn list(l: Vec<Value>) -> Value {
@@ -328,9 +365,9 @@ fn event_type(name: &str) -> String {
 struct App {
     name: String,
     script: Script,
-    methods: HashMap<String, usize>,
+    methods: FxHashMap<String, usize>,
     /// Input name -> value (devices, enums ...).
-    settings: HashMap<String, Value>,
+    settings: FxHashMap<String, Value>,
 }
 
 /// What a subscription listens to.
@@ -348,7 +385,7 @@ struct Sub {
 #[derive(Clone, Debug)]
 enum Handler {
     Method(String),
-    Closure(Arc<(Vec<String>, Vec<Stmt>)>),
+    Closure(Arc<(Vec<Name>, Vec<Stmt>)>),
 }
 
 /// An event the environment fires.
@@ -357,8 +394,8 @@ struct EnvEvent {
     name: String,
     /// Device attribute slot it sets, if any; None for location events (mode) and app touches.
     dev: Option<u16>,
-    attr: String,
-    value: String,
+    attr: Text,
+    value: Text,
     /// `schedule` events: the app method they run.
     run: Option<(usize, String)>,
 }
@@ -371,14 +408,65 @@ pub struct SmartAppOptions {
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
-/// (last app writer and the value it wrote, per attribute) and the fire counts under a bound.
-#[derive(Clone, Debug, PartialEq)]
+/// (last app writer and the value it wrote, per attribute; empty without `--conflicts`) and the
+/// fire counts under a bound.
+#[derive(Debug, PartialEq)]
 pub struct SmartState {
     attrs: Vec<Value>,
     mode: Text,
     states: Vec<Vec<(Text, Value)>>,
     writers: Vec<(u8, Value)>,
     fired: Vec<u32>,
+}
+
+impl Clone for SmartState {
+    fn clone(&self) -> SmartState {
+        SmartState {
+            attrs: self.attrs.clone(),
+            mode: self.mode.clone(),
+            states: self.states.clone(),
+            writers: self.writers.clone(),
+            fired: self.fired.clone(),
+        }
+    }
+    /// In place, value by value (stateful-dpor copies each state into the last step's
+    /// successor): no allocation, and values already shared are left alone.
+    fn clone_from(&mut self, src: &SmartState) {
+        self.attrs.clone_from(&src.attrs);
+        if !text_shared(&self.mode, &src.mode) {
+            self.mode = src.mode.clone();
+        }
+        self.states.resize_with(src.states.len(), Vec::new);
+        for (st, src) in self.states.iter_mut().zip(&src.states) {
+            st.truncate(src.len());
+            let n = st.len();
+            for ((k, v), (sk, sv)) in st.iter_mut().zip(src) {
+                if !text_shared(k, sk) {
+                    *k = sk.clone();
+                }
+                v.clone_from(sv);
+            }
+            st.extend_from_slice(&src[n..]);
+        }
+        self.writers.truncate(src.writers.len());
+        let n = self.writers.len();
+        for ((w, v), (sw, sv)) in self.writers.iter_mut().zip(&src.writers) {
+            *w = *sw;
+            v.clone_from(sv);
+        }
+        self.writers.extend_from_slice(&src.writers[n..]);
+        self.fired.clone_from(&src.fired);
+    }
+}
+
+/// Whether two texts are the same shared (or static) string, so that copying one over the
+/// other changes nothing.
+fn text_shared(a: &Text, b: &Text) -> bool {
+    match (a, b) {
+        (Text::Shared(a), Text::Shared(b)) => Arc::ptr_eq(a, b),
+        (Text::Static(a), Text::Static(b)) => std::ptr::eq(*a, *b),
+        _ => false,
+    }
 }
 
 pub struct SmartAppModel {
@@ -389,6 +477,10 @@ pub struct SmartAppModel {
     slots: Vec<(u16, String)>,
     /// Per device, its attributes' slots (looked up by name without building a key).
     slot_of: Vec<Vec<(String, usize)>>,
+    /// The attribute of each slot and the capability of each device as shared text, for the
+    /// `evt` of each delivery.
+    slot_text: Vec<Text>,
+    device_text: Vec<Text>,
     subs: Vec<Sub>,
     events: Vec<EnvEvent>,
     init: SmartState,
@@ -411,8 +503,13 @@ struct Ctx<'m> {
     st: &'m mut SmartState,
     acc: Vec<Access>,
     app: usize,
-    /// Scopes of the running method (innermost last).
-    scopes: Vec<Vec<(String, Value)>>,
+    /// Variables in scope, innermost last, in one stack: a scope ends by truncating it to
+    /// where the scope began (no vector per scope or call).
+    vars: Vec<(Name, Value)>,
+    /// Where the running method's variables begin: lookups do not see its callers'.
+    base: usize,
+    /// Where interpolated strings are built, kept for its buffer.
+    text: String,
     /// (app, method index) of the methods running.
     running: Vec<(usize, usize)>,
     budget: u32,
@@ -454,7 +551,9 @@ impl SmartAppModel {
             st,
             acc: std::mem::take(acc),
             app: 0,
-            scopes: Vec::new(),
+            vars: Vec::with_capacity(16),
+            base: 0,
+            text: String::new(),
             running: Vec::new(),
             budget: 200_000,
             depth: 0,
@@ -465,9 +564,9 @@ impl SmartAppModel {
             cx.app = *app;
             cx.call_method(*app, method, Vec::new()).map(|_| ())
         } else if let Some(d) = ev.dev {
-            cx.set_attr(d, &ev.attr, s(&ev.value), None)
+            cx.set_attr(d, &ev.attr, Value::Str(ev.value.clone()), None)
         } else if ev.attr == "mode" {
-            cx.set_mode(&ev.value, None)
+            cx.set_mode(ev.value.clone(), None)
         } else {
             cx.deliver(None, &ev.attr, &ev.value)
         };
@@ -534,33 +633,41 @@ impl Ctx<'_> {
             return Ok(());
         }
         self.st.attrs[slot] = value.clone();
-        self.deliver(Some(dev), attr, &value.text())
+        let text = match value {
+            Value::Str(x) => x,
+            v => v.text().into(),
+        };
+        let m = self.m;
+        self.deliver(Some(dev), &m.slot_text[slot], &text)
     }
 
-    fn set_mode(&mut self, mode: &str, _by: Option<usize>) -> R<()> {
+    fn set_mode(&mut self, mode: Text, _by: Option<usize>) -> R<()> {
         let o = self.m.mode_object();
         self.touch(o, *self.st.mode != *mode);
         if *self.st.mode == *mode {
             return Ok(());
         }
-        self.st.mode = mode.to_string().into();
-        self.deliver(None, "mode", mode)
+        self.st.mode = mode.clone();
+        self.deliver(None, &Text::Static("mode"), &mode)
     }
 
     /// Runs the handlers subscribed to `attr` of `dev` (None: location/app) with `value`.
-    fn deliver(&mut self, dev: Option<u16>, attr: &str, value: &str) -> R<()> {
+    fn deliver(&mut self, dev: Option<u16>, attr: &Text, value: &Text) -> R<()> {
         if self.depth > 24 {
             return Ok(());
         }
+        // One `evt` for every handler: shared, and copied on write should one change it.
+        let mut evt = None;
         for sub in &self.m.subs {
             let hit = sub.dev == dev
-                && (sub.attr == attr || (dev.is_none() && sub.attr == "location" && attr == "mode"))
-                && sub.value.as_deref().is_none_or(|v| v == value);
+                && (sub.attr == **attr || (dev.is_none() && sub.attr == "location" && **attr == *"mode"))
+                && sub.value.as_deref().is_none_or(|v| v == &**value);
             if !hit {
                 continue;
             }
-            let evt = self.event_value(dev, attr, value);
-            let saved = (self.app, std::mem::take(&mut self.scopes));
+            let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();
+            let saved = (self.app, self.base);
+            self.base = self.vars.len();
             self.app = sub.app;
             self.depth += 1;
             let r = match &sub.handler {
@@ -568,8 +675,9 @@ impl Ctx<'_> {
                 Handler::Closure(c) => self.call_closure(c, vec![evt]).map(|_| ()),
             };
             self.depth -= 1;
+            self.vars.truncate(self.base);
             self.app = saved.0;
-            self.scopes = saved.1;
+            self.base = saved.1;
             match r {
                 Err(Flow::Error(m, l)) => return Err(Flow::Error(m, l)),
                 _ => {}
@@ -580,39 +688,40 @@ impl Ctx<'_> {
 
     /// The `evt` handlers get: a map of the few fields every event has; the rest (numeric
     /// values, description, ...) are derived on reading (see [`Ctx::member`]).
-    fn event_value(&self, dev: Option<u16>, attr: &str, value: &str) -> Value {
+    fn event_value(&self, dev: Option<u16>, attr: &Text, value: &Text) -> Value {
         map(vec![
-            (lit("name"), s(attr)),
-            (lit("value"), s(value)),
+            (lit("name"), Value::Str(attr.clone())),
+            (lit("value"), Value::Str(value.clone())),
             (lit("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
-            (lit("displayName"), s(dev.map_or("location", |d| self.m.devices[d as usize].as_str()))),
+            (lit("displayName"), dev.map_or(lit("location"), |d| Value::Str(self.m.device_text[d as usize].clone()))),
         ])
     }
 
     fn lookup(&mut self, name: &str) -> Option<Value> {
-        for sc in self.scopes.iter().rev() {
-            if let Some((_, v)) = sc.iter().rev().find(|(n, _)| n == name) {
-                return Some(v.clone());
-            }
-        }
-        None
+        self.vars[self.base..].iter().rev().find(|(n, _)| **n == *name).map(|p| p.1.clone())
     }
 
     fn set_local(&mut self, name: &str, v: Value) -> bool {
-        for sc in self.scopes.iter_mut().rev() {
-            if let Some(slot) = sc.iter_mut().rev().find(|(n, _)| n == name) {
+        match self.vars[self.base..].iter_mut().rev().find(|(n, _)| **n == *name) {
+            Some(slot) => {
                 slot.1 = v;
-                return true;
+                true
             }
+            None => false,
         }
-        false
     }
 
-    fn declare(&mut self, name: &str, v: Value) {
-        if self.scopes.is_empty() {
-            self.scopes.push(Vec::new());
+    /// A variable of the innermost scope.
+    fn declare(&mut self, name: Name, v: Value) {
+        self.vars.push((name, v));
+    }
+
+    /// Binds parameters to arguments (missing ones null, extra ones dropped).
+    fn bind(&mut self, params: &[Name], args: Vec<Value>) {
+        let mut args = args.into_iter();
+        for p in params {
+            self.vars.push((p.clone(), args.next().unwrap_or(Value::Null)));
         }
-        self.scopes.last_mut().unwrap().push((name.to_string(), v));
     }
 
     fn call_method(&mut self, app: usize, name: &str, args: Vec<Value>) -> R<Value> {
@@ -623,18 +732,16 @@ impl Ctx<'_> {
             return Ok(Value::Null);
         }
         let method: &Method = &m.apps[app].script.methods[mi];
-        let saved = (self.app, std::mem::take(&mut self.scopes));
+        let saved = (self.app, self.base);
         self.app = app;
-        let mut scope = Vec::new();
-        for (i, p) in method.params.iter().enumerate() {
-            scope.push((p.clone(), args.get(i).cloned().unwrap_or(Value::Null)));
-        }
-        self.scopes.push(scope);
+        self.base = self.vars.len();
+        self.bind(&method.params, args);
         self.running.push((app, mi));
         let r = self.block(&method.body);
         self.running.pop();
+        self.vars.truncate(self.base);
         self.app = saved.0;
-        self.scopes = saved.1;
+        self.base = saved.1;
         match r {
             Ok(v) => Ok(v),
             Err(Flow::Return(v)) => Ok(v),
@@ -643,14 +750,11 @@ impl Ctx<'_> {
         }
     }
 
-    fn call_closure(&mut self, c: &Arc<(Vec<String>, Vec<Stmt>)>, args: Vec<Value>) -> R<Value> {
-        let mut scope = Vec::new();
-        for (i, p) in c.0.iter().enumerate() {
-            scope.push((p.clone(), args.get(i).cloned().unwrap_or(Value::Null)));
-        }
-        self.scopes.push(scope);
+    fn call_closure(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, args: Vec<Value>) -> R<Value> {
+        let mark = self.vars.len();
+        self.bind(&c.0, args);
         let r = self.block(&c.1);
-        self.scopes.pop();
+        self.vars.truncate(mark);
         match r {
             Ok(v) | Err(Flow::Return(v)) => Ok(v),
             Err(Flow::Error(a, b)) => Err(Flow::Error(a, b)),
@@ -668,9 +772,9 @@ impl Ctx<'_> {
     }
 
     fn scoped(&mut self, body: &[Stmt]) -> R<Value> {
-        self.scopes.push(Vec::new());
+        let mark = self.vars.len();
         let r = self.block(body);
-        self.scopes.pop();
+        self.vars.truncate(mark);
         r
     }
 
@@ -702,7 +806,7 @@ impl Ctx<'_> {
                     Some(e) => self.expr(e)?,
                     None => Value::Null,
                 };
-                self.declare(n, v);
+                self.declare(n.clone(), v);
                 Ok(Value::Null)
             }
             Stmt::If(c, a, b) => {
@@ -721,7 +825,7 @@ impl Ctx<'_> {
                 Ok(Value::Null)
             }
             Stmt::For(init, cond, update, body) => {
-                self.scopes.push(Vec::new());
+                let mark = self.vars.len();
                 let r = (|| -> R<Value> {
                     for s in init {
                         self.stmt(s)?;
@@ -741,15 +845,16 @@ impl Ctx<'_> {
                     }
                     Ok(Value::Null)
                 })();
-                self.scopes.pop();
+                self.vars.truncate(mark);
                 r
             }
             Stmt::ForIn(n, it, body) => {
                 let items = self.expr(it)?.items();
                 for x in items {
-                    self.scopes.push(vec![(n.clone(), x)]);
+                    let mark = self.vars.len();
+                    self.declare(n.clone(), x);
                     let r = self.block(body);
-                    self.scopes.pop();
+                    self.vars.truncate(mark);
                     match r {
                         Err(Flow::Break) => break,
                         Err(Flow::Continue) | Ok(_) => {}
@@ -800,9 +905,10 @@ impl Ctx<'_> {
                 let r = match r {
                     Err(Flow::Error(m, l)) if m.starts_with(CONFLICT) => Err(Flow::Error(m, l)),
                     Err(Flow::Error(_, _)) if !catches.is_empty() => {
-                        self.scopes.push(vec![(catches[0].0.clone(), lit("exception"))]);
+                        let mark = self.vars.len();
+                        self.declare(catches[0].0.clone(), lit("exception"));
                         let r = self.block(&catches[0].1);
-                        self.scopes.pop();
+                        self.vars.truncate(mark);
                         r
                     }
                     r => r,
@@ -815,7 +921,7 @@ impl Ctx<'_> {
     }
 
     fn args(&mut self, args: &[Arg]) -> R<(Vec<Value>, Vec<(String, Value)>)> {
-        let mut pos = Vec::new();
+        let mut pos = Vec::with_capacity(args.len());
         let mut named = Vec::new();
         for a in args {
             match a {
@@ -869,25 +975,30 @@ impl Ctx<'_> {
             Expr::Dec(d) => Value::Dec(*d),
             Expr::Str(x) => Value::Str(Text::Shared(x.clone())),
             Expr::GStr(parts) => {
-                let mut out = String::new();
+                // An interpolation inside takes an empty buffer (this one is out meanwhile).
+                let mut out = std::mem::take(&mut self.text);
+                out.clear();
+                out.reserve(64);
                 for p in parts {
                     match p {
                         GPart::Lit(l) => out.push_str(l),
                         GPart::Expr(e) => self.expr(e)?.text_into(&mut out),
                     }
                 }
-                Value::Str(out.into())
+                let v = Value::Str(Text::Shared(out.as_str().into()));
+                self.text = out;
+                v
             }
             Expr::Var(n) => self.var(n),
             Expr::List(items) => {
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(items.len());
                 for i in items {
                     out.push(self.expr(i)?);
                 }
                 list(out)
             }
             Expr::Map(pairs) => {
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(pairs.len());
                 for (k, v) in pairs {
                     let k = self.expr(k)?;
                     let v = self.expr(v)?;
@@ -896,6 +1007,16 @@ impl Ctx<'_> {
                 map(out)
             }
             Expr::Member { obj, name, spread } => {
+                // A field of a local map (`evt.value`), read in place: what `member` gives a map
+                // holding the key, without copying the map's reference in and out.
+                if let (Expr::Var(n), false) = (obj.as_ref(), *spread) {
+                    let local = self.vars[self.base..].iter().rev().find(|(x, _)| **x == **n);
+                    if let Some((_, Value::Map(m))) = local {
+                        if let Some(v) = map_get_str(m, name) {
+                            return Ok(v.clone());
+                        }
+                    }
+                }
                 let o = self.expr(obj)?;
                 if *spread {
                     let mut out = Vec::new();
@@ -1153,7 +1274,7 @@ impl Ctx<'_> {
             Expr::Var(n) => {
                 if !self.set_local(n, v.clone()) {
                     // Groovy script binding: an undeclared name becomes a variable.
-                    self.declare(n, v);
+                    self.declare(n.as_str().into(), v);
                 }
                 Ok(())
             }
@@ -1165,7 +1286,7 @@ impl Ctx<'_> {
                     }
                     if o == "location" && name == "mode" && self.lookup(o).is_none() {
                         let app = self.app;
-                        return self.set_mode(&v.text(), Some(app));
+                        return self.set_mode(v.text().into(), Some(app));
                     }
                 }
                 let mut o = self.expr(obj)?;
@@ -1285,7 +1406,7 @@ impl Ctx<'_> {
                 Value::Null
             }
             "setLocationMode" => {
-                self.set_mode(&arg(0).text(), Some(app))?;
+                self.set_mode(arg(0).text().into(), Some(app))?;
                 Value::Null
             }
             "now" => Value::Int(NOW),
@@ -1308,9 +1429,11 @@ impl Ctx<'_> {
                 self.call_method(app, &n, Vec::new())?;
             }
             Value::Closure(c) => {
-                let saved = std::mem::take(&mut self.scopes);
+                let saved = self.base;
+                self.base = self.vars.len();
                 let r = self.call_closure(&c, Vec::new());
-                self.scopes = saved;
+                self.vars.truncate(self.base);
+                self.base = saved;
                 r?;
             }
             _ => {}
@@ -1370,7 +1493,7 @@ impl Ctx<'_> {
             Value::Obj("location") => {
                 return Ok(match name {
                     "setMode" => {
-                        self.set_mode(&arg(0).text(), Some(app))?;
+                        self.set_mode(arg(0).text().into(), Some(app))?;
                         Value::Null
                     }
                     "currentState" | "currentValue" => {
@@ -2113,7 +2236,7 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
     let mut devices: Vec<String> = Vec::new();
     let mut apps = Vec::new();
     for (path, script) in parsed {
-        let mut settings = HashMap::new();
+        let mut settings = FxHashMap::default();
         for (name, ty, default) in inputs(&script) {
             let v = if ty.starts_with("capability.") || ty.starts_with("device.") {
                 let cap = ty.split('.').nth(1).unwrap_or("").to_string();
@@ -2153,8 +2276,8 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             events.push(EnvEvent {
                 name: format!("schedule.{}.{h}", app.name),
                 dev: None,
-                attr: "schedule".into(),
-                value: String::new(),
+                attr: Text::Static("schedule"),
+                value: Text::Static(""),
                 run: Some((ai, h)),
             });
         }
@@ -2207,7 +2330,7 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             if events.iter().any(|e| e.name == name) {
                 name = format!("{name}.{}", apps[ai.min(apps.len() - 1)].name);
             }
-            events.push(EnvEvent { name, dev, attr: attr.clone(), value: v, run: None });
+            events.push(EnvEvent { name, dev, attr: attr.clone().into(), value: v.into(), run: None });
         }
     }
     let mut slot_of = vec![Vec::new(); devices.len()];
@@ -2215,18 +2338,23 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
         slot_of[*d as usize].push((a.clone(), i));
     }
     let nslots = slots.len();
+    let slot_text = slots.iter().map(|(_, a)| Text::from(a.clone())).collect();
+    let device_text = devices.iter().map(|d| Text::from(d.clone())).collect();
     let mut model = SmartAppModel {
         apps,
         devices,
         slots,
         slot_of,
+        slot_text,
+        device_text,
         subs: Vec::new(),
         events,
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
             states: Vec::new(),
-            writers: vec![(0, Value::Null); nslots],
+            // Kept (and copied with each state) only where conflicts are checked.
+            writers: vec![(0, Value::Null); if opts.conflicts { nslots } else { 0 }],
             fired: Vec::new(),
         },
         opts,
@@ -2242,7 +2370,9 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             st: &mut st,
             acc: Vec::new(),
             app: ai,
-            scopes: Vec::new(),
+            vars: Vec::with_capacity(16),
+            base: 0,
+            text: String::new(),
             running: Vec::new(),
             budget: 200_000,
             depth: 0,
@@ -2307,11 +2437,111 @@ fn encode_value(v: &Value, out: &mut Vec<u32>) {
 }
 
 fn encode_str(x: &str, tag: u32, out: &mut Vec<u32>) {
-    out.extend([tag, x.len() as u32]);
-    for c in x.as_bytes().chunks(4) {
-        let mut w = [0u8; 4];
-        w[..c.len()].copy_from_slice(c);
-        out.push(u32::from_le_bytes(w));
+    let b = x.as_bytes();
+    out.reserve(2 + b.len().div_ceil(4));
+    out.extend([tag, b.len() as u32]);
+    let words = b.chunks_exact(4);
+    let rest = words.remainder();
+    out.extend(words.map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    if !rest.is_empty() {
+        // Little-endian, zero-padded (as u32::from_le_bytes of the last bytes and zeros).
+        out.push(rest.iter().rev().fold(0u32, |w, &c| (w << 8) | c as u32));
+    }
+}
+
+/// Feeds a value to a hasher as [`encode_value`] would write it (the same parts, so equal
+/// encodings hash alike), without building the encoding; the words it would take.
+fn hash_value(v: &Value, h: &mut FxHasher) -> usize {
+    match v {
+        Value::Null => {
+            h.write_u8(0);
+            1
+        }
+        Value::Bool(b) => {
+            h.write_u8(1);
+            h.write_u8(*b as u8);
+            2
+        }
+        Value::Int(i) => {
+            h.write_u8(2);
+            h.write_i64(*i);
+            3
+        }
+        Value::Dec(d) => {
+            h.write_u8(3);
+            h.write_u64(d.to_bits());
+            3
+        }
+        Value::Str(x) => hash_str(x, 4, h),
+        Value::List(l) => {
+            h.write_u8(5);
+            h.write_usize(l.len());
+            2 + l.iter().map(|x| hash_value(x, h)).sum::<usize>()
+        }
+        Value::Map(m) => {
+            h.write_u8(6);
+            h.write_usize(m.len());
+            2 + m.iter().map(|(k, v)| hash_value(k, h) + hash_value(v, h)).sum::<usize>()
+        }
+        Value::Dev(d) => {
+            h.write_u8(7);
+            h.write_u16(*d);
+            2
+        }
+        Value::Closure(c) => {
+            h.write_u8(8);
+            h.write_usize(Arc::as_ptr(c) as usize);
+            3
+        }
+        Value::Obj(o) => hash_str(o, 9, h),
+    }
+}
+
+fn hash_str(x: &str, tag: u8, h: &mut FxHasher) -> usize {
+    let b = x.as_bytes();
+    h.write_u64(((tag as u64) << 32) | b.len() as u64);
+    let n = b.len();
+    if n <= 8 {
+        // Most texts (attribute values, keys) are short: one word of their bytes (with the
+        // length written above, the first and last four, or the first, middle and last).
+        let w = if n >= 4 {
+            let first = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+            let last = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+            (last << 32) | first
+        } else if n > 0 {
+            ((b[0] as u64) << 16) | ((b[n / 2] as u64) << 8) | b[n - 1] as u64
+        } else {
+            0
+        };
+        h.write_u64(w);
+    } else {
+        h.write(b);
+    }
+    2 + b.len().div_ceil(4)
+}
+
+/// Whether two values have the same encoding ([`encode_value`]), without encoding them: the
+/// same variant and contents, decimals by their bits, closures by identity; shared lists and
+/// maps are equal at once.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Dec(x), Value::Dec(y)) => x.to_bits() == y.to_bits(),
+        (Value::Str(x), Value::Str(y)) => text_shared(x, y) || **x == **y,
+        (Value::List(x), Value::List(y)) => {
+            Arc::ptr_eq(x, y) || (x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_value(p, q)))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            Arc::ptr_eq(x, y)
+                || (x.len() == y.len()
+                    && x.iter().zip(y.iter()).all(|(p, q)| same_value(&p.0, &q.0) && same_value(&p.1, &q.1)))
+        }
+        (Value::Dev(x), Value::Dev(y)) => x == y,
+        (Value::Closure(x), Value::Closure(y)) => Arc::ptr_eq(x, y),
+        (Value::Obj(x), Value::Obj(y)) => x == y,
+        _ => false,
     }
 }
 
@@ -2345,7 +2575,7 @@ impl Model for SmartAppModel {
         self.fire(s, c as usize, &mut acc)
     }
     fn step_recording(&self, s: &mut SmartState, c: Choice, out: &mut Accesses) -> Result<(), ModelError> {
-        let mut acc = Vec::new();
+        let mut acc = Vec::with_capacity(32);
         let r = self.fire(s, c as usize, &mut acc);
         // One entry per object, a write subsuming reads.
         acc.sort_by_key(|a| (a.object, !a.write));
@@ -2377,6 +2607,50 @@ impl Model for SmartAppModel {
         if self.opts.bound.is_some() {
             out.extend(&s.fired);
         }
+    }
+    /// Hashes the parts [`Model::encode`] writes (under the same options) without encoding:
+    /// `same_encoding` below needs no encoding either.
+    fn state_hash(&self, s: &SmartState, enc: &mut Vec<u32>) -> (u64, usize) {
+        enc.clear();
+        let mut h = FxHasher::default();
+        let mut words = 0;
+        for v in &s.attrs {
+            words += hash_value(v, &mut h);
+        }
+        words += hash_str(&s.mode, 4, &mut h);
+        for st in &s.states {
+            h.write_usize(st.len());
+            words += 1;
+            for (k, v) in st {
+                words += hash_str(k, 4, &mut h) + hash_value(v, &mut h);
+            }
+        }
+        if self.opts.conflicts {
+            for (w, v) in &s.writers {
+                h.write_u8(*w);
+                words += 1 + hash_value(v, &mut h);
+            }
+        }
+        if self.opts.bound.is_some() {
+            s.fired.iter().for_each(|&f| h.write_u32(f));
+            words += s.fired.len();
+        }
+        (h.finish(), words)
+    }
+    /// Compares the two states part by part as [`Model::encode`] writes them (the same parts
+    /// under the same options), so a stored state need not be encoded again on a hash hit.
+    fn same_encoding(&self, s: &SmartState, t: &SmartState, _enc: &[u32], _scratch: &mut Vec<u32>) -> bool {
+        s.attrs.len() == t.attrs.len()
+            && s.attrs.iter().zip(&t.attrs).all(|(a, b)| same_value(a, b))
+            && *s.mode == *t.mode
+            && s.states.len() == t.states.len()
+            && s.states.iter().zip(&t.states).all(|(a, b)| {
+                a.len() == b.len() && a.iter().zip(b).all(|(p, q)| *p.0 == *q.0 && same_value(&p.1, &q.1))
+            })
+            && (!self.opts.conflicts
+                || (s.writers.len() == t.writers.len()
+                    && s.writers.iter().zip(&t.writers).all(|(a, b)| a.0 == b.0 && same_value(&a.1, &b.1))))
+            && (self.opts.bound.is_none() || s.fired == t.fired)
     }
     fn outcome(&self, s: &SmartState) -> Outcome {
         let mut text = String::from("attrs");

@@ -13,6 +13,54 @@ use std::path::Path;
 
 use super::InputError;
 
+/// A name a program binds (method and closure parameters, locals, loop and catch variables):
+/// shared, so that binding it at run time counts a reference instead of copying the text.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Name(std::sync::Arc<str>);
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Name {
+    fn from(x: &str) -> Name {
+        Name(x.into())
+    }
+}
+
+impl From<String> for Name {
+    fn from(x: String) -> Name {
+        Name(x.into())
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, o: &str) -> bool {
+        *self.0 == *o
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, o: &&str) -> bool {
+        *self.0 == **o
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     Null,
@@ -43,7 +91,7 @@ pub enum Expr {
     /// Calling a value: `(expr)(args)`, `closureVar(args)` is a Call by name.
     /// Parameters (the implicit `it` when none are written) and body; shared, so that
     /// evaluating a closure expression does not copy its body.
-    Closure(std::sync::Arc<(Vec<String>, Vec<Stmt>)>),
+    Closure(std::sync::Arc<(Vec<Name>, Vec<Stmt>)>),
     Unary(&'static str, Box<Expr>),
     /// `++x`/`x++` as assignments: (op, target, postfix).
     IncDec(&'static str, Box<Expr>, bool),
@@ -79,26 +127,26 @@ pub enum Arg {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Expr(Expr, usize),
-    Def(String, Option<Expr>, usize),
+    Def(Name, Option<Expr>, usize),
     If(Expr, Vec<Stmt>, Vec<Stmt>),
     While(Expr, Vec<Stmt>),
     /// C-style `for (init; cond; update)`.
     For(Vec<Stmt>, Option<Expr>, Vec<Expr>, Vec<Stmt>),
-    ForIn(String, Expr, Vec<Stmt>),
+    ForIn(Name, Expr, Vec<Stmt>),
     /// Cases (values, body); `default` has no values. Bodies fall through as in Groovy.
     Switch(Expr, Vec<(Vec<Expr>, bool, Vec<Stmt>)>),
     Return(Option<Expr>),
     Break,
     Continue,
     Block(Vec<Stmt>),
-    Try(Vec<Stmt>, Vec<(String, Vec<Stmt>)>, Vec<Stmt>),
+    Try(Vec<Stmt>, Vec<(Name, Vec<Stmt>)>, Vec<Stmt>),
     Throw(Expr),
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Method {
     pub name: String,
-    pub params: Vec<String>,
+    pub params: Vec<Name>,
     pub body: Vec<Stmt>,
     pub line: usize,
 }
@@ -672,7 +720,7 @@ impl Parser<'_> {
     }
 
     /// Parameters up to `close`: `[Type] name [= default]`, comma separated.
-    fn params(&mut self, close: &str) -> PResult<Vec<String>> {
+    fn params(&mut self, close: &str) -> PResult<Vec<Name>> {
         let mut out = Vec::new();
         while !self.eat(close) {
             let before = self.i;
@@ -682,7 +730,7 @@ impl Parser<'_> {
                 self.i = before;
                 self.eat_word("def");
             }
-            out.push(self.ident()?);
+            out.push(self.ident()?.into());
             if self.eat("=") {
                 self.expr()?;
             }
@@ -791,7 +839,7 @@ impl Parser<'_> {
                             return self.err("expected `)`");
                         }
                     }
-                    catches.push((names.pop().unwrap_or_default(), self.block()?));
+                    catches.push((names.pop().unwrap_or_default().into(), self.block()?));
                 }
                 let fin = if self.eat_word("finally") { self.block()? } else { Vec::new() };
                 Ok(Stmt::Try(body, catches, fin))
@@ -841,7 +889,7 @@ impl Parser<'_> {
         loop {
             let name = self.ident()?;
             let init = if self.eat("=") { Some(self.expr()?) } else { None };
-            decls.push(Stmt::Def(name, init, line));
+            decls.push(Stmt::Def(name.into(), init, line));
             if !self.eat(",") {
                 break;
             }
@@ -865,7 +913,7 @@ impl Parser<'_> {
                 self.i += 2;
                 let it = self.expr()?;
                 self.expect(")")?;
-                return Ok(Stmt::ForIn(name, it, self.body()?));
+                return Ok(Stmt::ForIn(name.into(), it, self.body()?));
             }
         }
         self.i = save;
@@ -1246,7 +1294,7 @@ impl Parser<'_> {
                 match self.tok().clone() {
                     Tok::Ident(n) => {
                         self.i += 1;
-                        params.push(n);
+                        params.push(n.into());
                     }
                     _ => break,
                 }

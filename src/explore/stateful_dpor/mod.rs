@@ -291,26 +291,16 @@ impl<M: Model> Strategy<M> for StatefulDpor {
     }
 }
 
-/// Hash of a state's encoding (the index keeps hashes, not encodings: a hit is confirmed by
-/// encoding the stored state again).
-fn hash_encoding(enc: &[u32]) -> u64 {
-    // SAFETY: u32 has no padding and u8 no alignment requirement; same bytes, same length.
-    let bytes = unsafe { std::slice::from_raw_parts(enc.as_ptr().cast::<u8>(), std::mem::size_of_val(enc)) };
-    xxhash_rust::xxh3::xxh3_64(bytes)
-}
-
 impl<'a, M: Model> Run<'a, M> {
     /// The node of `state`, created if new (counted as a state).
     fn intern(&mut self, state: M::State, parent: (u32, Choice), search: &mut Search<'_, M>) -> (u32, bool) {
-        self.scratch_enc.clear();
-        self.model.encode(&state, &mut self.scratch_enc);
-        let h = hash_encoding(&self.scratch_enc);
+        // The index keeps hashes, not encodings: a hit is confirmed by `same_encoding`.
+        let (h, words) = self.model.state_hash(&state, &mut self.scratch_enc);
         let head = self.index.get(&h).copied().unwrap_or(NONE);
         let mut cand = head;
         while cand != NONE {
-            self.scratch_enc2.clear();
-            self.model.encode(&self.nodes[cand as usize].state, &mut self.scratch_enc2);
-            if self.scratch_enc2 == self.scratch_enc {
+            let stored = &self.nodes[cand as usize].state;
+            if self.model.same_encoding(stored, &state, &self.scratch_enc, &mut self.scratch_enc2) {
                 self.scratch_state = Some(state);
                 return (cand, false);
             }
@@ -325,7 +315,7 @@ impl<'a, M: Model> Run<'a, M> {
             self.sets.insert(n, ENABLED, c);
         }
         self.summaries.push_state();
-        *search.stats.stored_state_bytes.get_or_insert(0) += 4 * self.scratch_enc.len() as u64;
+        *search.stats.stored_state_bytes.get_or_insert(0) += 4 * words as u64;
         if let Some(g) = search.graph.as_mut() {
             g.note_state(n);
         }
@@ -428,13 +418,10 @@ impl<'a, M: Model> Run<'a, M> {
                 self.model.step(&mut s, c).ok()?;
             }
             let mut enc = Vec::new();
-            self.model.encode(&s, &mut enc);
-            let mut cand = self.index.get(&hash_encoding(&enc)).copied().unwrap_or(NONE);
+            let mut cand = self.index.get(&self.model.state_hash(&s, &mut enc).0).copied().unwrap_or(NONE);
             let mut other = Vec::new();
             while cand != NONE {
-                other.clear();
-                self.model.encode(&self.nodes[cand as usize].state, &mut other);
-                if other == enc {
+                if self.model.same_encoding(&self.nodes[cand as usize].state, &s, &enc, &mut other) {
                     return Some(cand);
                 }
                 cand = self.nodes[cand as usize].same_hash;
