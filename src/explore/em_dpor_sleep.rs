@@ -16,7 +16,11 @@
 //! - The fallback sleep sets need (Abdulla et al., "Source Sets", JACM 2017 §4 shows why plain
 //!   sleep sets can starve a backtrack point): where every fresh candidate of a race reversal is
 //!   asleep at the backtrack state, every enabled thread is added there instead
-//!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor/race.rs).
+//!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor/race.rs). For EM-DPOR's FindTarget a
+//!   sleeping candidate also counts as done: reschedulePending still runs after the fallback
+//!   (a handler queued behind another is reordered by its post, which no enabled thread at the
+//!   backtrack state can do; returning after the fallback lost an outcome, issue 12,
+//!   fixtures/em-regress/sleeping-candidate-queued-behind).
 //! - A POST (any kind), CALL, RET, LOCK or UNLOCK wakes every sleeping thread
 //!   (`SleepSets::wake_on_queue_ops`): EM-DPOR's races treat posts as commuting while the queue
 //!   order does not, and its lock races differ from DPOR's, so its coverage of a done subtree

@@ -137,6 +137,10 @@ pub(crate) trait RaceRule: Sized {
     /// Whether the analysis at a state depends on the path alone (then it runs once per state;
     /// otherwise at every visit, e.g. when it reads done sets, which grow).
     const ONCE_PER_STATE: bool;
+    /// NOTIFY and WAIT are dependent through the waiting thread's notify count
+    /// ([`Engine::access`]). Flanagan-Godefroid's rule needs it; EM-DPOR's does too, but with
+    /// it EM-DPOR no longer finishes music (docs/em-dpor.md §4.6), so there it stays off.
+    const NOTIFY_COUNTS: bool = false;
     /// The path position whose clock bounds what thread `p`'s next transition `op` has seen
     /// (the transitions that happen before it happen before that one).
     fn predecessor<S: Sleep, P: Parallel>(engine: &Engine<'_, Self, S, P>, p: Choice, op: u32) -> Option<usize>;
@@ -239,6 +243,8 @@ pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep, P: Parallel = Solo
     lock_ops: Vec<Vec<u32>>,
     /// Per destination thread: path positions of posts to it.
     posts_to: Vec<Vec<u32>>,
+    /// Per thread: whether two or more NOTIFYs of the trace are aimed at it (see [`Engine::access`]).
+    notified_twice: Vec<bool>,
     /// Per thread: path position of its latest transition (thread order, for DPOR).
     last_of_thread: Vec<u32>,
     /// Per path position: the previous transition of the same thread (to undo `last_of_thread`).
@@ -300,9 +306,20 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
                 s.keep_journal();
                 s
             },
-            accesses: vec![Vec::new(); model.trace.locations.len()],
+            accesses: vec![Vec::new(); model.trace.locations.len() + nt],
             lock_ops: vec![Vec::new(); model.locks as usize],
             posts_to: vec![Vec::new(); nt],
+            notified_twice: {
+                let mut n = vec![0u32; nt];
+                for o in &model.trace.ops {
+                    if let OpKind::Notify { target } = o.kind {
+                        if let Some(t) = model.thread_of_raw(target) {
+                            n[t as usize] += 1;
+                        }
+                    }
+                }
+                n.into_iter().map(|k| k >= 2).collect()
+            },
             last_of_thread: vec![NEVER; nt],
             prev_of_thread: Vec::new(),
             recorded: true,
@@ -352,7 +369,33 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
         }
     }
 
-    /// Path positions of the accesses to location `loc`, with whether each wrote.
+    /// The access `op` makes under DPOR's dependence, as (location, writes): a READ or WRITE
+    /// (heap or static); a NOTIFY *reads* and a WAIT *writes* the notify count of the waiting
+    /// thread, one more location per thread. A WAIT can be released by any NOTIFY aimed at its
+    /// thread, and which one it was decides what the waiter's later operations happen after:
+    /// the clocks pair the k-th WAIT with the k-th NOTIFY of the path, so without this
+    /// dependence the other NOTIFYs never race with the WAIT, and runs where another one
+    /// released it were lost (issue 12, fixtures/em-regress/notify-races-wait). Two NOTIFYs
+    /// commute (both add one), so they are reads of the count. A thread that only one NOTIFY of
+    /// the trace aims at has no choice: that NOTIFY releases its WAIT in every run, which the
+    /// clock edge already says; racing them would only try the impossible order (a WAIT before
+    /// the one NOTIFY that enables it) and, for want of a candidate, every enabled thread
+    /// (remind-me's `dpor` went from 24 executions to millions), so its count is no location.
+    pub fn access(&self, op: u32) -> Option<(u32, bool)> {
+        let count = |t: u32| {
+            (R::NOTIFY_COUNTS && self.notified_twice[t as usize]).then(|| self.model.trace.locations.len() as u32 + t)
+        };
+        match self.op_kind(op) {
+            OpKind::Read { loc } => Some((loc, false)),
+            OpKind::Write { loc } => Some((loc, true)),
+            OpKind::Notify { target } => self.model.thread_of_raw(target).and_then(count).map(|l| (l, false)),
+            OpKind::Wait => count(self.model.op_thread[op as usize]).map(|l| (l, true)),
+            _ => None,
+        }
+    }
+
+    /// Path positions of the accesses to location `loc` (see [`Engine::access`]), with whether
+    /// each wrote.
     pub fn accesses_of(&self, loc: u32) -> &[(u32, bool)] {
         &self.accesses[loc as usize]
     }
@@ -444,14 +487,14 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
         // Conflict edges: the last write dominates every earlier access of the location, so it
         // and the reads after it are all a new access must be ordered after.
         let mut extra: SmallVec<[usize; 8]> = SmallVec::new();
-        let kind = self.op_kind(op);
-        match kind {
-            OpKind::Read { loc } => {
+        let access = self.access(op);
+        match access {
+            Some((loc, false)) => {
                 if let Some(&(w, _)) = self.accesses[loc as usize].iter().rev().find(|a| a.1) {
                     extra.push(w as usize);
                 }
             }
-            OpKind::Write { loc } => {
+            Some((loc, true)) => {
                 for &(a, w) in self.accesses[loc as usize].iter().rev() {
                     extra.push(a as usize);
                     if w {
@@ -459,15 +502,15 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
                     }
                 }
             }
-            _ => {}
+            None => {}
         }
         R::step_edges(self, c, op, &mut extra);
         self.hb.push_with(op, extra);
-        match kind {
-            OpKind::Read { loc } => self.accesses[loc as usize].push((pos, false)),
-            OpKind::Write { loc } => self.accesses[loc as usize].push((pos, true)),
-            OpKind::Lock { .. } => self.lock_ops[model.lock_of(op) as usize].push(pos),
-            _ => {}
+        if let Some((loc, write)) = access {
+            self.accesses[loc as usize].push((pos, write));
+        }
+        if let OpKind::Lock { .. } = self.op_kind(op) {
+            self.lock_ops[model.lock_of(op) as usize].push(pos);
         }
         if let Some(d) = self.post_dest(op) {
             self.posts_to[d as usize].push(pos);
@@ -522,10 +565,10 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
         let pos = self.hb.len() - 1;
         let op = self.hb.op(pos);
         let c = self.model.op_thread[op as usize];
+        if let Some((loc, _)) = self.access(op) {
+            self.accesses[loc as usize].pop();
+        }
         match self.op_kind(op) {
-            OpKind::Read { loc } | OpKind::Write { loc } => {
-                self.accesses[loc as usize].pop();
-            }
             OpKind::Lock { .. } => {
                 self.lock_ops[self.model.lock_of(op) as usize].pop();
             }

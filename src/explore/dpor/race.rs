@@ -32,6 +32,7 @@ pub(crate) struct DporRace;
 
 impl RaceRule for DporRace {
     const ONCE_PER_STATE: bool = true;
+    const NOTIFY_COUNTS: bool = true;
 
     /// Thread order: the thread's latest transition.
     fn predecessor<S: Sleep, P: Parallel>(e: &Engine<'_, Self, S, P>, p: Choice, _op: u32) -> Option<usize> {
@@ -100,13 +101,13 @@ impl<R: RaceRule, S: Sleep, P: Parallel> Engine<'_, R, S, P> {
         let target = self.next_target(p, op);
         let other = |e: &Self, i: u32| e.model.op_thread[e.hb.op(i as usize) as usize] != p;
         let unordered = |e: &Self, i: u32| other(e, i) && !e.hb_target(i as usize, &target);
-        let race = match self.op_kind(op) {
-            OpKind::Read { loc } => {
+        let race = match (self.access(op), self.op_kind(op)) {
+            (Some((loc, false)), _) => {
                 self.accesses_of(loc).iter().rev().filter(|a| a.1).map(|a| a.0).find(|&i| unordered(self, i))
             }
-            OpKind::Write { loc } => self.accesses_of(loc).iter().rev().map(|a| a.0).find(|&i| unordered(self, i)),
-            OpKind::Lock { .. } => self.locks_of(op).iter().rev().copied().find(|&i| unordered(self, i)),
-            OpKind::Post { .. } => match self.post_dest(op) {
+            (Some((loc, true)), _) => self.accesses_of(loc).iter().rev().map(|a| a.0).find(|&i| unordered(self, i)),
+            (None, OpKind::Lock { .. }) => self.locks_of(op).iter().rev().copied().find(|&i| unordered(self, i)),
+            (None, OpKind::Post { .. }) => match self.post_dest(op) {
                 Some(d) => self.posts_to(d).iter().rev().copied().find(|&i| unordered(self, i)),
                 None => None,
             },
@@ -131,11 +132,13 @@ impl<R: RaceRule, S: Sleep, P: Parallel> Engine<'_, R, S, P> {
     }
 
     /// DPOR's dependence between transitions `a` and `b` of two different threads: accesses to
-    /// one location (one of them a write), LOCKs of one lock, posts to one queue.
+    /// one location (one of them a write; NOTIFY and WAIT on a notify count, [`Engine::access`]),
+    /// LOCKs of one lock, posts to one queue.
     pub(crate) fn dependent(&self, a: u32, b: u32) -> bool {
+        if let (Some((l1, w1)), Some((l2, w2))) = (self.access(a), self.access(b)) {
+            return l1 == l2 && (w1 || w2);
+        }
         match (self.op_kind(a), self.op_kind(b)) {
-            (OpKind::Read { loc }, OpKind::Write { loc: l })
-            | (OpKind::Write { loc }, OpKind::Read { loc: l } | OpKind::Write { loc: l }) => loc == l,
             (OpKind::Lock { .. }, OpKind::Lock { .. }) => self.model.lock_of(a) == self.model.lock_of(b),
             (OpKind::Post { .. }, OpKind::Post { .. }) => {
                 self.post_dest(a).is_some() && self.post_dest(a) == self.post_dest(b)
