@@ -459,27 +459,7 @@ fn suite_catches_unsound_ablations() {
 /// saying what was lost and why): every EM strategy must reach the exhaustive outcome set.
 #[test]
 fn every_strategy_on_the_em_regressions() {
-    let dirs = common::trace_dirs(&common::root().join("fixtures/em-regress"));
-    assert!(dirs.len() >= 2, "fixtures missing");
-    for d in dirs {
-        let m = common::em(&d);
-        let (_, expected) = baseline(&m);
-        for entry in registry::applicable::<EmModel>() {
-            let mut s = entry.build::<EmModel>().expect("applies");
-            // Stateless exhaustive search is checked only for what it finds within its limit.
-            let limit = Duration::from_secs(if entry.exhaustive && entry.stateless { 3 } else { 20 });
-            let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], Ablation::default(), limit);
-            let (lost, invented) = difference(&expected, &found);
-            assert!(invented.is_empty(), "{} with {}: invented {invented:?}", d.display(), entry.name);
-            // Stateless exhaustive search runs every interleaving (millions here): a limit may
-            // stop it, and then only what it found is checked, as in the suite.
-            if entry.exhaustive && entry.stateless && !stats.finished {
-                continue;
-            }
-            assert!(stats.finished, "{} with {} did not finish", d.display(), entry.name);
-            assert!(lost.is_empty(), "{} with {}: lost {lost:?}", d.display(), entry.name);
-        }
-    }
+    em_fixtures("fixtures/em-regress", |_| true);
 }
 
 /// The traces of fixtures/em-open, where `em-dpor` and `em-dpor-sleep` still lose outcomes
@@ -498,8 +478,15 @@ fn em_dpor_on_the_open_em_cases() {
 }
 
 fn open_em_cases(wanted: impl Fn(&str) -> bool) {
-    let dirs = common::trace_dirs(&common::root().join("fixtures/em-open"));
-    assert!(dirs.len() >= 2, "fixtures missing");
+    em_fixtures("fixtures/em-open", wanted);
+}
+
+/// Every trace folder under `dir`: each `wanted` EM strategy must reach the exhaustive outcome
+/// set (stateless exhaustive search, which runs every interleaving, is checked only for what it
+/// finds within its limit, as in the suite).
+fn em_fixtures(dir: &str, wanted: impl Fn(&str) -> bool) {
+    let dirs = common::trace_dirs(&common::root().join(dir));
+    assert!(dirs.len() >= 2, "fixtures missing in {dir}");
     for d in dirs {
         let m = common::em(&d);
         let (_, expected) = baseline(&m);
