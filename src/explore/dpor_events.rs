@@ -1,9 +1,16 @@
-//! `dpor` on event models under `--bound k`: Flanagan and Godefroid's dynamic partial-order
+//! `dpor` on event models and SmartApps under `--bound k`: Flanagan and Godefroid's dynamic partial-order
 //! reduction (POPL 2005, "Dynamic partial-order reduction for model checking software"), with
 //! happens-before tracked by vector clocks as in their paper; stateless, so the state space
 //! must be acyclic, which the bound makes it. What it preserves is what the event-model soundness checks compare: the
 //! distinct errors and nothing-enabled states, the same as `full-stateless` and `full` under
 //! the same `--bound` and `--conflicts` (tests/events_dpor_bounded.rs).
+//!
+//! The search is generic over [`StaticFootprints`] (statically dispatched): event models
+//! ([`crate::model::events::EventModel::footprint`]) and SmartApps
+//! (src/model/smartapp/footprint.rs, where a choice is an environment event and its cascade);
+//! "event" below is either's choice. On SmartApps nothing enables or disables a choice but its
+//! own bound counter, and the `--conflicts` ghost of an attribute moves only with an app's write
+//! of it, a write in the footprint, so the argument below applies unchanged.
 //!
 //! **Processes and transitions.** Each event is a process whose next transition is always the
 //! same one, "fire e"; it is enabled when e's flag is set and its counter is below k, and is gone

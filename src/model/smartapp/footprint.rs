@@ -268,7 +268,8 @@ impl SmartAppModel {
                         }
                     }
                 }
-                AppReach { slots, writes, sets_mode: sc.sets_mode || sc.dynamic, writes_state: sc.writes_state }
+                // A computed call name is not bounded by the scan: everything the app can reach.
+                AppReach { slots, writes, sets_mode: sc.sets_mode || sc.dynamic, writes_state: sc.writes_state || sc.dynamic }
             })
             .collect()
     }
