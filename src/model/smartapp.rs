@@ -1554,7 +1554,10 @@ impl Ctx<'_> {
         let has = |x: &str| self.m.slot(d, x).is_some();
         let set = |cx: &mut Self, attr: &str, v: Value| {
             // The static footprints (`footprint.rs`) take a command's writes from this table.
-            debug_assert!(footprint::command_attrs(name).contains(&attr), "{name} writes {attr}: add it to command_attrs");
+            debug_assert!(
+                footprint::command_attrs(name).contains(&attr),
+                "{name} writes {attr}: add it to command_attrs"
+            );
             cx.set_attr(d, attr, v, app)
         };
         match name {

@@ -45,8 +45,14 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
         "setHeatingSetpoint" => &["heatingSetpoint"],
         "setCoolingSetpoint" => &["coolingSetpoint"],
         "siren" | "strobe" | "both" => &["alarm"],
-        "play" | "playTrack" | "playText" | "playTrackAndResume" | "playTrackAndRestore" | "playSoundAndTrack"
-        | "pause" | "stop" => &["status"],
+        "play"
+        | "playTrack"
+        | "playText"
+        | "playTrackAndResume"
+        | "playTrackAndRestore"
+        | "playSoundAndTrack"
+        | "pause"
+        | "stop" => &["status"],
         "mute" | "unmute" => &["mute"],
         "setHue" => &["hue"],
         "setSaturation" => &["saturation"],
@@ -269,7 +275,12 @@ impl SmartAppModel {
                     }
                 }
                 // A computed call name is not bounded by the scan: everything the app can reach.
-                AppReach { slots, writes, sets_mode: sc.sets_mode || sc.dynamic, writes_state: sc.writes_state || sc.dynamic }
+                AppReach {
+                    slots,
+                    writes,
+                    sets_mode: sc.sets_mode || sc.dynamic,
+                    writes_state: sc.writes_state || sc.dynamic,
+                }
             })
             .collect()
     }
