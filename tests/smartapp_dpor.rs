@@ -127,5 +127,5 @@ def g(evt) { }
     let motion = &fp[ev("motionSensor.motion.active") as usize];
     let lock = &fp[ev("lock.lock.locked") as usize];
     assert!(tracepor::model::conflicting(motion, lock), "motion {motion:?} lock {lock:?}");
-    assert!(m.exhausted(&m.initial(), 0) == false);
+    assert!(!m.exhausted(&m.initial(), 0));
 }

@@ -177,7 +177,7 @@ fn loose_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, dept
             let (name, _, _, cmds, _) = LOOSE[actuators[rng.gen_range(0..actuators.len())]];
             src.push_str(&format!("{pad}{name}.{}()\n", cmds[rng.gen_range(0..cmds.len())].0));
         }
-        0 | 1 | 2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
+        0..=2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
         3 => {
             if rng.gen_bool(0.3) {
                 src.push_str(&format!("{pad}setLocationMode(\"{}\")\n", MODES[rng.gen_range(0..3)]));
