@@ -1,9 +1,16 @@
-//! `dpor` on event models under `--bound k`: Flanagan and Godefroid's dynamic partial-order
+//! `dpor` on event models and SmartApps under `--bound k`: Flanagan and Godefroid's dynamic partial-order
 //! reduction (POPL 2005, "Dynamic partial-order reduction for model checking software"), with
 //! happens-before tracked by vector clocks as in their paper; stateless, so the state space
 //! must be acyclic, which the bound makes it. What it preserves is what the event-model soundness checks compare: the
 //! distinct errors and nothing-enabled states, the same as `full-stateless` and `full` under
 //! the same `--bound` and `--conflicts` (tests/events_dpor_bounded.rs).
+//!
+//! The search is generic over [`StaticFootprints`] (statically dispatched): event models
+//! ([`crate::model::events::EventModel::footprint`]) and SmartApps
+//! (src/model/smartapp/footprint.rs, where a choice is an environment event and its cascade);
+//! "event" below is either's choice. On SmartApps nothing enables or disables a choice but its
+//! own bound counter, and the `--conflicts` ghost of an attribute moves only with an app's write
+//! of it, a write in the footprint, so the argument below applies unchanged.
 //!
 //! **Processes and transitions.** Each event is a process whose next transition is always the
 //! same one, "fire e"; it is enabled when e's flag is set and its counter is below k, and is gone
@@ -51,8 +58,7 @@
 use super::sets::{sleep_after, ChoiceSet};
 use super::{Search, Strategy};
 use crate::model::clock::join_into;
-use crate::model::events::{EventModel, EventState};
-use crate::model::{conflicting, Choice, Model};
+use crate::model::{conflicting, Choice, StaticFootprints};
 
 /// The transition taken from a state of the current path (its clock is the frame's).
 struct Taken {
@@ -64,8 +70,8 @@ struct Taken {
 }
 
 /// One state of the current path (FG's `pre(S, i)` for the transition taken from it).
-struct Frame {
-    state: EventState,
+struct Frame<S> {
+    state: S,
     /// Enabled events, ascending (those stopped by an error left out).
     enabled: Vec<Choice>,
     backtrack: ChoiceSet,
@@ -87,7 +93,7 @@ pub struct DporEvents {
     pub sleep_sets: bool,
 }
 
-impl Strategy<EventModel> for DporEvents {
+impl<M: StaticFootprints> Strategy<M> for DporEvents {
     fn name(&self) -> &'static str {
         if self.sleep_sets {
             "dpor-sleep"
@@ -96,9 +102,9 @@ impl Strategy<EventModel> for DporEvents {
         }
     }
 
-    fn run(&mut self, search: &mut Search<'_, EventModel>) {
+    fn run(&mut self, search: &mut Search<'_, M>) {
         let model = search.model;
-        assert!(model.options().bound.is_some(), "dpor on an event model needs --bound k (a stateless search)");
+        assert!(model.bound().is_some(), "dpor on an event model or SmartApps needs --bound k (a stateless search)");
         let n = model.choices() as usize;
         let dependent = dependence(model);
         let mut dependent_pair = vec![false; n * n];
@@ -126,15 +132,15 @@ impl Strategy<EventModel> for DporEvents {
 }
 
 /// For each event, the other events it is dependent with (footprints conflict).
-fn dependence(model: &EventModel) -> Vec<Vec<Choice>> {
+fn dependence<M: StaticFootprints>(model: &M) -> Vec<Vec<Choice>> {
     let n = model.choices();
-    let footprints: Vec<_> = (0..n).map(|e| model.footprint(e)).collect();
+    let footprints = model.footprints();
     (0..n)
         .map(|p| (0..n).filter(|&q| q != p && conflicting(&footprints[p as usize], &footprints[q as usize])).collect())
         .collect()
 }
 
-struct Walk {
+struct Walk<S> {
     n: usize,
     dependent: Vec<Vec<Choice>>,
     /// `dependent` as an n x n matrix (sleep sets ask about one pair at a time).
@@ -146,17 +152,17 @@ struct Walk {
     stopped: Vec<bool>,
     errors_on_path: usize,
     continue_after_errors: bool,
-    frames: Vec<Frame>,
+    frames: Vec<Frame<S>>,
     /// Frames popped from the path, kept for their buffers (no allocation per transition).
-    spare: Vec<Frame>,
+    spare: Vec<Frame<S>>,
     /// The transitions taken, failed ones included.
     path: Vec<Choice>,
     zero: Vec<u32>,
 }
 
-impl Walk {
+impl<S: Clone> Walk<S> {
     /// A spare frame (or a new one) holding a copy of `state`, its sets not yet filled in.
-    fn frame_from(spare: &mut Vec<Frame>, state: &EventState) -> Frame {
+    fn frame_from(spare: &mut Vec<Frame<S>>, state: &S) -> Frame<S> {
         match spare.pop() {
             Some(mut f) => {
                 f.state.clone_from(state);
@@ -175,7 +181,7 @@ impl Walk {
     }
 
     /// Fills in the enabled events of `f`'s state, the first of them as its backtrack set.
-    fn observe(&self, model: &EventModel, f: &mut Frame) {
+    fn observe<M: StaticFootprints<State = S>>(&self, model: &M, f: &mut Frame<S>) {
         f.enabled.clear();
         model.enabled(&f.state, &mut f.enabled);
         f.enabled.retain(|&e| !self.stopped[e as usize]);
@@ -188,7 +194,7 @@ impl Walk {
     /// Gives `next` its sleep set and its first awake enabled event as its backtrack set. When
     /// it is the state after `c` fired at frame `k` (`from`), the sleep set is the events asleep
     /// or done at `k`, independent of `c`, and still enabled.
-    fn enter(&self, from: Option<(usize, Choice)>, next: &mut Frame) {
+    fn enter(&self, from: Option<(usize, Choice)>, next: &mut Frame<S>) {
         if let (true, Some((k, c))) = (self.sleep_sets, from) {
             let f = &self.frames[k];
             let enabled = &next.enabled;
@@ -209,7 +215,7 @@ impl Walk {
         }
     }
 
-    fn run(&mut self, search: &mut Search<'_, EventModel>) {
+    fn run<M: StaticFootprints<State = S>>(&mut self, search: &mut Search<'_, M>) {
         let model = search.model;
         let mut first = Self::frame_from(&mut self.spare, &model.initial());
         self.observe(model, &mut first);
@@ -317,7 +323,7 @@ impl Walk {
     /// does not happen before it is in a race with it; the state before that one gets a
     /// backtrack point: an event there that leads to the racing one (itself, or one of its
     /// happens-before predecessors after the race), else every enabled event.
-    fn add_races(&mut self, model: &EventModel, s: &EventState) {
+    fn add_races<M: StaticFootprints<State = S>>(&mut self, model: &M, s: &S) {
         for p in 0..self.n as Choice {
             if self.stopped[p as usize] || model.exhausted(s, p) {
                 continue;

@@ -25,7 +25,7 @@
 //! | `dfs` | the depth-first (and parallel breadth-first) walk both exhaustive ones share | |
 //! | [`dpor`] | `dpor`: Flanagan-Godefroid DPOR, posts to one queue dependent (EM traces); `dpor/engine.rs` the DPOR core `em-dpor`, `dpor-sleep` and `em-dpor-sleep` share (race rules, sleep sets and the parallel component plug in at its hook points), `dpor/estimate.rs` its progress estimate, `dpor/race.rs` Flanagan-Godefroid's race rule, `dpor/par.rs` `--threads N` (subtrees handed to idle workers; plugs the parallel component `Donor` into the engine), `dpor/handoff.rs` what the two share | no |
 //! | [`dpor_sleep`] | `dpor-sleep`: `dpor` with Godefroid's sleep sets (EM traces; on event models in [`dpor_events`]); the sleep-set component `SleepSets` of the DPOR core | no |
-//! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static event footprints (event models, `--bound k`) | no |
+//! | [`dpor_events`] | `dpor`: Flanagan-Godefroid DPOR over static footprints (event models and SmartApps, `--bound k`) | no |
 //! | [`em_dpor`] | `em-dpor`: Maiya et al.'s dependence-covering sets (EM traces); the DPOR core's race rule `EmRace` | no |
 //! | [`em_dpor_sleep`] | `em-dpor-sleep`: EM-DPOR with sleep sets, a sound step toward one execution per outcome (EM traces) | no |
 //! | [`reads_from`] | `optimal`: reads-from maps enumerated, each decided by saturation and a persistent-set witness search; one execution per outcome (EM traces) | within a witness search |

@@ -49,8 +49,9 @@ pub struct Entry {
     pub default_rank: u8,
     pub em_trace: Build<EmModel>,
     pub events: Build<EventModel>,
-    /// SmartApps from Groovy source; `dpor` is not among them (its dependence is the static
-    /// footprint of an event-model handler, which a handler run from source does not have).
+    /// SmartApps from Groovy source. `dpor` and `dpor-sleep` run here as on event models, from
+    /// static footprints (src/model/smartapp/footprint.rs: a scan of each app's source and the
+    /// closure of the cascades), and like there only under `--bound k`.
     pub smartapps: Build<SmartAppModel>,
 }
 
@@ -109,6 +110,7 @@ pub const REGISTRY: &[Entry] = &[
         default_rank: 2,
         em_trace: Some(|| Box::new(dpor::Dpor)),
         events: Some(|| Box::new(dpor_events::DporEvents::default())),
+        smartapps: Some(|| Box::new(dpor_events::DporEvents::default())),
         ..BASE
     },
     Entry {
@@ -118,6 +120,7 @@ pub const REGISTRY: &[Entry] = &[
         stateless: true,
         em_trace: Some(|| Box::new(dpor_sleep::DporSleep)),
         events: Some(|| Box::new(dpor_events::DporEvents { sleep_sets: true, ..Default::default() })),
+        smartapps: Some(|| Box::new(dpor_events::DporEvents { sleep_sets: true, ..Default::default() })),
         ..BASE
     },
     Entry {
@@ -223,6 +226,9 @@ impl Entry {
         if self.events.is_some() {
             out.push(ModelKind::Events);
         }
+        if self.smartapps.is_some() {
+            out.push(ModelKind::SmartApps);
+        }
         out
     }
 }
@@ -252,8 +258,8 @@ pub fn help() -> String {
     let mut out = String::from("Strategy (default: the best sound one for the input):");
     for e in REGISTRY {
         let mut notes: Vec<String> = e.kinds().into_iter().map(|k| k.as_str().to_string()).collect();
-        if e.stateless && e.events.is_some() {
-            notes.push("--bound on events".into());
+        if e.stateless && (e.events.is_some() || e.smartapps.is_some()) {
+            notes.push("--bound on events and smartapps".into());
         }
         match e.parallel.len() {
             0 => {}

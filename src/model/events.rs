@@ -827,6 +827,18 @@ impl EventModel {
     }
 }
 
+impl crate::model::StaticFootprints for EventModel {
+    fn footprints(&self) -> Vec<Accesses> {
+        (0..self.choices()).map(|e| EventModel::footprint(self, e)).collect()
+    }
+    fn exhausted(&self, s: &EventState, c: Choice) -> bool {
+        EventModel::exhausted(self, s, c)
+    }
+    fn bound(&self) -> Option<u32> {
+        self.opts.bound
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

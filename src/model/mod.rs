@@ -37,6 +37,23 @@ pub struct Access {
 /// The accesses of one transition; short in practice, so kept inline.
 pub type Accesses = SmallVec<[Access; 6]>;
 
+/// Models whose dependence can be fixed per choice before anything runs, for the stateless
+/// `dpor` and `dpor-sleep` of [`crate::explore::dpor_events`] (event models and SmartApps under
+/// `--bound k`). Flanagan and Godefroid's argument needs a process's next transition, and its
+/// dependence with others, to stay the same until the process runs; a footprint fixed per
+/// choice gives that, where the accesses of the executed path do not.
+pub trait StaticFootprints: Model {
+    /// Every object choice `c`'s transition can touch, from any state and on any branch, one
+    /// entry per object: an over-approximation of [`Model::accesses`]. Two choices whose
+    /// footprints conflict are dependent; the search asks once per run, not per transition.
+    fn footprints(&self) -> Vec<Accesses>;
+    /// Whether `c` can never be enabled again from `s` (its `--bound` counter is spent; only
+    /// `c` moves it).
+    fn exhausted(&self, s: &Self::State, c: Choice) -> bool;
+    /// The `--bound k` that makes the search's paths finite, if any.
+    fn bound(&self) -> Option<u32>;
+}
+
 /// Whether two access lists conflict (same object, at least one write).
 pub fn conflicting(a: &[Access], b: &[Access]) -> bool {
     a.iter().any(|x| b.iter().any(|y| x.object == y.object && (x.write || y.write)))

@@ -40,6 +40,8 @@ use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 use crate::trace::InputError;
 
+mod footprint;
+
 /// A string value. Handlers copy strings (attribute values, state keys, event fields) far more
 /// often than they build them, so a copy shares the text instead of allocating: literals of the
 /// interpreter itself are static, the rest shared.
@@ -1550,7 +1552,14 @@ impl Ctx<'_> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
         let app = Some(self.app);
         let has = |x: &str| self.m.slot(d, x).is_some();
-        let set = |cx: &mut Self, attr: &str, v: Value| cx.set_attr(d, attr, v, app);
+        let set = |cx: &mut Self, attr: &str, v: Value| {
+            // The static footprints (`footprint.rs`) take a command's writes from this table.
+            debug_assert!(
+                footprint::command_attrs(name).contains(&attr),
+                "{name} writes {attr}: add it to command_attrs"
+            );
+            cx.set_attr(d, attr, v, app)
+        };
         match name {
             "currentValue" | "latestValue" => return Ok(Some(self.attr(d, &arg(0).text()))),
             "currentState" | "latestState" => {

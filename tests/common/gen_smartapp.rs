@@ -112,3 +112,96 @@ fn statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usi
         }
     }
 }
+
+/// Devices of the loosely coupled systems: (input name, capability, attribute, values an app
+/// may command as (method, value), or none for a sensor; values to subscribe to).
+#[allow(clippy::type_complexity)]
+const LOOSE: [(&str, &str, &str, &[(&str, &str)], [&str; 2]); 5] = [
+    ("sw", "switch", "switch", &[("on", "on"), ("off", "off")], ["on", "off"]),
+    ("door", "lock", "lock", &[("lock", "locked"), ("unlock", "unlocked")], ["locked", "unlocked"]),
+    ("siren", "alarm", "alarm", &[("siren", "siren"), ("off", "off")], ["siren", "off"]),
+    ("contact1", "contactSensor", "contact", &[], ["open", "closed"]),
+    ("motion1", "motionSensor", "motion", &[], ["active", "inactive"]),
+];
+
+/// A loosely coupled system (for `dpor` on SmartApps, whose footprints are per app): three apps,
+/// each with two or three of five devices, so that some firings are independent and others
+/// meet only through a cascade (an app commanding a device another app subscribes to).
+pub fn gen_loose_system(rng: &mut SmallRng) -> Vec<(String, String)> {
+    (0..3).map(|i| (format!("loose{i}"), gen_loose_app(rng, i))).collect()
+}
+
+fn gen_loose_app(rng: &mut SmallRng, index: usize) -> String {
+    let mut devices: Vec<usize> = Vec::new();
+    while devices.len() < 2 || (devices.len() < 3 && rng.gen_bool(0.3)) {
+        let d = rng.gen_range(0..LOOSE.len());
+        if !devices.contains(&d) {
+            devices.push(d);
+        }
+    }
+    let mut src = format!("definition(name: \"Loose{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
+    src.push_str("preferences {\n    section(\"devices\") {\n");
+    for &d in &devices {
+        let (name, cap, ..) = LOOSE[d];
+        src.push_str(&format!("        input \"{name}\", \"capability.{cap}\"\n"));
+    }
+    src.push_str("    }\n}\ndef installed() {\n");
+    let handlers = rng.gen_range(1..=2);
+    for h in 0..handlers {
+        // One value per subscription: one environment event each, so that the stateless
+        // searches' orders of a bound-1 run stay few.
+        if rng.gen_bool(0.15) {
+            src.push_str(&format!("    subscribe(location, \"mode.{}\", h{h})\n", MODES[rng.gen_range(1..3)]));
+            continue;
+        }
+        let (name, _, attr, _, values) = LOOSE[devices[rng.gen_range(0..devices.len())]];
+        src.push_str(&format!("    subscribe({name}, \"{attr}.{}\", h{h})\n", values[rng.gen_range(0..2)]));
+    }
+    src.push_str("}\n");
+    for h in 0..handlers {
+        src.push_str(&format!("def h{h}(evt) {{\n"));
+        for _ in 0..rng.gen_range(1..=2) {
+            loose_statement(rng, &devices, &mut src, 1);
+        }
+        src.push_str("}\n");
+    }
+    src
+}
+
+fn loose_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usize) {
+    let pad = "    ".repeat(depth);
+    let actuators: Vec<usize> = devices.iter().copied().filter(|&d| !LOOSE[d].3.is_empty()).collect();
+    let choice = if depth >= 2 { rng.gen_range(0..4) } else { rng.gen_range(0..7) };
+    match choice {
+        0 | 1 if !actuators.is_empty() => {
+            let (name, _, _, cmds, _) = LOOSE[actuators[rng.gen_range(0..actuators.len())]];
+            src.push_str(&format!("{pad}{name}.{}()\n", cmds[rng.gen_range(0..cmds.len())].0));
+        }
+        0..=2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
+        3 => {
+            if rng.gen_bool(0.3) {
+                src.push_str(&format!("{pad}setLocationMode(\"{}\")\n", MODES[rng.gen_range(0..3)]));
+            } else {
+                src.push_str(&format!("{pad}state.seen = evt.value\n"));
+            }
+        }
+        _ => {
+            let cond = match rng.gen_range(0..3) {
+                0 => format!("state.flag == \"{}\"", ["a", "b"][rng.gen_range(0..2)]),
+                1 => format!("location.mode == \"{}\"", MODES[rng.gen_range(0..3)]),
+                _ => {
+                    let (name, _, attr, _, values) = LOOSE[devices[rng.gen_range(0..devices.len())]];
+                    let value = values[rng.gen_range(0..2)];
+                    format!("{name}.currentValue(\"{attr}\") == \"{value}\"")
+                }
+            };
+            src.push_str(&format!("{pad}if ({cond}) {{\n"));
+            loose_statement(rng, devices, src, depth + 1);
+            if rng.gen_bool(0.4) {
+                src.push_str(&format!("{pad}}} else {{\n"));
+                loose_statement(rng, devices, src, depth + 1);
+            }
+            src.push_str(&format!("{pad}}}\n"));
+        }
+    }
+}

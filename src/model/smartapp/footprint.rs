@@ -1,0 +1,387 @@
+//! Static footprints of SmartApp choices, for `dpor` and `dpor-sleep` under `--bound k`
+//! (Flanagan and Godefroid, POPL 2005, as in [`crate::explore::dpor_events`]): dependence must
+//! be fixed per choice before it runs, so a footprint over-approximates every object a firing
+//! can touch, on any branch, through any cascade, from any state.
+//!
+//! **Why it is sound.** The interpreter bounds what code running for app A can reach, whatever
+//! the Groovy says: the only devices it can name are those in A's settings (every `Value::Dev`
+//! is made from an input when the system is built; an `evt.device` is a device A subscribed to,
+//! which came from its settings while installing; attribute values are strings, and `state`,
+//! `settings` are A's own). It writes an attribute only through a device command, whose name
+//! fixes the attributes it may write ([`command_attrs`]; a computed name, `obj."$x"()`, may be
+//! any command, so it writes every attribute of A's devices). It writes the location mode only
+//! by `setLocationMode`, `setMode` or assigning `location.mode`, and its state only through a
+//! target rooted at the name `state`/`atomicState`. So per app: reads of every attribute of its
+//! devices, the mode and its state; writes as found by an exhaustive scan of its whole source
+//! (every method and closure, no wildcard arm, so a new AST construct fails to compile here
+//! rather than being skipped). A firing runs the environment's write (or a `schedule` method),
+//! then the handlers subscribed to what was written, whose writes deliver in turn: the
+//! footprint joins the apps of that closure, matching subscriptions by device and attribute
+//! (and by value only for the environment's own event, whose value is fixed).
+//!
+//! Nothing else changes which choices are enabled (timers run at once, `unschedule` does
+//! nothing): only a choice's own `--bound` counter does, and only that choice moves it. The
+//! `--conflicts` ghost of an attribute is read and written only by an app's write of that
+//! attribute, which is a write in the footprint, so two firings touching one ghost are
+//! dependent (write/write).
+
+use std::collections::BTreeMap;
+
+use super::{SmartAppModel, SmartState, Value};
+use crate::model::{Access, Accesses, Choice};
+use crate::trace::groovy::{self, Arg, Expr, GPart, Script, Stmt};
+
+/// Attributes a device command may write: the union of what
+/// [`super::Ctx::device_method`] writes for it on any device (which asserts it stays so).
+pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
+    match name {
+        "on" => &["switch"],
+        "off" => &["switch", "thermostatMode", "alarm"],
+        "lock" | "unlock" => &["lock"],
+        "open" | "close" => &["valve", "door", "contact"],
+        "setLevel" => &["level"],
+        "heat" | "cool" | "auto" | "emergencyHeat" | "setThermostatMode" => &["thermostatMode"],
+        "fanOn" | "fanAuto" | "fanCirculate" | "setThermostatFanMode" => &["thermostatFanMode"],
+        "setHeatingSetpoint" => &["heatingSetpoint"],
+        "setCoolingSetpoint" => &["coolingSetpoint"],
+        "siren" | "strobe" | "both" => &["alarm"],
+        "play"
+        | "playTrack"
+        | "playText"
+        | "playTrackAndResume"
+        | "playTrackAndRestore"
+        | "playSoundAndTrack"
+        | "pause"
+        | "stop" => &["status"],
+        "mute" | "unmute" => &["mute"],
+        "setHue" => &["hue"],
+        "setSaturation" => &["saturation"],
+        "setColorTemperature" => &["colorTemperature"],
+        "setColor" => &["hue", "saturation", "level"],
+        "arrived" | "departed" => &["presence"],
+        _ => &[],
+    }
+}
+
+/// What a scan of one app's source finds it may write.
+#[derive(Default)]
+struct Scan {
+    /// Names of calls with a target (device commands among them).
+    commands: Vec<String>,
+    /// A call whose name is computed: any command.
+    dynamic: bool,
+    sets_mode: bool,
+    writes_state: bool,
+}
+
+impl Scan {
+    fn stmts(&mut self, body: &[Stmt]) {
+        for st in body {
+            self.stmt(st);
+        }
+    }
+
+    fn stmt(&mut self, st: &Stmt) {
+        match st {
+            Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) | Stmt::Throw(e) => self.expr(e),
+            Stmt::Def(_, None, _) | Stmt::Return(None) | Stmt::Break | Stmt::Continue => {}
+            Stmt::If(c, a, b) => {
+                self.expr(c);
+                self.stmts(a);
+                self.stmts(b);
+            }
+            Stmt::While(c, b) => {
+                self.expr(c);
+                self.stmts(b);
+            }
+            Stmt::For(init, c, update, b) => {
+                self.stmts(init);
+                if let Some(c) = c {
+                    self.expr(c);
+                }
+                update.iter().for_each(|u| self.expr(u));
+                self.stmts(b);
+            }
+            Stmt::ForIn(_, it, b) => {
+                self.expr(it);
+                self.stmts(b);
+            }
+            Stmt::Switch(v, cases) => {
+                self.expr(v);
+                for (vals, _, b) in cases {
+                    vals.iter().for_each(|x| self.expr(x));
+                    self.stmts(b);
+                }
+            }
+            Stmt::Block(b) => self.stmts(b),
+            Stmt::Try(a, catches, fin) => {
+                self.stmts(a);
+                catches.iter().for_each(|c| self.stmts(&c.1));
+                self.stmts(fin);
+            }
+        }
+    }
+
+    fn args(&mut self, args: &[Arg]) {
+        for a in args {
+            match a {
+                Arg::Pos(e) | Arg::Named(_, e) => self.expr(e),
+            }
+        }
+    }
+
+    /// A target written to (assigned, incremented, or mutated by a collection method): the mode
+    /// when it is `location.mode` or within it.
+    fn target(&mut self, t: &Expr) {
+        if names_location_mode(t) {
+            self.sets_mode = true;
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Dec(_) | Expr::Str(_) => {}
+            Expr::GStr(parts) => {
+                for p in parts {
+                    match p {
+                        GPart::Lit(_) => {}
+                        GPart::Expr(e) => self.expr(e),
+                    }
+                }
+            }
+            // Any mention of the state names, read or written, counts as a write (coarse: a
+            // state write needs a target rooted at one of them).
+            Expr::Var(n) => {
+                if n == "state" || n == "atomicState" {
+                    self.writes_state = true;
+                }
+            }
+            Expr::List(items) => items.iter().for_each(|x| self.expr(x)),
+            Expr::Map(pairs) => {
+                for (k, v) in pairs {
+                    self.expr(k);
+                    self.expr(v);
+                }
+            }
+            Expr::Member { obj, .. } => self.expr(obj),
+            Expr::Index(o, i) => {
+                self.expr(o);
+                self.expr(i);
+            }
+            Expr::Call { target, name, args, .. } => {
+                match name.as_str() {
+                    groovy::DYNAMIC => self.dynamic = true,
+                    "setLocationMode" | "setMode" => self.sets_mode = true,
+                    _ => {}
+                }
+                if let Some(t) = target {
+                    self.commands.push(name.clone());
+                    // Mutating methods write back to where the collection came from.
+                    self.target(t);
+                    self.expr(t);
+                }
+                self.args(args);
+            }
+            Expr::Closure(c) => self.stmts(&c.1),
+            Expr::Unary(_, a) | Expr::Cast(a, _) => self.expr(a),
+            Expr::IncDec(_, t, _) => {
+                self.target(t);
+                self.expr(t);
+            }
+            Expr::Binary(_, a, b) | Expr::Elvis(a, b) | Expr::Range(a, b, _) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            Expr::Ternary(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
+            Expr::Assign { target, value, .. } => {
+                self.target(target);
+                self.expr(target);
+                self.expr(value);
+            }
+            Expr::New(_, args) => self.args(args),
+        }
+    }
+}
+
+/// Whether `t` is `location.mode`, or a member or index of it, or a call on it.
+fn names_location_mode(t: &Expr) -> bool {
+    match t {
+        Expr::Member { obj, name, .. } => {
+            (name == "mode" && matches!(obj.as_ref(), Expr::Var(v) if v == "location")) || names_location_mode(obj)
+        }
+        Expr::Index(o, _) => names_location_mode(o),
+        Expr::Call { target: Some(t), .. } => names_location_mode(t),
+        _ => false,
+    }
+}
+
+fn scan(script: &Script) -> Scan {
+    let mut s = Scan::default();
+    s.stmts(&script.top);
+    for m in &script.methods {
+        s.stmts(&m.body);
+    }
+    s
+}
+
+fn devices_in(v: &Value, out: &mut Vec<u16>) {
+    match v {
+        Value::Dev(d) => out.push(*d),
+        Value::List(l) => l.iter().for_each(|x| devices_in(x, out)),
+        Value::Map(m) => m.iter().for_each(|(k, x)| {
+            devices_in(k, out);
+            devices_in(x, out);
+        }),
+        _ => {}
+    }
+}
+
+/// What one app's code may touch, in the model's object space.
+struct AppReach {
+    /// Attribute slots of its devices (all read).
+    slots: Vec<usize>,
+    /// Slots it may write.
+    writes: Vec<usize>,
+    sets_mode: bool,
+    writes_state: bool,
+}
+
+impl SmartAppModel {
+    /// The static reach of every app (computed once, when the footprints are asked for).
+    fn reach(&self) -> Vec<AppReach> {
+        (0..self.apps.len())
+            .map(|a| {
+                let app = &self.apps[a];
+                let mut devs = Vec::new();
+                for v in app.settings.values() {
+                    devices_in(v, &mut devs);
+                }
+                devs.extend(self.subs.iter().filter(|s| s.app == a).filter_map(|s| s.dev));
+                devs.sort_unstable();
+                devs.dedup();
+                let sc = scan(&app.script);
+                let mut slots = Vec::new();
+                let mut writes = Vec::new();
+                for &d in &devs {
+                    for (attr, slot) in &self.slot_of[d as usize] {
+                        slots.push(*slot);
+                        if sc.dynamic || sc.commands.iter().any(|c| command_attrs(c).contains(&attr.as_str())) {
+                            writes.push(*slot);
+                        }
+                    }
+                }
+                // A computed call name is not bounded by the scan: everything the app can reach.
+                AppReach {
+                    slots,
+                    writes,
+                    sets_mode: sc.sets_mode || sc.dynamic,
+                    writes_state: sc.writes_state || sc.dynamic,
+                }
+            })
+            .collect()
+    }
+
+    /// Every object choice `c`'s firing can touch from any state, one entry per object (a write
+    /// subsumes a read); see the module header for why it covers [`crate::model::Model::accesses`].
+    pub fn footprint(&self, c: Choice) -> Accesses {
+        self.footprints()[c as usize].clone()
+    }
+
+    /// [`SmartAppModel::footprint`] of every choice, sharing the scan of the apps.
+    pub fn footprints(&self) -> Vec<Accesses> {
+        let reach = self.reach();
+        (0..self.events.len()).map(|e| self.footprint_with(&reach, e)).collect()
+    }
+
+    fn footprint_with(&self, reach: &[AppReach], e: usize) -> Accesses {
+        let ev = &self.events[e];
+        let mut objects: BTreeMap<u32, bool> = BTreeMap::new();
+        let mut touch = |o: u32, w: bool| *objects.entry(o).or_insert(false) |= w;
+        let mut runs = vec![false; self.apps.len()];
+        let mut queue = Vec::new();
+        let start = |a: usize, runs: &mut Vec<bool>, queue: &mut Vec<usize>| {
+            if !runs[a] {
+                runs[a] = true;
+                queue.push(a);
+            }
+        };
+        // Subscribers to (dev, attr), filtered by value when it is known.
+        let hits = |dev: Option<u16>, attr: &str, value: Option<&str>| {
+            self.subs
+                .iter()
+                .filter(move |sub| {
+                    sub.dev == dev
+                        && (sub.attr == attr || (dev.is_none() && sub.attr == "location" && attr == "mode"))
+                        && match (sub.value.as_deref(), value) {
+                            (Some(v), Some(x)) => v == x,
+                            _ => true,
+                        }
+                })
+                .map(|sub| sub.app)
+                .collect::<Vec<_>>()
+        };
+        if let Some((app, _)) = &ev.run {
+            start(*app, &mut runs, &mut queue);
+        } else if let Some(d) = ev.dev {
+            if let Some(slot) = self.slot(d, &ev.attr) {
+                touch(slot as u32, true);
+                for a in hits(Some(d), &self.slot_text[slot], Some(&ev.value)) {
+                    start(a, &mut runs, &mut queue);
+                }
+            }
+        } else if ev.attr == "mode" {
+            touch(self.mode_object(), true);
+            for a in hits(None, "mode", Some(&ev.value)) {
+                start(a, &mut runs, &mut queue);
+            }
+        } else {
+            for a in hits(None, &ev.attr, Some(&ev.value)) {
+                start(a, &mut runs, &mut queue);
+            }
+        }
+        // The cascade: whatever a running app may write is delivered to its subscribers.
+        while let Some(a) = queue.pop() {
+            let r = &reach[a];
+            touch(self.mode_object(), r.sets_mode);
+            touch(self.state_object(a), r.writes_state);
+            for &slot in &r.slots {
+                touch(slot as u32, false);
+            }
+            for &slot in &r.writes {
+                touch(slot as u32, true);
+                let (d, attr) = &self.slots[slot];
+                for b in hits(Some(*d), attr, None) {
+                    start(b, &mut runs, &mut queue);
+                }
+            }
+            if r.sets_mode {
+                for b in hits(None, "mode", None) {
+                    start(b, &mut runs, &mut queue);
+                }
+            }
+        }
+        objects.into_iter().map(|(object, write)| Access { object, write }).collect()
+    }
+
+    /// Whether choice `c` can never fire again from `s`: under `--bound k` it has fired k times
+    /// (only `c` itself moves its counter). Without a bound, never.
+    pub fn exhausted(&self, s: &SmartState, c: Choice) -> bool {
+        self.opts.bound.is_some_and(|k| s.fired[c as usize] >= k)
+    }
+}
+
+impl crate::model::StaticFootprints for SmartAppModel {
+    fn footprints(&self) -> Vec<Accesses> {
+        SmartAppModel::footprints(self)
+    }
+    fn exhausted(&self, s: &SmartState, c: Choice) -> bool {
+        SmartAppModel::exhausted(self, s, c)
+    }
+    fn bound(&self) -> Option<u32> {
+        self.opts.bound
+    }
+}
