@@ -506,7 +506,7 @@ fn open_em_cases(wanted: impl Fn(&str) -> bool) {
 /// finds within its limit, as in the suite).
 fn em_fixtures(dir: &str, wanted: impl Fn(&str) -> bool) {
     let dirs = common::trace_dirs(&common::root().join(dir));
-    assert!(dirs.len() >= 2, "fixtures missing in {dir}");
+    assert!(!dirs.is_empty(), "fixtures missing in {dir}");
     for d in dirs {
         let m = common::em(&d);
         let (_, expected) = baseline(&m);
