@@ -115,7 +115,7 @@ impl RaceRule for EmRace {
                 e.em_races(p, op);
             }
         }
-        e.stuck_queues();
+        e.blocked_handler_races();
     }
 
     fn pushed(&mut self) {
@@ -210,44 +210,37 @@ impl<'m, S: Sleep, P: Parallel> Engine<'m, EmRace, S, P> {
         }
     }
 
-    /// At a state where a looper's handler is blocked (its next operation disabled), and so at
-    /// a stuck end: a looper inside a handler that never returns runs no other handler again, so which handlers of that looper ran before it (those posted before it)
-    /// is part of the stuck outcome: its never-run operations, what their reads saw. The
-    /// handler holding the looper for ever is treated as conflicting with every other handler
-    /// of the looper, those that ran before it and those queued behind it, and FindTarget's
-    /// diverging posts reverse their posts where nothing orders them. No access names this
-    /// dependence (the queued handlers never ran, and the earlier ones may touch nothing the
-    /// stuck one touches), so the race analysis alone missed it (issue 12: the outcome where a
-    /// handler ran before, or was stuck behind, a handler deadlocked with a thread was lost).
-    /// A handler blocked only for a while matters too: had it been called first, what unblocks
-    /// it might have been queued behind it (fixtures/em-regress/blocked-handler-ran-after, where
-    /// the lost deadlock needs the other post order), so the same reversals are made at every
-    /// state where a looper's handler is blocked, not only at stuck ends. On runs where no
-    /// handler ever blocks nothing changes (the counts of the 33 shipped traces did not).
-    fn stuck_queues(&mut self) {
+    /// The races of a blocked handler (docs/em-dpor.md §4.5). While a looper's handler is
+    /// blocked (its next operation disabled; at a stuck end every one is), no other handler of
+    /// that looper can run, and which of them ran before it is decided by post order (FIFO). No
+    /// access names this dependence: handlers queued behind never ran, and the earlier ones may
+    /// touch nothing the blocked one touches. So the blocked handler races with every other
+    /// handler of its looper, those called before it and those queued behind it, and
+    /// FindTarget's diverging posts reverse the posts where nothing orders them. Without it,
+    /// deadlocks that need another post order were lost (fixtures/em-regress/stuck-handler-*,
+    /// blocked-handler-ran-after: there the handler is blocked only for a while in every run
+    /// explored, so looking at stuck ends alone is not enough).
+    fn blocked_handler_races(&mut self) {
         let top = self.frames.len() - 1;
         let len = self.hb.len();
         let call_of = |e: &Self, m: u32| e.model.handlers[m as usize].as_ref().and_then(|x| x.ops.first().copied());
         for p in 0..self.threads() {
-            // Only a looper whose handler is blocked here (at a stuck end: all of them).
             if self.frames[top].enabled.contains(p) {
                 continue;
             }
             let Some(h) = self.frames[top].next_op(p).and_then(|op| self.handler_of(op)) else { continue };
             // Its CALL ran (a handler not yet called would be at the queue's front, enabled).
             let Some(at) = call_of(self, h).and_then(|c| self.hb.position(c)) else { continue };
-            for m in 0..self.model.handlers.len() as u32 {
-                if m == h || self.model.handlers[m as usize].as_ref().is_none_or(|x| x.thread != p) {
-                    continue;
-                }
-                let Some(call_m) = call_of(self, m) else { continue };
+            for k in 0..self.model.threads[p as usize].messages.len() {
+                let m = self.model.threads[p as usize].messages[k];
+                let Some(call_m) = call_of(self, m).filter(|_| m != h) else { continue };
                 match self.hb.position(call_m) {
-                    // Ran before the stuck handler: try the stuck one first.
+                    // Called before the blocked handler: try the blocked one first.
                     Some(i) => {
                         let target = self.executed_target(at);
                         self.reverse(i, &target);
                     }
-                    // Queued behind it: try it first.
+                    // Queued behind it: try this one first.
                     None if self.queued_at(len, m) => {
                         let target = Target { thread: p, op: call_m, at: None, preds: SmallVec::new() };
                         self.reverse(at, &target);

@@ -47,7 +47,7 @@ use rand::{Rng, SeedableRng};
 /// opposite orders (the thread posts the handler first): a looper blocked mid-handler, so that
 /// which handlers ran before it, or stay queued behind it, is part of the stuck outcome. It
 /// found `em-dpor` and `em-dpor-sleep` losing such outcomes (seeds 64, 90 and 101 of the
-/// default 250; fixtures/em-regress/stuck-handler-*; em_dpor.rs `stuck_queues`).
+/// default 250; fixtures/em-regress/stuck-handler-*; em_dpor.rs `blocked_handler_races`).
 const HANDLER_LOCK_ORDER: f64 = 0.25;
 
 /// An environment marker and the key it is matched by.
