@@ -375,7 +375,7 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
     /// thread, and which one it was decides what the waiter's later operations happen after:
     /// the clocks pair the k-th WAIT with the k-th NOTIFY of the path, so without this
     /// dependence the other NOTIFYs never race with the WAIT, and runs where another one
-    /// released it were lost (issue 12, fixtures/em-regress/notify-races-wait). Two NOTIFYs
+    /// released it were lost (issue 12, fixtures/em-open/notify-races-wait). Two NOTIFYs
     /// commute (both add one), so they are reads of the count. A thread that only one NOTIFY of
     /// the trace aims at has no choice: that NOTIFY releases its WAIT in every run, which the
     /// clock edge already says; racing them would only try the impossible order (a WAIT before
