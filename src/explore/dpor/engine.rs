@@ -137,10 +137,6 @@ pub(crate) trait RaceRule: Sized {
     /// Whether the analysis at a state depends on the path alone (then it runs once per state;
     /// otherwise at every visit, e.g. when it reads done sets, which grow).
     const ONCE_PER_STATE: bool;
-    /// NOTIFY and WAIT are dependent through the waiting thread's notify count
-    /// ([`Engine::access`]). Flanagan-Godefroid's rule needs it; EM-DPOR's does too, but with
-    /// it EM-DPOR no longer finishes music (docs/em-dpor.md §4.6), so there it stays off.
-    const NOTIFY_COUNTS: bool = false;
     /// The path position whose clock bounds what thread `p`'s next transition `op` has seen
     /// (the transitions that happen before it happen before that one).
     fn predecessor<S: Sleep, P: Parallel>(engine: &Engine<'_, Self, S, P>, p: Choice, op: u32) -> Option<usize>;
@@ -243,8 +239,9 @@ pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep, P: Parallel = Solo
     lock_ops: Vec<Vec<u32>>,
     /// Per destination thread: path positions of posts to it.
     posts_to: Vec<Vec<u32>>,
-    /// Per thread: whether two or more NOTIFYs of the trace are aimed at it (see [`Engine::access`]).
-    notified_twice: Vec<bool>,
+    /// Per thread: whether two or more NOTIFYs of the trace are aimed at it, and whether its
+    /// WAITs are in two or more tasks (the orders that choose a WAIT's NOTIFY, [`Engine::access`]).
+    choice_of_pair: Vec<(bool, bool)>,
     /// Per thread: path position of its latest transition (thread order, for DPOR).
     last_of_thread: Vec<u32>,
     /// Per path position: the previous transition of the same thread (to undo `last_of_thread`).
@@ -306,19 +303,30 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
                 s.keep_journal();
                 s
             },
-            accesses: vec![Vec::new(); model.trace.locations.len() + nt],
+            accesses: vec![Vec::new(); model.trace.locations.len() + 2 * nt],
             lock_ops: vec![Vec::new(); model.locks as usize],
             posts_to: vec![Vec::new(); nt],
-            notified_twice: {
-                let mut n = vec![0u32; nt];
-                for o in &model.trace.ops {
-                    if let OpKind::Notify { target } = o.kind {
-                        if let Some(t) = model.thread_of_raw(target) {
-                            n[t as usize] += 1;
+            choice_of_pair: {
+                let mut notifies = vec![0u32; nt];
+                let mut wait_task = vec![None; nt];
+                let mut pair = vec![(false, false); nt];
+                for (i, o) in model.trace.ops.iter().enumerate() {
+                    match o.kind {
+                        OpKind::Notify { target } => {
+                            if let Some(t) = model.thread_of_raw(target) {
+                                notifies[t as usize] += 1;
+                                pair[t as usize].0 = notifies[t as usize] >= 2;
+                            }
                         }
+                        OpKind::Wait => {
+                            let t = model.op_thread[i] as usize;
+                            let task = model.op_task[i];
+                            pair[t].1 |= *wait_task[t].get_or_insert(task) != task;
+                        }
+                        _ => {}
                     }
                 }
-                n.into_iter().map(|k| k >= 2).collect()
+                pair
             },
             last_of_thread: vec![NEVER; nt],
             prev_of_thread: Vec::new(),
@@ -370,26 +378,33 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
     }
 
     /// The access `op` makes under DPOR's dependence, as (location, writes): a READ or WRITE
-    /// (heap or static); a NOTIFY *reads* and a WAIT *writes* the notify count of the waiting
-    /// thread, one more location per thread. A WAIT can be released by any NOTIFY aimed at its
-    /// thread, and which one it was decides what the waiter's later operations happen after:
-    /// the clocks pair the k-th WAIT with the k-th NOTIFY of the path, so without this
-    /// dependence the other NOTIFYs never race with the WAIT, and runs where another one
-    /// released it were lost (issue 12, fixtures/em-open/notify-races-wait). Two NOTIFYs
-    /// commute (both add one), so they are reads of the count. A thread that only one NOTIFY of
-    /// the trace aims at has no choice: that NOTIFY releases its WAIT in every run, which the
-    /// clock edge already says; racing them would only try the impossible order (a WAIT before
-    /// the one NOTIFY that enables it) and, for want of a candidate, every enabled thread
-    /// (remind-me's `dpor` went from 24 executions to millions), so its count is no location.
+    /// (heap or static); a NOTIFY *writes* the notify order of the thread it aims at, and a WAIT
+    /// the wait order of its own thread, one more location each per thread (docs/em-dpor.md
+    /// §4.6). A WAIT can be released by any NOTIFY aimed at its thread, and the clocks pair the
+    /// k-th WAIT with the k-th NOTIFY of the path (em_hb.rs), so which NOTIFY released it is fixed
+    /// by the order of the NOTIFYs aimed at the thread (and of its WAITs, which handlers of one
+    /// looper may run in either order). With those orders as dependences, every run of one
+    /// Mazurkiewicz trace pairs the same NOTIFY with each WAIT, and a WAIT is enabled in all of
+    /// them (k NOTIFYs before the k-th WAIT); a NOTIFY that is not a WAIT's pair neither enables
+    /// nor disables it, so the two are independent, and the pairing edge orders the pair.
+    /// Without this, runs where another NOTIFY released the WAIT were lost (issue 12,
+    /// fixtures/em-regress/notify-races-wait). Locations are kept only where there is a choice:
+    /// notify order for a thread two or more NOTIFYs of the trace aim at, wait order for a
+    /// thread whose WAITs are in two or more tasks.
     pub fn access(&self, op: u32) -> Option<(u32, bool)> {
-        let count = |t: u32| {
-            (R::NOTIFY_COUNTS && self.notified_twice[t as usize]).then(|| self.model.trace.locations.len() as u32 + t)
-        };
+        let base = self.model.trace.locations.len() as u32;
+        let nt = self.model.threads.len() as u32;
         match self.op_kind(op) {
             OpKind::Read { loc } => Some((loc, false)),
             OpKind::Write { loc } => Some((loc, true)),
-            OpKind::Notify { target } => self.model.thread_of_raw(target).and_then(count).map(|l| (l, false)),
-            OpKind::Wait => count(self.model.op_thread[op as usize]).map(|l| (l, true)),
+            OpKind::Notify { target } => {
+                let t = self.model.thread_of_raw(target)?;
+                self.choice_of_pair[t as usize].0.then_some((base + t, true))
+            }
+            OpKind::Wait => {
+                let t = self.model.op_thread[op as usize];
+                self.choice_of_pair[t as usize].1.then_some((base + nt + t, true))
+            }
             _ => None,
         }
     }

@@ -32,7 +32,6 @@ pub(crate) struct DporRace;
 
 impl RaceRule for DporRace {
     const ONCE_PER_STATE: bool = true;
-    const NOTIFY_COUNTS: bool = true;
 
     /// Thread order: the thread's latest transition.
     fn predecessor<S: Sleep, P: Parallel>(e: &Engine<'_, Self, S, P>, p: Choice, _op: u32) -> Option<usize> {
