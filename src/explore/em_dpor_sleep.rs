@@ -49,8 +49,10 @@
 //!   another thread is disabled while the lock is held, so it is never asleep beside it); and
 //!   a LOCK or UNLOCK wakes every sleeper;
 //! - wait/notify counts: a NOTIFY adds one to its target's count, a WAIT takes one from its own
-//!   thread's count; both commute with each other and with everything else (a NOTIFY only
-//!   enables);
+//!   thread's count; as states go they commute with each other and with everything else (a
+//!   NOTIFY only enables), but the NOTIFYs aimed at one thread, and its WAITs, are dependent
+//!   ([`super::dpor::Engine::access`]: their order decides which NOTIFY happens before which
+//!   WAIT), so one of them wakes the others;
 //! - reads and writes: conflicting accesses (one location, a write) are dependent, so a read's
 //!   reads-from and the final writes are the same in commuted runs.
 //!
