@@ -1,0 +1,61 @@
+//! Diagnostics at the point of failure, as the binary prints them (issue 17 §1): a conflict
+//! names both apps, the variable and both values; replay names locks as the trace writes them
+//! and lists each access once; a deadlock names the handler a stuck looper is in.
+
+mod common;
+
+use std::process::{Command, Output};
+
+fn tracepor(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracepor")).args(args).current_dir(common::root()).output().unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const FIRE_LOCK: &str = "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events";
+
+#[test]
+fn a_conflict_names_both_apps_the_variable_and_both_values() {
+    let o = tracepor(&["check", FIRE_LOCK, "--conflicts", "--json"]);
+    assert_eq!(code(&o), 1);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let errors = doc["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{doc}");
+    for e in errors {
+        let c = &e["conflict"];
+        assert_eq!(c["variable"], "lock", "{e}");
+        assert_eq!(c["app"], e["app"], "the app writing now is the one the error is in: {e}");
+        assert_ne!(c["app"], c["last_app"], "{e}");
+        assert_ne!(c["value"], c["last_value"], "{e}");
+        let values = [c["value"].as_str().unwrap(), c["last_value"].as_str().unwrap()];
+        assert!(values.contains(&"locked") && values.contains(&"unlocked"), "{e}");
+        let message = e["message"].as_str().unwrap();
+        for part in ["app", "last_app", "value", "last_value", "variable"] {
+            assert!(message.contains(c[part].as_str().unwrap()), "{part} not in {message}");
+        }
+    }
+    // The schedule shown reaches the conflict with the values reported: presence first means
+    // LockItWhenILeave locked the door before FireCO2Alarm unlocks it.
+    let first = errors.iter().find(|e| e["schedule"] == "presence.not_present,smoke.detected").expect("{doc}");
+    assert_eq!(first["conflict"]["last_app"], "LockItWhenILeave");
+    assert_eq!(first["conflict"]["last_value"], "locked");
+    assert_eq!(first["conflict"]["value"], "unlocked");
+
+    let out = text(&tracepor(&["check", FIRE_LOCK, "--conflicts"]).stdout);
+    assert!(
+        out.contains(
+            "conflict: apps LockItWhenILeave and FireCO2Alarm both write `lock`: LockItWhenILeave wrote locked, \
+             then FireCO2Alarm writes unlocked"
+        ),
+        "{out}"
+    );
+    let o = tracepor(&["replay", FIRE_LOCK, "--schedule", "presence.not_present,smoke.detected", "--conflicts"]);
+    assert_eq!(code(&o), 1);
+    assert!(text(&o.stdout).contains("LockItWhenILeave wrote locked, then FireCO2Alarm writes unlocked"));
+}
