@@ -323,7 +323,12 @@ pub fn replay<M: Model>(model: &M, schedule: &str) -> Result<Replay, CheckError>
         let result = model.step(&mut s, c);
         let changed = if result.is_ok() { model.explain_step(&before, &s, c) } else { String::new() };
         steps.push(ReplayStep { choice: model.choice_name(c), what, accesses, changed });
-        if let Err(e) = result {
+        if let Err(mut e) = result {
+            // As the report says it: an event model's conflict message names the values only
+            // in its `conflict` (a SmartApp's names them already).
+            if let (Some(c), ModelKind::Events) = (&e.conflict, model.kind()) {
+                e.message = c.describe();
+            }
             return done(steps, ReplayEnd::Error(e));
         }
     }

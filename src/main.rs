@@ -882,10 +882,7 @@ fn print_replay(replay: &Replay) -> Result<(), Fail> {
                 enabled.join(" ")
             )))
         }
-        ReplayEnd::Error(e) => {
-            let message = e.conflict.as_ref().map_or_else(|| e.message.clone(), |c| c.describe());
-            println!("error: {}: {message} (line {})", e.kind, e.line)
-        }
+        ReplayEnd::Error(e) => println!("error: {}: {} (line {})", e.kind, e.message, e.line),
         ReplayEnd::Ended(outcome) => {
             println!("end: nothing enabled; {}", if outcome.stuck() { "stuck (deadlock)" } else { "complete" });
             println!("outcome: {outcome}");
