@@ -128,13 +128,25 @@ enum Command {
         jsonl: bool,
     },
     /// Re-execute one schedule step by step.
+    ///
+    /// Each step's operation or event, the objects it reads (R) and writes (W), what it
+    /// changed; then the error it ends in, or what is still enabled. Exit 1 when the schedule reproduces an error or deadlock, 2 when a step is not
+    /// enabled, 0 otherwise.
     Replay {
+        /// The input, as given to `check` (several SmartApps are one system).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        #[arg(long)]
+        /// The choices to take, comma-separated, `c*k` for k times in a row: thread numbers on
+        /// EM traces (`1*5,2*3,1`), event names on event models and SmartApps
+        /// (`presence.not_present,smoke.detected`). `check` prints one for each finding.
+        #[arg(long, value_name = "SCHEDULE")]
         schedule: String,
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        /// Fire each event at most k times, as the run that printed the schedule did (event
+        /// models and SmartApps). Default: no bound.
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
         bound: Option<u32>,
+        /// Check IoTCheck's conflicts, as the run that printed the schedule did (event models
+        /// and SmartApps): without it a conflicting write is not an error.
         #[arg(long)]
         conflicts: bool,
     },
@@ -859,13 +871,9 @@ fn verdict_json(v: &regress::Verdict) -> serde_json::Value {
 
 /// Prints each step with its accesses and what changed, then how the schedule ended.
 fn print_replay(replay: &Replay) -> Result<(), Fail> {
-    let failed = matches!(replay.end, ReplayEnd::Error(_));
+    // A failed step leads to no state: its accesses are those up to the failure, and it
+    // changed nothing (`changed` is empty).
     for (i, step) in replay.steps.iter().enumerate() {
-        // A failed step leads to no state: nothing to show of what it touched or changed.
-        if failed && i + 1 == replay.steps.len() {
-            println!("{:>5}  [{}] {}", i + 1, step.choice, step.what);
-            continue;
-        }
         let accesses = if step.accesses.is_empty() {
             String::new()
         } else {

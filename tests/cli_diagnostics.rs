@@ -59,3 +59,35 @@ fn a_conflict_names_both_apps_the_variable_and_both_values() {
     assert_eq!(code(&o), 1);
     assert!(text(&o.stdout).contains("LockItWhenILeave wrote locked, then FireCO2Alarm writes unlocked"));
 }
+
+#[test]
+fn replay_names_locks_as_the_trace_does_and_each_access_once() {
+    let o = tracepor(&["replay", "traces/android/photo-sync", "--schedule", "1*5,2*3,3*2,1*2"]);
+    assert_eq!(code(&o), 1, "the schedule check printed reaches the deadlock");
+    let out = text(&o.stdout);
+    assert!(out.contains("LOCK 0xdb   {W lock 0xdb}"), "{out}");
+    assert!(out.contains("LOCK 0xca   {W lock 0xca}"), "{out}");
+    assert!(!out.contains('#'), "no lock by index: {out}");
+
+    // An event firing's accesses are listed once per step, not in its description and again.
+    let o = tracepor(&["replay", FIRE_LOCK, "--schedule", "presence.not_present,smoke.detected", "--conflicts"]);
+    for line in text(&o.stdout).lines().filter(|l| l.contains("event ")) {
+        assert_eq!(line.matches("W lock").count(), 1, "{line}");
+        assert_eq!(line.matches("R enabled(").count(), 1, "{line}");
+    }
+}
+
+#[test]
+fn replay_help_documents_its_options() {
+    let help = text(&tracepor(&["replay", "--help"]).stdout);
+    for needle in ["--schedule", "`c*k`", "1*5,2*3,1", "--bound <K>", "Default: no bound", "--conflicts", "Exit 1"] {
+        assert!(help.contains(needle), "{needle} missing from:\n{help}");
+    }
+    // Every option says something, on its line or the next (clap's long help).
+    let lines: Vec<&str> = help.lines().collect();
+    for (i, line) in lines.iter().enumerate().filter(|(_, l)| l.trim_start().starts_with("--")) {
+        let next = lines.get(i + 1).map_or("", |l| l.trim());
+        let said = line.split_whitespace().count() > 2 || (!next.is_empty() && !next.starts_with('-'));
+        assert!(said, "undocumented: {line}");
+    }
+}

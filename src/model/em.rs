@@ -59,6 +59,8 @@ pub struct EmModel {
     slot: Vec<u32>,
     pub locks: u32,
     pub reads: u32,
+    /// Per dense lock id: its symbol in the trace, so that reports name it as the trace does.
+    lock_symbols: Vec<u32>,
 }
 
 /// A configuration of the emulator, in one flat buffer so that copying a state is one
@@ -491,6 +493,13 @@ impl EmModel {
             slot,
             locks: lock_ids.len() as u32,
             reads,
+            lock_symbols: {
+                let mut by_id = vec![0; lock_ids.len()];
+                for (&sym, &id) in &lock_ids {
+                    by_id[id as usize] = sym;
+                }
+                by_id
+            },
         })
     }
 
@@ -782,7 +791,7 @@ impl Model for EmModel {
         if object < locs {
             self.trace.location_name(object)
         } else if object < locs + self.locks {
-            format!("lock #{}", object - locs)
+            format!("lock {}", self.trace.symbol(self.lock_symbols[(object - locs) as usize]))
         } else {
             format!("queue of thread {}", self.threads[(object - locs - self.locks) as usize].raw)
         }
