@@ -16,7 +16,7 @@ use tracepor::explore::registry::{self, Entry, Registered};
 use tracepor::explore::{Ablation, Limits, SearchOptions};
 use tracepor::model::{self, LoadOptions, Model};
 use tracepor::regress;
-use tracepor::report::{self, compare::InputRuns, RunReport};
+use tracepor::report::{self, compare::InputRuns, compare::NotCompared, RunReport};
 use tracepor::with_model;
 
 // Counts live heap bytes: what --max-memory limits and reports show.
@@ -489,6 +489,12 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 inputs.iter().map(|f| vec![f.clone()]).collect()
             };
             check::check_load_options(&groups, &common.load_options())?;
+            // A misspelt strategy is a usage error for every input: refused before any search.
+            for name in strategies.iter().flatten() {
+                if registry::lookup(name).is_none() {
+                    return Err(Fail(format!("unknown strategy `{name}` (known: {})", registry::NAMES.join(", "))));
+                }
+            }
             let many = groups.len() > 1;
             // Over many inputs each one's table is printed as it finishes, and an input that
             // does not load is a line saying why; the others still run.
@@ -496,18 +502,32 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let (mut all, mut failed) = (Vec::new(), Vec::new());
             for group in &groups {
                 let file = &joined(group);
+                // An input that does not load, or that a strategy asked for does not apply to,
+                // is a row of its own; over one input it is the whole answer (exit 2).
+                let mut not_compared = |e: String| -> Result<(), Fail> {
+                    if !many {
+                        return Err(Fail(e));
+                    }
+                    if stream {
+                        println!("{}: not compared: {e}\n", file.display());
+                    }
+                    failed.push(NotCompared { file: file.display().to_string(), error: e });
+                    Ok(())
+                };
                 let loaded = match model::load_all(group, common.load_options()) {
                     Ok(l) => l,
-                    Err(e) if many => {
-                        if stream {
-                            println!("{}: not compared: {e}\n", file.display());
-                        }
-                        failed.push(serde_json::json!({ "file": file.display().to_string(), "error": e.to_string() }));
+                    Err(e) => {
+                        not_compared(e.to_string())?;
                         continue;
                     }
-                    Err(e) => return Err(e.into()),
                 };
-                let runs = with_model!(&loaded, m => compare(m, file, strategies.as_deref(), many, &common))?;
+                let runs = match with_model!(&loaded, m => compare(m, file, strategies.as_deref(), many, &common)) {
+                    Ok(runs) => runs,
+                    Err(Fail(e)) => {
+                        not_compared(e)?;
+                        continue;
+                    }
+                };
                 let verdict = with_model!(&loaded, m => check::verdict(m, &runs));
                 let input = InputRuns { runs, verdict };
                 if stream {
@@ -516,17 +536,17 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 all.push(input);
             }
             if let Some(p) = &csv {
-                write(p, &report::compare::csv(&all))?;
+                write(p, &report::compare::csv(&all, &failed))?;
             }
             if let Some(p) = &markdown {
-                write(p, &report::compare::markdown(&all))?;
+                write(p, &report::compare::markdown(&all, &failed))?;
             }
             if let Some(p) = &svg {
                 write(p, &report::compare::svg(&all))?;
             }
             if common.json {
                 let mut docs: Vec<_> = all.iter().map(|i| i.verdict().json(&i.runs)).collect();
-                docs.extend(failed.iter().cloned());
+                docs.extend(failed.iter().map(|f| serde_json::json!(f)));
                 let mut doc = if docs.len() == 1 && !many {
                     docs.into_iter().next().unwrap()
                 } else {

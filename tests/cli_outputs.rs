@@ -184,3 +184,74 @@ fn compare_table_fits_a_terminal() {
     let row = lines.iter().find(|l| l.starts_with("em-dpor ")).unwrap();
     assert!(row.contains(&format!("{head},{tail}")), "{row}");
 }
+
+/// Over many inputs, an input a strategy does not apply to is a row saying why (on the terminal,
+/// in CSV and Markdown, in JSON) and the others still run; a misspelt strategy is refused
+/// before any search.
+#[test]
+fn compare_over_many_inputs_keeps_going_past_an_input_it_cannot_run() {
+    let dir = scratch("not-applicable");
+    let (csv, md) = (dir.join("t.csv"), dir.join("t.md"));
+    let args = [
+        "compare",
+        "fixtures/em/two-posters",
+        "fixtures/events/example.events",
+        "fixtures/em/notify-wait",
+        "--strategies",
+        "full,em-dpor",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+    ];
+    let o = tracepor(&args);
+    let out = text(&o.stdout);
+    assert_eq!(code(&o), 2, "{out}");
+    assert!(
+        out.contains("example.events: not compared: strategy `em-dpor` does not apply to events inputs"),
+        "{out}"
+    );
+    assert!(out.contains("notify-wait: outcome sets agree"), "the input after it still ran: {out}");
+    assert!(out.contains("2 of 3 inputs compared"), "{out}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(",agree,error"), "{header}");
+    let row = csv.lines().find(|l| l.starts_with("fixtures/events/example.events,")).expect("a row for it");
+    assert_eq!(row.split(',').count(), header.split(',').count(), "{row}");
+    assert!(row.ends_with("strategy `em-dpor` does not apply to events inputs"), "{row}");
+    assert_eq!(csv.lines().filter(|l| l.contains(",full,")).count(), 2, "{csv}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("| fixtures/events/example.events | not compared: strategy `em-dpor`"), "{md}");
+
+    let o = tracepor(&[&args[..6], &["--json"]].concat());
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let inputs = doc["inputs"].as_array().unwrap();
+    assert_eq!(inputs.len(), 3, "{doc}");
+    assert!(inputs.iter().any(|i| i["file"] == "fixtures/events/example.events" && i["error"].is_string()), "{doc}");
+
+    let o = tracepor(&["compare", "fixtures/em/two-posters", "fixtures/em/notify-wait", "--strategies", "full,emdpor"]);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty(), "a search ran before the strategy was checked: {}", text(&o.stdout));
+    assert!(text(&o.stderr).contains("unknown strategy `emdpor`"), "{}", text(&o.stderr));
+}
+
+/// Each input's table is printed when that input finishes, not when all have: the first one's
+/// verdict is on stdout while the second, long search still runs.
+#[test]
+fn compare_prints_each_input_as_it_finishes() {
+    use std::io::{BufRead, BufReader};
+    let slow = common::em_explorer().join("tacas-2016/mytracks");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracepor"))
+        .args(["compare", "fixtures/em/two-posters", slow.to_str().unwrap(), "--strategies", "full"])
+        .args(["--time-limit", "20", "--no-progress"])
+        .current_dir(common::root())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let verdict = lines.by_ref().map(Result::unwrap).find(|l| l.contains("two-posters: outcome sets")).unwrap();
+    let still_running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(still_running, "the first input's verdict ({verdict}) came only after the whole run");
+}

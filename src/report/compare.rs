@@ -260,28 +260,45 @@ pub(crate) fn csv_cell(s: &str) -> String {
     }
 }
 
-/// CSV, one row per input and strategy, with the agreement verdict per row.
-pub fn csv(inputs: &[InputRuns]) -> String {
+/// An input `compare` could not run (it did not load, or a strategy asked for does not apply
+/// to it), and why: a row of its own in every table.
+#[derive(Clone, Debug, Serialize)]
+pub struct NotCompared {
+    pub file: String,
+    pub error: String,
+}
+
+/// CSV, one row per input and strategy, with the agreement verdict per row; an input not
+/// compared is a row with only its name and, in the last column, why.
+pub fn csv(inputs: &[InputRuns], failed: &[NotCompared]) -> String {
     let mut out = HEADER.join(",");
-    out.push_str(",agree\n");
+    out.push_str(",agree,error\n");
     let mut i = 0;
     let rows = rows(inputs);
     for input in inputs {
         let agree = input.agreement().map_or("".into(), |a| a.to_string());
         for _ in &input.runs {
             let cells: Vec<String> = rows[i].iter().map(|c| csv_cell(c)).collect();
-            let _ = writeln!(out, "{},{agree}", cells.join(","));
+            let _ = writeln!(out, "{},{agree},", cells.join(","));
             i += 1;
         }
+    }
+    for f in failed {
+        let _ = writeln!(out, "{}{},{}", csv_cell(&f.file), ",".repeat(HEADER.len()), csv_cell(&f.error));
     }
     out
 }
 
-/// A Markdown table (as in the papers' Table 1), then the verdicts.
-pub fn markdown(inputs: &[InputRuns]) -> String {
+/// A Markdown table (as in the papers' Table 1), then the verdicts; an input not compared is
+/// a row saying why.
+pub fn markdown(inputs: &[InputRuns], failed: &[NotCompared]) -> String {
     let mut out = format!("| {} |\n|{}\n", HEADER.join(" | "), "---|".repeat(HEADER.len()));
     for row in rows(inputs) {
         let _ = writeln!(out, "| {} |", row.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
+    }
+    for f in failed {
+        let why = format!("not compared: {}", f.error).replace('|', "\\|").replace('\n', " ");
+        let _ = writeln!(out, "| {} | {why} |{}", f.file.replace('|', "\\|"), " |".repeat(HEADER.len() - 2));
     }
     out.push('\n');
     for line in verdict(inputs).lines() {
