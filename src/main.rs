@@ -371,11 +371,18 @@ fn cancel_flag() -> Arc<AtomicBool> {
 }
 
 fn main() -> ExitCode {
+    // A script that asked for JSON reads stdout: its refusals come there too, as JSON (and on
+    // stderr as text, for a person watching).
+    let json = std::env::args_os().skip(1).any(|a| a == "--json");
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
+            if json && e.use_stderr() {
+                let first = e.to_string().lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+                print_error_json(&first);
+            }
             return ExitCode::from(code);
         }
     };
@@ -383,9 +390,24 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code as u8),
         Err(Fail(msg)) => {
             eprintln!("tracepor: {msg}");
+            if json {
+                print_error_json(&msg);
+            }
             ExitCode::from(2)
         }
     }
+}
+
+/// The document of a run refused with exit 2 (bad input or usage), under `--json`.
+fn print_error_json(message: &str) {
+    let doc = serde_json::json!({ "error": message, "tool": tool_json() });
+    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+}
+
+/// `stats` keys as JSON has them: `messages posted` -> `messages_posted`, `ops READ-STATIC` ->
+/// `ops_read_static` (the text report keeps the readable form).
+fn json_key(key: &str) -> String {
+    key.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect()
 }
 
 fn run(cli: Cli) -> Result<i32, Fail> {
@@ -451,7 +473,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 })()
                 .map_err(|Fail(msg)| msg);
                 let case = regress::Case { input: input.display().to_string(), result, time: started.elapsed() };
-                if !common.quiet {
+                if !common.quiet && !common.json {
                     match &case.result {
                         Ok(v) => print!("{}: {}", case.input, v.render(5)),
                         Err(msg) => println!("{}: error: {msg}", case.input),
@@ -463,7 +485,29 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 write(p, &regress::junit("regress", &cases))?;
             }
             let passed = cases.iter().filter(|c| matches!(c.result, Ok(regress::Verdict::Pass { .. }))).count();
-            if !common.quiet {
+            if common.json {
+                // One object per input: `check --json`'s `expect`, or the error that kept it
+                // from running.
+                let inputs: Vec<serde_json::Value> = cases
+                    .iter()
+                    .map(|c| {
+                        let mut doc = match &c.result {
+                            Ok(v) => verdict_json(v),
+                            Err(msg) => serde_json::json!({ "result": "error", "error": msg }),
+                        };
+                        doc["input"] = serde_json::json!(c.input);
+                        doc["time_s"] = serde_json::json!(c.time.as_secs_f64());
+                        doc
+                    })
+                    .collect();
+                let doc = serde_json::json!({
+                    "inputs": inputs,
+                    "passed": passed,
+                    "tool": tool_json(),
+                    "options": common.options_json(strategy.as_deref()),
+                });
+                println!("{}", serde_json::to_string_pretty(&doc)?);
+            } else if !common.quiet {
                 println!("{passed} of {} inputs pass", cases.len());
             }
             Ok(regress::exit_code(&cases))
@@ -594,14 +638,35 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(replay.exit_code())
         }
         Command::Stats { files, json } => {
-            if let Some(table) = smartapp_coverage(&files)? {
-                print!("{table}");
+            if let Some(apps) = smartapp_coverage(&files)? {
+                let loaded = apps.iter().filter(|(_, r)| r.is_ok()).count();
+                if json {
+                    let apps: Vec<serde_json::Value> = apps
+                        .iter()
+                        .map(|(name, r)| match r {
+                            Ok(events) => serde_json::json!({ "app": name, "loaded": true, "events": events }),
+                            Err(why) => serde_json::json!({ "app": name, "loaded": false, "error": why }),
+                        })
+                        .collect();
+                    let doc = serde_json::json!({ "apps": apps, "loaded": loaded, "tool": tool_json() });
+                    println!("{}", serde_json::to_string_pretty(&doc)?);
+                } else {
+                    for (name, r) in &apps {
+                        match r {
+                            Ok(events) => println!("{name:<60} loaded ({events} events)"),
+                            Err(why) => println!("{name:<60} {why}"),
+                        }
+                    }
+                    println!("{loaded} of {} apps load", apps.len());
+                }
                 return Ok(0);
             }
             let file = joined(&files);
             let loaded = model::load_all(&files, LoadOptions::default())?;
             let (kind, stats) = with_model!(&loaded, m => (m.kind(), m.stats()));
             if json {
+                let stats: std::collections::BTreeMap<String, u64> =
+                    stats.into_iter().map(|(k, v)| (json_key(&k), v)).collect();
                 println!("{}", serde_json::to_string_pretty(&stats)?);
             } else {
                 println!("{} ({kind})", file.display());
@@ -686,28 +751,26 @@ fn joined(files: &[PathBuf]) -> PathBuf {
     PathBuf::from(files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" + "))
 }
 
+/// What `stats` says of one app of a folder of SmartApps: its events, or why it did not load.
+type AppCoverage = (String, Result<u64, String>);
+
 /// `stats` on one folder of SmartApps: each app alone, loaded or the first construct that
 /// stops it (None when the input is not such a folder).
-fn smartapp_coverage(files: &[PathBuf]) -> Result<Option<String>, Fail> {
+fn smartapp_coverage(files: &[PathBuf]) -> Result<Option<Vec<AppCoverage>>, Fail> {
     let [dir] = files else { return Ok(None) };
     if !dir.is_dir() {
         return Ok(None);
     }
     let Some(apps) = tracepor::trace::input::detect_groovy(dir)? else { return Ok(None) };
-    let mut out = String::new();
-    let mut loaded = 0;
+    let mut out = Vec::new();
     for app in &apps {
         let name = app.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        match model::load_all(std::slice::from_ref(app), LoadOptions::default()) {
-            Ok(l) => {
-                loaded += 1;
-                let ev = with_model!(&l, m => m.stats().get("events").copied().unwrap_or(0));
-                out.push_str(&format!("{name:<60} loaded ({ev} events)\n"));
-            }
-            Err(e) => out.push_str(&format!("{name:<60} {}\n", e.to_string().replace(&app.display().to_string(), ""))),
-        }
+        let result = match model::load_all(std::slice::from_ref(app), LoadOptions::default()) {
+            Ok(l) => Ok(with_model!(&l, m => m.stats().get("events").copied().unwrap_or(0))),
+            Err(e) => Err(e.to_string().replace(&app.display().to_string(), "")),
+        };
+        out.push((name, result));
     }
-    out.push_str(&format!("{loaded} of {} apps load\n", apps.len()));
     Ok(Some(out))
 }
 

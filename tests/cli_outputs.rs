@@ -255,3 +255,90 @@ fn compare_prints_each_input_as_it_finishes() {
     child.wait().unwrap();
     assert!(still_running, "the first input's verdict ({verdict}) came only after the whole run");
 }
+
+/// With `--json`, a run refused with exit 2 (a bad input, a bad option) is a JSON document on
+/// stdout too: `{"error": "...", "tool": {...}}`.
+#[test]
+fn input_errors_are_json_under_json() {
+    let dir = scratch("json-errors");
+    let bad = dir.join("bad.events");
+    std::fs::write(&bad, "model events\nvar x = \n").unwrap();
+    let bad = bad.to_str().unwrap();
+    for args in [
+        vec!["check", bad, "--json"],
+        vec!["compare", bad, "--json"],
+        vec!["stats", bad, "--json"],
+        vec!["check", "fixtures/em/two-posters", "--json", "--strategy", "nosuch"],
+        vec!["check", "fixtures/em/two-posters", "--json", "--threads", "0"],
+        vec!["check", "/no/such/input", "--json"],
+    ] {
+        let o = tracepor(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&o.stdout)));
+        let error = doc["error"].as_str().unwrap_or_else(|| panic!("{args:?}: {doc}"));
+        assert!(!error.is_empty() && !error.starts_with("error:"), "{args:?}: {error}");
+        assert_eq!(doc["tool"]["name"], "tracepor");
+        assert!(!text(&o.stderr).is_empty(), "the person at the terminal still reads why");
+    }
+    let o = tracepor(&["check", bad]);
+    assert!(o.stdout.is_empty(), "no JSON unless asked: {}", text(&o.stdout));
+}
+
+/// Every key of `stats --json` is one word (`dependence_edges`, `ops_read`), values counts.
+#[test]
+fn stats_json_keys_have_no_spaces() {
+    for input in ["traces/android/photo-sync", "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events"] {
+        let o = tracepor(&["stats", input, "--json"]);
+        assert_eq!(code(&o), 0);
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let map = doc.as_object().unwrap();
+        assert!(map.len() > 3, "{doc}");
+        for (k, v) in map {
+            assert!(k.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "{input}: `{k}`");
+            assert!(v.is_u64(), "{input}: {k}: {v}");
+        }
+    }
+    let doc: serde_json::Value =
+        serde_json::from_slice(&tracepor(&["stats", "traces/android/photo-sync", "--json"]).stdout).unwrap();
+    assert_eq!(doc["messages_posted"], 2);
+    assert_eq!(doc["ops_lock"], 4);
+
+    // A folder of SmartApps: each app, loaded or why not.
+    let apps = scratch("stats-apps");
+    std::fs::write(
+        apps.join("Opener.groovy"),
+        "definition(name: \"Opener\", namespace: \"t\", author: \"t\")\n\
+         preferences { section(\"x\") { input \"contact1\", \"capability.contactSensor\" } }\n\
+         def installed() { subscribe(contact1, \"contact.open\", opened) }\n\
+         def opened(evt) { state.count = 1 }\n",
+    )
+    .unwrap();
+    std::fs::write(apps.join("Broken.groovy"), "definition(name: \"Broken\")\ndef x() { \"open\n").unwrap();
+    let o = tracepor(&["stats", apps.to_str().unwrap(), "--json"]);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o.stdout)));
+    assert_eq!(doc["loaded"], 1, "{doc}");
+    let list = doc["apps"].as_array().unwrap();
+    let broken = list.iter().find(|a| a["app"] == "Broken.groovy").unwrap();
+    assert!(broken["loaded"] == false && broken["error"].is_string(), "{doc}");
+    assert_eq!(list.iter().find(|a| a["app"] == "Opener.groovy").unwrap()["loaded"], true, "{doc}");
+}
+
+/// `regress --json`: one object per input with `check --expect`'s verdict, and the count that
+/// passed.
+#[test]
+fn regress_json_has_one_object_per_input() {
+    let o = tracepor(&["regress", "fixtures/events", "--json"]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let inputs = doc["inputs"].as_array().unwrap();
+    assert!(inputs.len() >= 3, "{doc}");
+    assert_eq!(doc["passed"].as_u64().unwrap() as usize, inputs.len());
+    for i in inputs {
+        assert_eq!(i["result"], "pass", "{i}");
+        assert!(i["input"].as_str().unwrap().starts_with("fixtures/events/"), "{i}");
+    }
+    assert_eq!(doc["tool"]["name"], "tracepor");
+    assert!(doc["options"].is_object());
+}
