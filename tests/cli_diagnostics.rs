@@ -91,3 +91,27 @@ fn replay_help_documents_its_options() {
         assert!(said, "undocumented: {line}");
     }
 }
+
+#[test]
+fn a_deadlock_names_the_handler_a_looper_is_stuck_in_and_the_messages_behind_it() {
+    let o = tracepor(&["check", "fixtures/em-regress/stuck-handler-queued-behind", "--strategy", "full", "--json"]);
+    assert_eq!(code(&o), 1);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let messages: Vec<&str> =
+        doc["errors"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
+    assert!(
+        messages.iter().any(|m| m.contains(
+            "thread 1 in the handler of message 1 at operation 17 (LOCK 0xa) waits for lock 0xa, held by thread 3; \
+             message 2 waits behind it in the queue"
+        )),
+        "{messages:#?}"
+    );
+    // The holder is named by the handler it holds the lock in.
+    assert!(
+        messages.iter().all(|m| m.contains("waits for lock 0xb, held by thread 1 in the handler of message 1")),
+        "{messages:#?}"
+    );
+    // A plain thread is named as before, with no handler.
+    let out = text(&tracepor(&["check", "traces/android/photo-sync"]).stdout);
+    assert!(out.contains("thread 3 at operation 12 (LOCK 0xca) waits for lock 0xca"), "{out}");
+}

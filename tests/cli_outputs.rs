@@ -207,10 +207,7 @@ fn compare_over_many_inputs_keeps_going_past_an_input_it_cannot_run() {
     let o = tracepor(&args);
     let out = text(&o.stdout);
     assert_eq!(code(&o), 2, "{out}");
-    assert!(
-        out.contains("example.events: not compared: strategy `em-dpor` does not apply to events inputs"),
-        "{out}"
-    );
+    assert!(out.contains("example.events: not compared: strategy `em-dpor` does not apply to events inputs"), "{out}");
     assert!(out.contains("notify-wait: outcome sets agree"), "the input after it still ran: {out}");
     assert!(out.contains("2 of 3 inputs compared"), "{out}");
     let csv = std::fs::read_to_string(&csv).unwrap();
@@ -274,8 +271,8 @@ fn input_errors_are_json_under_json() {
     ] {
         let o = tracepor(&args);
         assert_eq!(code(&o), 2, "{args:?}");
-        let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
-            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&o.stdout)));
+        let doc: serde_json::Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&o.stdout)));
         let error = doc["error"].as_str().unwrap_or_else(|| panic!("{args:?}: {doc}"));
         assert!(!error.is_empty() && !error.starts_with("error:"), "{args:?}: {error}");
         assert_eq!(doc["tool"]["name"], "tracepor");

@@ -324,7 +324,12 @@ enum Fail<'a> {
     Overflow(&'static str),
     Assert(&'a str),
     /// Variable, the app that wrote it last, the value it wrote, the value written now.
-    Conflict { var: usize, last_app: usize, old: i64, new: i64 },
+    Conflict {
+        var: usize,
+        last_app: usize,
+        old: i64,
+        new: i64,
+    },
 }
 
 /// Parses, checks and builds an event model in one call (what the CLI needs for `FILE`).
