@@ -23,15 +23,19 @@ use tracepor::with_model;
 #[global_allocator]
 static ALLOC: tracepor::alloc::Counting = tracepor::alloc::Counting;
 
+/// The exit codes, at the end of the help of every command that searches.
+const EXIT_CODES: &str =
+    "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
+3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
+differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 `check --expect` or \
+`regress`: an outcome set differs from the expected one.";
+
 #[derive(Parser)]
 #[command(
     name = "tracepor",
     version,
     about = "Model checker for event-driven programs (Android traces, SmartThings-style event models)",
-    after_help = "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
-3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
-differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 `check --expect` or \
-`regress`: an outcome set differs from the expected one."
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -41,8 +45,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Explore an input with one strategy and report what was found.
+    #[command(after_help = STRATEGY_NOTE.to_string() + "\n\n" + EXIT_CODES)]
     Check {
-        /// The input; several SmartApps (or folders of them) are checked together.
+        /// The input: an EM trace (trace.txt, its folder, or EM-Explorer's config.cfg), an event
+        /// model (.events), or SmartApps (.groovy; several, or folders of them, are one system).
+        /// `-` reads standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[arg(long, help = registry::help())]
@@ -59,24 +66,26 @@ enum Command {
     },
     /// Run every input under the folders that has an expected outcome file beside it
     /// (FILE.expected, or expected.outcomes in a trace folder) and report pass/fail per input.
+    #[command(after_help = EXIT_CODES)]
     Regress {
+        /// Folders searched (with their subfolders) for inputs with an expected file.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
         #[arg(long, help = registry::help())]
         strategy: Option<String>,
-        /// Also write the results as JUnit XML, for a CI system.
+        /// Also write the results as JUnit XML, for a CI system (one test case per input).
         #[arg(long, value_name = "PATH")]
         junit: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },
     /// Run several strategies on one or many inputs and compare them side by side.
+    #[command(after_help = STRATEGY_NOTE.to_string() + "\n\n" + EXIT_CODES)]
     Compare {
         /// Inputs: files, or folders searched for traces and event models.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Comma-separated strategies (default: every one that applies).
-        #[arg(long, value_delimiter = ',')]
+        #[arg(long, value_delimiter = ',', value_name = "S,S,...", help = strategies_help())]
         strategies: Option<Vec<String>>,
         /// Also write the table as CSV.
         #[arg(long, value_name = "PATH")]
@@ -84,29 +93,34 @@ enum Command {
         /// Also write the table as Markdown.
         #[arg(long, value_name = "PATH")]
         markdown: Option<PathBuf>,
-        /// Also write an SVG chart of transitions per input and strategy.
+        /// Also write an SVG chart of transitions per input and strategy (log scale).
         #[arg(long, value_name = "PATH")]
         svg: Option<PathBuf>,
-        /// Take only share i of n of the inputs (stable by file name), for job arrays.
+        /// Take only share i of n of the inputs, for job arrays: shards are numbered from 0
+        /// (0 <= i < n, e.g. 0/4 .. 3/4), an input's shard is a hash of its path as given, the
+        /// same on every machine. Default: every input.
         #[arg(long, value_name = "i/n")]
         shard: Option<String>,
         #[command(flatten)]
         common: Common,
     },
     /// Reproduce the paper's tables A.1/A.2: run full and stateful-dpor on each app pair of its TSV.
+    #[command(after_help = "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
+2 bad usage or an unreadable TSV or folder.")]
     Corpus {
         /// The paper's per-pair figures (shared/reference/vmcai22-tables-a1-a2.tsv).
         pairs: PathBuf,
         /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder).
         #[arg(long, value_name = "DIR")]
         smartapps: Option<PathBuf>,
-        /// Only the pairs of this table (A.1 or A.2).
+        /// Only the pairs of this table (A.1 or A.2). Default: both.
         #[arg(long, value_name = "A.1|A.2")]
         table: Option<String>,
-        /// Only the first N pairs (after --table, before --shard).
+        /// Only the first N pairs (after --table, before --shard). Default: all.
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
-        /// Take only share i of n of the pairs (stable by pair), for job arrays.
+        /// Take only share i of n of the pairs, for job arrays: numbered from 0 (0 <= i < n, e.g.
+        /// 0/4 .. 3/4), stable by pair. Default: every pair.
         #[arg(long, value_name = "i/n")]
         shard: Option<String>,
         /// Write one JSON object per pair per line here, for `corpus-merge`.
@@ -119,6 +133,7 @@ enum Command {
     },
     /// Merge the --jsonl files of `corpus` shards into one table.
     CorpusMerge {
+        /// The --jsonl files the shards wrote.
         #[arg(required = true)]
         shards: Vec<PathBuf>,
         #[command(flatten)]
@@ -152,8 +167,10 @@ enum Command {
     },
     /// Show what the input holds, without exploring.
     Stats {
+        /// The input, as for `check`; a folder of SmartApps lists each app, loaded or why not.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// One JSON object on stdout instead of the table (docs/cli.md).
         #[arg(long)]
         json: bool,
     },
@@ -161,16 +178,21 @@ enum Command {
 
 #[derive(Args, Clone)]
 struct Common {
-    /// One JSON document on stdout instead of the report.
+    /// One JSON document on stdout instead of the report (docs/cli.md); a refusal (exit 2) is
+    /// then `{"error": ...}`.
     #[arg(long)]
     json: bool,
-    /// Write the canonical outcome lines here (compare: PATH.<strategy>).
-    #[arg(long)]
+    /// Write the canonical outcome lines here, sorted, one per line; `-` for standard output.
+    /// compare: PATH.<strategy>, over several inputs PATH.<input>.<strategy> (the input's `/`
+    /// made `_`). Default: not written.
+    #[arg(long, value_name = "PATH")]
     outcomes: Option<PathBuf>,
-    /// Fire each event at most k times (event models; makes the state space acyclic).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Fire each event at most K times (event models and SmartApps; makes the state space
+    /// acyclic, which the stateless strategies need). Default: no bound.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     bound: Option<u32>,
-    /// Report IoTCheck's conflicts (event models).
+    /// Report IoTCheck's conflicts: an app writing a variable another app wrote last, with a
+    /// different value (event models and SmartApps). Default: off.
     #[arg(long)]
     conflicts: bool,
     // Zero limits would stop every search before it starts: refused here, like zero threads.
@@ -185,7 +207,8 @@ struct Common {
     /// machine's memory (or of its cgroup limit), printed in the report.
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
-    /// Worker threads, for the strategies that explore in parallel (marked so in --strategy's help).
+    /// Worker threads, for the strategies that explore in parallel (marked --threads in
+    /// --strategy's help). Default: 1.
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
@@ -210,7 +233,8 @@ struct Common {
     /// one after the event that led there, round-robin, as IoTCheck's DPOR listener does).
     #[arg(long)]
     lowest_first: bool,
-    /// Stop at the first error or deadlock found (exit 1).
+    /// Stop at the first error or deadlock found (exit 1; the run is then not finished).
+    /// Default: search on, to report every distinct one.
     #[arg(long)]
     stop_at_first_error: bool,
     /// Print no report (input errors still go to stderr); the exit code tells the result.
@@ -227,8 +251,10 @@ struct Common {
 /// Where `corpus` and `corpus-merge` also write their table.
 #[derive(Args, Clone)]
 struct TableFiles {
+    /// Also write the table as CSV.
     #[arg(long, value_name = "PATH")]
     csv: Option<PathBuf>,
+    /// Also write the table as Markdown.
     #[arg(long, value_name = "PATH")]
     markdown: Option<PathBuf>,
     /// An SVG chart of the reductions, ours beside the paper's.
@@ -253,13 +279,16 @@ impl TableFiles {
 /// How `corpus` runs each pair.
 #[derive(Args, Clone)]
 struct CorpusRun {
-    /// Per run (each strategy of each pair).
+    /// Stop each run (each strategy of each pair) after this many seconds; its row then says
+    /// it did not finish. Default: none.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     time_limit: Option<f64>,
-    /// Per run.
+    /// Stop each run before the heap passes this many MiB (counted allocations). Default: half
+    /// of the machine's memory (or of its cgroup limit).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Fire each event at most K times. Default: no bound, as the paper's runs.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     bound: Option<u32>,
     /// Check IoTCheck's conflicts, as the paper's runs did.
     #[arg(long)]
@@ -334,6 +363,17 @@ impl Common {
     fn show_progress(&self) -> bool {
         !self.quiet && !self.no_progress && (self.progress || std::io::stderr().is_terminal())
     }
+}
+
+/// What the brackets of the strategy list say.
+const STRATEGY_NOTE: &str = "Strategies: in brackets, the inputs each one runs on (em-trace, events, smartapps) \
+and the options it reads; any other option is refused with exit 2.";
+
+/// `compare --strategies`: the registry's one line per strategy, under compare's default.
+fn strategies_help() -> String {
+    let list = registry::help();
+    let lines = list.split_once('\n').map_or("", |x| x.1);
+    format!("Comma-separated strategies (default: every one that runs on the input):\n{lines}")
 }
 
 /// `--time-limit`: a finite number of seconds above zero.
@@ -713,7 +753,11 @@ fn corpus(
         smartapps,
         limits: Limits {
             time: run.time_limit.map(Duration::from_secs_f64),
-            max_memory_bytes: run.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
+            // As `check`: without --max-memory, half of the machine's memory.
+            max_memory_bytes: run
+                .max_memory
+                .map(|mb| mb.saturating_mul(1 << 20))
+                .or_else(tracepor::alloc::default_limit_bytes),
             ..Limits::default()
         },
         load: LoadOptions { bound: run.bound, conflicts: run.conflicts },

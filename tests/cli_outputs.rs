@@ -339,3 +339,64 @@ fn regress_json_has_one_object_per_input() {
     assert_eq!(doc["tool"]["name"], "tracepor");
     assert!(doc["options"].is_object());
 }
+
+/// Options of one command's `--help`: (line of the option, what it says), the description
+/// taken from the same line or, in clap's long layout, the lines below it.
+fn options_of(help: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = help.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        if !t.starts_with("--") {
+            continue;
+        }
+        let head_end = t.find("  ").unwrap_or(t.len());
+        let mut said = t[head_end..].trim().to_string();
+        for next in &lines[i + 1..] {
+            let n = next.trim();
+            if n.is_empty() || n.starts_with('-') {
+                break;
+            }
+            said.push(' ');
+            said.push_str(n);
+        }
+        out.push((t[..head_end].to_string(), said));
+    }
+    out
+}
+
+/// Help a user can work from: every option of every command says what it does, options that
+/// take a number give its unit or default, the strategies have a line each, and the schedule
+/// syntax, shard numbering and exit codes are where a user looks for them.
+#[test]
+fn every_command_documents_every_option() {
+    let commands = ["check", "compare", "regress", "replay", "stats", "corpus", "corpus-merge"];
+    for c in commands {
+        let o = tracepor(&[c, "--help"]);
+        assert_eq!(code(&o), 0, "{c}");
+        let help = text(&o.stdout);
+        let options = options_of(&help);
+        assert!(!options.is_empty(), "{c}: {help}");
+        for (option, said) in &options {
+            assert!(said.split_whitespace().count() >= 3, "{c} {option}: undocumented ({said:?})");
+            let numeric = ["<N>", "<K>", "<MB>", "<SECONDS>"].iter().any(|v| option.contains(v));
+            if numeric {
+                assert!(said.contains("Default") || said.contains("default"), "{c} {option}: no default: {said}");
+            }
+        }
+        if ["check", "compare", "regress", "replay"].contains(&c) {
+            assert!(help.contains("Exit codes") || help.contains("Exit 1"), "{c}: no exit codes");
+        }
+    }
+    let check = text(&tracepor(&["check", "--help"]).stdout);
+    let compare = text(&tracepor(&["compare", "--help"]).stdout);
+    for name in ["full ", "full-stateless", "dpor ", "dpor-sleep", "em-dpor ", "stateful-dpor", "optimal"] {
+        for (c, help) in [("check", &check), ("compare", &compare)] {
+            assert_eq!(help.lines().filter(|l| l.trim_start().starts_with(name)).count(), 1, "{c}: {name}");
+        }
+    }
+    assert!(compare.contains("numbered from 0 (0 <= i < n"), "shard numbering: {compare}");
+    assert!(check.contains("--time-limit <SECONDS>") && check.contains("MiB"), "units");
+    let replay = text(&tracepor(&["replay", "--help"]).stdout);
+    assert!(replay.contains("`c*k`"), "schedule syntax: {replay}");
+}
