@@ -400,3 +400,73 @@ fn every_command_documents_every_option() {
     let replay = text(&tracepor(&["replay", "--help"]).stdout);
     assert!(replay.contains("`c*k`"), "schedule syntax: {replay}");
 }
+
+/// Attribute `name` of the first tag in `tag`.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    Some(&tag[at..at + tag[at..].find('"')?])
+}
+
+/// `compare --svg`: an axis with a scale (a labelled line per power of ten), every label inside
+/// the picture whole, and a run a limit stopped drawn hatched, as the legend says.
+#[test]
+fn compare_svg_has_an_axis_whole_labels_and_hatched_unfinished_runs() {
+    let dir = scratch("svg");
+    // A long input name: the label must not be cut, neither by the chart nor at its edge.
+    let long = dir.join("a-trace-folder-with-a-rather-long-name-that-used-to-be-cut");
+    std::fs::create_dir_all(&long).unwrap();
+    std::fs::copy(common::root().join("fixtures/em/two-posters/trace.txt"), long.join("trace.txt")).unwrap();
+    let svg_path = dir.join("chart.svg");
+    let o = tracepor(&[
+        "compare",
+        long.to_str().unwrap(),
+        "fixtures/em/notify-wait",
+        "--strategies",
+        "full,dpor",
+        "--max-states",
+        "5",
+        "--svg",
+        svg_path.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code(&o), 3, "full stopped by --max-states: {}", text(&o.stderr));
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    let width: f64 = attr(&svg, "width").unwrap().parse().unwrap();
+
+    // The axis: labels 1, 10, 100 under grid lines, and its title.
+    let texts: Vec<(&str, &str)> = svg
+        .split("<text")
+        .skip(1)
+        .map(|t| (&t[..t.find('>').unwrap()], &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()]))
+        .collect();
+    for tick in ["1", "10", "100"] {
+        assert!(texts.iter().any(|(_, s)| *s == tick), "no tick {tick}: {svg}");
+    }
+    assert!(texts.iter().any(|(_, s)| s.contains("log scale")), "{svg}");
+    assert!(svg.matches("<line").count() >= 4, "{svg}");
+
+    // Every label whole and inside: its estimated extent (0.62 em a character) within 0..width.
+    let full_name = long.to_str().unwrap();
+    assert!(texts.iter().any(|(_, s)| *s == full_name), "the input's name is cut: {svg}");
+    for (tag, s) in &texts {
+        let x: f64 = attr(tag, "x").unwrap().parse().unwrap();
+        let size: f64 = attr(tag, "font-size").map_or(11.0, |v| v.parse().unwrap());
+        let w = s.chars().count() as f64 * size * 0.62;
+        let (from, to) = match attr(tag, "text-anchor") {
+            Some("end") => (x - w, x),
+            Some("middle") => (x - w / 2.0, x + w / 2.0),
+            _ => (x, x + w),
+        };
+        assert!(from >= 0.0 && to <= width, "`{s}` at {from:.0}..{to:.0} is cut (width {width})");
+    }
+
+    // Unfinished runs hatched, finished ones solid; the legend says which is which.
+    let bars: Vec<&str> = svg.split("<rect").skip(1).filter(|r| r.contains("<title>")).collect();
+    assert_eq!(bars.len(), 4, "{svg}");
+    for b in &bars {
+        let hatched = attr(b, "fill").unwrap().starts_with("url(#hatch");
+        assert_eq!(hatched, b.contains("did not finish"), "{b}");
+    }
+    assert_eq!(bars.iter().filter(|b| b.contains("did not finish")).count(), 2, "full on both inputs");
+    assert!(texts.iter().any(|(_, s)| s.starts_with("hatched: stopped by a limit")), "{svg}");
+}
