@@ -410,7 +410,26 @@ fn cancel_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
+/// Output piped into a reader that stops early (`| head`) ends the process quietly, as other
+/// command-line tools do, instead of a panic on the failed write.
+#[cfg(unix)]
+fn default_sigpipe() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: restores the default disposition of one signal, before any thread starts.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     // A script that asked for JSON reads stdout: its refusals come there too, as JSON (and on
     // stderr as text, for a person watching).
     let json = std::env::args_os().skip(1).any(|a| a == "--json");

@@ -470,3 +470,20 @@ fn compare_svg_has_an_axis_whole_labels_and_hatched_unfinished_runs() {
     assert_eq!(bars.iter().filter(|b| b.contains("did not finish")).count(), 2, "full on both inputs");
     assert!(texts.iter().any(|(_, s)| s.starts_with("hatched: stopped by a limit")), "{svg}");
 }
+
+/// Output into a pipe closed early (`tracepor ... | head -1`) ends the process quietly, with no
+/// panic.
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracepor"))
+        .args(["compare", "fixtures/em/two-posters", "fixtures/em/notify-wait", "--strategies", "full,dpor"])
+        .current_dir(common::root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
+    assert_ne!(o.status.code(), Some(101), "{}", text(&o.stderr));
+}
