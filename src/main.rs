@@ -1010,7 +1010,7 @@ fn verdict_json(v: &regress::Verdict) -> serde_json::Value {
             serde_json::json!({ "result": "differs", "missing": missing, "unexpected": unexpected })
         }
         regress::Verdict::Unfinished { stopped_by } => {
-            serde_json::json!({ "result": "unfinished", "stopped_by": stopped_by })
+            serde_json::json!({ "result": "unfinished", "stopped_by": stopped_by.map(|s| s.code()) })
         }
     }
 }

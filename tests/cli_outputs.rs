@@ -487,3 +487,45 @@ fn a_closed_pipe_is_not_a_panic() {
     assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
     assert_ne!(o.status.code(), Some(101), "{}", text(&o.stderr));
 }
+
+/// docs/cli.md documents every key the JSON documents have: a key added to a document without a
+/// word there fails here.
+#[test]
+fn docs_cli_md_names_every_json_key() {
+    let doc = std::fs::read_to_string(common::root().join("docs/cli.md")).unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = tracepor(args);
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&o.stdout)))
+    };
+    let mut missing = Vec::new();
+    let mut check_keys = |what: &str, v: &serde_json::Value| {
+        for k in v.as_object().unwrap_or_else(|| panic!("{what}: {v}")).keys() {
+            // As a key is written there: `k`, "k", `parent.k`, {k, ...} or the `ops_<kind>` family.
+            let named = [format!("`{k}`"), format!("\"{k}\""), format!(".{k}`"), format!("{{{k},")]
+                .iter()
+                .any(|form| doc.contains(form.as_str()))
+                || (k.starts_with("ops_") && doc.contains("`ops_<kind>`"));
+            if !named {
+                missing.push(format!("{what}: {k}"));
+            }
+        }
+    };
+    let conflict =
+        json(&["check", "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events", "--conflicts", "--json"]);
+    check_keys("check", &conflict);
+    check_keys("check errors[]", &conflict["errors"][0]);
+    check_keys("errors[].conflict", &conflict["errors"][0]["conflict"]);
+    check_keys("options", &conflict["options"]);
+    let expect =
+        json(&["check", "fixtures/em/two-posters", "--expect", "fixtures/em/two-posters/expected.outcomes", "--json"]);
+    check_keys("check --expect", &expect["expect"]);
+    let compare =
+        json(&["compare", "fixtures/em/two-posters", "--strategies", "full,dpor", "--max-states", "3", "--json"]);
+    check_keys("compare", &compare);
+    let regress = json(&["regress", "fixtures/events", "--json"]);
+    check_keys("regress", &regress);
+    check_keys("regress inputs[]", &regress["inputs"][0]);
+    check_keys("stats", &json(&["stats", "traces/android/photo-sync", "--json"]));
+    check_keys("error", &json(&["check", "/no/such/input", "--json"]));
+    assert!(missing.is_empty(), "not in docs/cli.md: {missing:#?}");
+}
