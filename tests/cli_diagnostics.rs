@@ -115,3 +115,38 @@ fn a_deadlock_names_the_handler_a_looper_is_stuck_in_and_the_messages_behind_it(
     let out = text(&tracepor(&["check", "traces/android/photo-sync"]).stdout);
     assert!(out.contains("thread 3 at operation 12 (LOCK 0xca) waits for lock 0xca"), "{out}");
 }
+
+/// Two SmartApps writing one switch: the conflict's JSON names both, with both values, and the
+/// error is placed in the app whose write conflicted.
+#[test]
+fn a_smartapp_conflict_names_both_apps_and_values() {
+    let dir = std::env::temp_dir().join(format!("tracepor-diagnostics-apps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let app = |name: &str, event: &str, command: &str| {
+        format!(
+            "definition(name: \"{name}\", namespace: \"t\", author: \"t\")\n\
+             preferences {{ section(\"x\") {{\n\
+             input \"contact1\", \"capability.contactSensor\"\n\
+             input \"switches\", \"capability.switch\"\n\
+             }} }}\n\
+             def installed() {{ subscribe(contact1, \"contact.{event}\", handler) }}\n\
+             def handler(evt) {{ switches.{command}() }}\n"
+        )
+    };
+    let (a, b) = (dir.join("TurnOn.groovy"), dir.join("TurnOff.groovy"));
+    std::fs::write(&a, app("TurnOn", "open", "on")).unwrap();
+    std::fs::write(&b, app("TurnOff", "closed", "off")).unwrap();
+    let o = tracepor(&["check", a.to_str().unwrap(), b.to_str().unwrap(), "--conflicts", "--json"]);
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let errors = doc["errors"].as_array().unwrap();
+    assert!(!errors.is_empty(), "{doc}");
+    for e in errors {
+        let c = &e["conflict"];
+        assert_eq!(e["app"], c["app"], "placed in the writing app: {e}");
+        assert_ne!(c["app"], c["last_app"], "{e}");
+        let values = [c["value"].as_str().unwrap(), c["last_value"].as_str().unwrap()];
+        assert!(values.contains(&"on") && values.contains(&"off"), "{e}");
+        assert!(c["variable"].as_str().unwrap().ends_with(".switch"), "{e}");
+    }
+}

@@ -585,7 +585,8 @@ impl SmartAppModel {
                 message: msg.trim_start_matches(CONFLICT).to_string(),
                 line,
                 event: Some(ev.name.clone()),
-                app: Some(self.apps[app].name.clone()),
+                // The app whose write conflicted (the firing may have begun in another one).
+                app: Some(conflict.as_ref().map_or_else(|| self.apps[app].name.clone(), |c| c.app.clone())),
                 conflict,
             }),
             Err(_) => Ok(()),
