@@ -344,7 +344,8 @@ pub fn svg(inputs: &[InputRuns]) -> String {
     );
     // One hatch per colour: an unfinished run keeps its strategy's colour.
     out.push_str("<defs>\n");
-    for k in 0..strategies.len() {
+    // At least one: the legend's sample uses the first.
+    for k in 0..strategies.len().max(1) {
         let _ = writeln!(
             out,
             "<pattern id=\"hatch{k}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">\
