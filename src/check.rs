@@ -315,15 +315,36 @@ pub fn replay<M: Model>(model: &M, schedule: &str) -> Result<Replay, CheckError>
             let end = ReplayEnd::NotEnabled { step: i + 1, choice: model.choice_name(c), enabled: names(&enabled) };
             return done(steps, end);
         }
-        let what = model.describe(&s, c);
-        let mut accesses = Accesses::new();
-        model.accesses(&s, c, &mut accesses);
-        let accesses = accesses.iter().map(|a| (a.write, model.object_name(a.object))).collect();
+        let mut what = model.describe(&s, c);
+        let mut raw = Accesses::new();
+        model.accesses(&s, c, &mut raw);
+        // Each object once, a write over a read of it, in the order first touched.
+        let mut accesses: Vec<(bool, String)> = Vec::new();
+        for a in raw.iter() {
+            let name = model.object_name(a.object);
+            match accesses.iter_mut().find(|(_, n)| *n == name) {
+                Some(seen) => seen.0 |= a.write,
+                None => accesses.push((a.write, name)),
+            }
+        }
+        // Descriptions of event firings end with their accesses: shown once, in the list.
+        let listed: Vec<String> = raw
+            .iter()
+            .map(|a| format!("{}{}", if a.write { "W " } else { "R " }, model.object_name(a.object)))
+            .collect();
+        if let Some(head) = what.strip_suffix(&format!(": {}", listed.join(", "))) {
+            what = head.to_string();
+        }
         let before = s.clone();
         let result = model.step(&mut s, c);
         let changed = if result.is_ok() { model.explain_step(&before, &s, c) } else { String::new() };
         steps.push(ReplayStep { choice: model.choice_name(c), what, accesses, changed });
-        if let Err(e) = result {
+        if let Err(mut e) = result {
+            // As the report says it: an event model's conflict message names the values only
+            // in its `conflict` (a SmartApp's names them already).
+            if let (Some(c), ModelKind::Events) = (&e.conflict, model.kind()) {
+                e.message = c.describe();
+            }
             return done(steps, ReplayEnd::Error(e));
         }
     }

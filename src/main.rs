@@ -16,22 +16,26 @@ use tracepor::explore::registry::{self, Entry, Registered};
 use tracepor::explore::{Ablation, Limits, SearchOptions};
 use tracepor::model::{self, LoadOptions, Model};
 use tracepor::regress;
-use tracepor::report::{self, compare::InputRuns, RunReport};
+use tracepor::report::{self, compare::InputRuns, compare::NotCompared, RunReport};
 use tracepor::with_model;
 
 // Counts live heap bytes: what --max-memory limits and reports show.
 #[global_allocator]
 static ALLOC: tracepor::alloc::Counting = tracepor::alloc::Counting;
 
+/// The exit codes, at the end of the help of every command that searches.
+const EXIT_CODES: &str =
+    "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
+3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
+differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 `check --expect` or \
+`regress`: an outcome set differs from the expected one.";
+
 #[derive(Parser)]
 #[command(
     name = "tracepor",
     version,
     about = "Model checker for event-driven programs (Android traces, SmartThings-style event models)",
-    after_help = "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
-3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
-differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 `check --expect` or \
-`regress`: an outcome set differs from the expected one."
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -41,8 +45,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Explore an input with one strategy and report what was found.
+    #[command(after_help = STRATEGY_NOTE.to_string() + "\n\n" + EXIT_CODES)]
     Check {
-        /// The input; several SmartApps (or folders of them) are checked together.
+        /// The input: an EM trace (trace.txt, its folder, or EM-Explorer's config.cfg), an event
+        /// model (.events), or SmartApps (.groovy; several, or folders of them, are one system).
+        /// `-` reads standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[arg(long, help = registry::help())]
@@ -59,24 +66,26 @@ enum Command {
     },
     /// Run every input under the folders that has an expected outcome file beside it
     /// (FILE.expected, or expected.outcomes in a trace folder) and report pass/fail per input.
+    #[command(after_help = EXIT_CODES)]
     Regress {
+        /// Folders searched (with their subfolders) for inputs with an expected file.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
         #[arg(long, help = registry::help())]
         strategy: Option<String>,
-        /// Also write the results as JUnit XML, for a CI system.
+        /// Also write the results as JUnit XML, for a CI system (one test case per input).
         #[arg(long, value_name = "PATH")]
         junit: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },
     /// Run several strategies on one or many inputs and compare them side by side.
+    #[command(after_help = STRATEGY_NOTE.to_string() + "\n\n" + EXIT_CODES)]
     Compare {
         /// Inputs: files, or folders searched for traces and event models.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Comma-separated strategies (default: every one that applies).
-        #[arg(long, value_delimiter = ',')]
+        #[arg(long, value_delimiter = ',', value_name = "S,S,...", help = strategies_help())]
         strategies: Option<Vec<String>>,
         /// Also write the table as CSV.
         #[arg(long, value_name = "PATH")]
@@ -84,29 +93,34 @@ enum Command {
         /// Also write the table as Markdown.
         #[arg(long, value_name = "PATH")]
         markdown: Option<PathBuf>,
-        /// Also write an SVG chart of transitions per input and strategy.
+        /// Also write an SVG chart of transitions per input and strategy (log scale).
         #[arg(long, value_name = "PATH")]
         svg: Option<PathBuf>,
-        /// Take only share i of n of the inputs (stable by file name), for job arrays.
+        /// Take only share i of n of the inputs, for job arrays: shards are numbered from 0
+        /// (0 <= i < n, e.g. 0/4 .. 3/4), an input's shard is a hash of its path as given, the
+        /// same on every machine. Default: every input.
         #[arg(long, value_name = "i/n")]
         shard: Option<String>,
         #[command(flatten)]
         common: Common,
     },
     /// Reproduce the paper's tables A.1/A.2: run full and stateful-dpor on each app pair of its TSV.
+    #[command(after_help = "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
+2 bad usage or an unreadable TSV or folder.")]
     Corpus {
         /// The paper's per-pair figures (shared/reference/vmcai22-tables-a1-a2.tsv).
         pairs: PathBuf,
         /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder).
         #[arg(long, value_name = "DIR")]
         smartapps: Option<PathBuf>,
-        /// Only the pairs of this table (A.1 or A.2).
+        /// Only the pairs of this table (A.1 or A.2). Default: both.
         #[arg(long, value_name = "A.1|A.2")]
         table: Option<String>,
-        /// Only the first N pairs (after --table, before --shard).
+        /// Only the first N pairs (after --table, before --shard). Default: all.
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
-        /// Take only share i of n of the pairs (stable by pair), for job arrays.
+        /// Take only share i of n of the pairs, for job arrays: numbered from 0 (0 <= i < n, e.g.
+        /// 0/4 .. 3/4), stable by pair. Default: every pair.
         #[arg(long, value_name = "i/n")]
         shard: Option<String>,
         /// Write one JSON object per pair per line here, for `corpus-merge`.
@@ -119,6 +133,7 @@ enum Command {
     },
     /// Merge the --jsonl files of `corpus` shards into one table.
     CorpusMerge {
+        /// The --jsonl files the shards wrote.
         #[arg(required = true)]
         shards: Vec<PathBuf>,
         #[command(flatten)]
@@ -128,20 +143,34 @@ enum Command {
         jsonl: bool,
     },
     /// Re-execute one schedule step by step.
+    ///
+    /// Each step's operation or event, the objects it reads (R) and writes (W), what it
+    /// changed; then the error it ends in, or what is still enabled. Exit 1 when the schedule reproduces an error or deadlock, 2 when a step is not
+    /// enabled, 0 otherwise.
     Replay {
+        /// The input, as given to `check` (several SmartApps are one system).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        #[arg(long)]
+        /// The choices to take, comma-separated, `c*k` for k times in a row: thread numbers on
+        /// EM traces (`1*5,2*3,1`), event names on event models and SmartApps
+        /// (`presence.not_present,smoke.detected`). `check` prints one for each finding.
+        #[arg(long, value_name = "SCHEDULE")]
         schedule: String,
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        /// Fire each event at most k times, as the run that printed the schedule did (event
+        /// models and SmartApps). Default: no bound.
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
         bound: Option<u32>,
+        /// Check IoTCheck's conflicts, as the run that printed the schedule did (event models
+        /// and SmartApps): without it a conflicting write is not an error.
         #[arg(long)]
         conflicts: bool,
     },
     /// Show what the input holds, without exploring.
     Stats {
+        /// The input, as for `check`; a folder of SmartApps lists each app, loaded or why not.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// One JSON object on stdout instead of the table (docs/cli.md).
         #[arg(long)]
         json: bool,
     },
@@ -149,16 +178,21 @@ enum Command {
 
 #[derive(Args, Clone)]
 struct Common {
-    /// One JSON document on stdout instead of the report.
+    /// One JSON document on stdout instead of the report (docs/cli.md); a refusal (exit 2) is
+    /// then `{"error": ...}`.
     #[arg(long)]
     json: bool,
-    /// Write the canonical outcome lines here (compare: PATH.<strategy>).
-    #[arg(long)]
+    /// Write the canonical outcome lines here, sorted, one per line; `-` for standard output.
+    /// compare: PATH.<strategy>, over several inputs PATH.<input>.<strategy> (the input's `/`
+    /// made `_`). Default: not written.
+    #[arg(long, value_name = "PATH")]
     outcomes: Option<PathBuf>,
-    /// Fire each event at most k times (event models; makes the state space acyclic).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Fire each event at most K times (event models and SmartApps; makes the state space
+    /// acyclic, which the stateless strategies need). Default: no bound.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     bound: Option<u32>,
-    /// Report IoTCheck's conflicts (event models).
+    /// Report IoTCheck's conflicts: an app writing a variable another app wrote last, with a
+    /// different value (event models and SmartApps). Default: off.
     #[arg(long)]
     conflicts: bool,
     // Zero limits would stop every search before it starts: refused here, like zero threads.
@@ -173,7 +207,8 @@ struct Common {
     /// machine's memory (or of its cgroup limit), printed in the report.
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
-    /// Worker threads, for the strategies that explore in parallel (marked so in --strategy's help).
+    /// Worker threads, for the strategies that explore in parallel (marked --threads in
+    /// --strategy's help). Default: 1.
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
@@ -198,7 +233,8 @@ struct Common {
     /// one after the event that led there, round-robin, as IoTCheck's DPOR listener does).
     #[arg(long)]
     lowest_first: bool,
-    /// Stop at the first error or deadlock found (exit 1).
+    /// Stop at the first error or deadlock found (exit 1; the run is then not finished).
+    /// Default: search on, to report every distinct one.
     #[arg(long)]
     stop_at_first_error: bool,
     /// Print no report (input errors still go to stderr); the exit code tells the result.
@@ -215,8 +251,10 @@ struct Common {
 /// Where `corpus` and `corpus-merge` also write their table.
 #[derive(Args, Clone)]
 struct TableFiles {
+    /// Also write the table as CSV.
     #[arg(long, value_name = "PATH")]
     csv: Option<PathBuf>,
+    /// Also write the table as Markdown.
     #[arg(long, value_name = "PATH")]
     markdown: Option<PathBuf>,
     /// An SVG chart of the reductions, ours beside the paper's.
@@ -241,13 +279,16 @@ impl TableFiles {
 /// How `corpus` runs each pair.
 #[derive(Args, Clone)]
 struct CorpusRun {
-    /// Per run (each strategy of each pair).
+    /// Stop each run (each strategy of each pair) after this many seconds; its row then says
+    /// it did not finish. Default: none.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     time_limit: Option<f64>,
-    /// Per run.
+    /// Stop each run before the heap passes this many MiB (counted allocations). Default: half
+    /// of the machine's memory (or of its cgroup limit).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Fire each event at most K times. Default: no bound, as the paper's runs.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     bound: Option<u32>,
     /// Check IoTCheck's conflicts, as the paper's runs did.
     #[arg(long)]
@@ -324,6 +365,17 @@ impl Common {
     }
 }
 
+/// What the brackets of the strategy list say.
+const STRATEGY_NOTE: &str = "Strategies: in brackets, the inputs each one runs on (em-trace, events, smartapps) \
+and the options it reads; any other option is refused with exit 2.";
+
+/// `compare --strategies`: the registry's one line per strategy, under compare's default.
+fn strategies_help() -> String {
+    let list = registry::help();
+    let lines = list.split_once('\n').map_or("", |x| x.1);
+    format!("Comma-separated strategies (default: every one that runs on the input):\n{lines}")
+}
+
 /// `--time-limit`: a finite number of seconds above zero.
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -358,12 +410,38 @@ fn cancel_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
+/// Output piped into a reader that stops early (`| head`) ends the process quietly, as other
+/// command-line tools do, instead of a panic on the failed write.
+#[cfg(unix)]
+fn default_sigpipe() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: restores the default disposition of one signal, before any thread starts.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
+    // A script that asked for JSON reads stdout: its refusals come there too, as JSON (and on
+    // stderr as text, for a person watching).
+    let json = std::env::args_os().skip(1).any(|a| a == "--json");
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
+            if json && e.use_stderr() {
+                let first = e.to_string().lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+                print_error_json(&first);
+            }
             return ExitCode::from(code);
         }
     };
@@ -371,9 +449,24 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code as u8),
         Err(Fail(msg)) => {
             eprintln!("tracepor: {msg}");
+            if json {
+                print_error_json(&msg);
+            }
             ExitCode::from(2)
         }
     }
+}
+
+/// The document of a run refused with exit 2 (bad input or usage), under `--json`.
+fn print_error_json(message: &str) {
+    let doc = serde_json::json!({ "error": message, "tool": tool_json() });
+    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+}
+
+/// `stats` keys as JSON has them: `messages posted` -> `messages_posted`, `ops READ-STATIC` ->
+/// `ops_read_static` (the text report keeps the readable form).
+fn json_key(key: &str) -> String {
+    key.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect()
 }
 
 fn run(cli: Cli) -> Result<i32, Fail> {
@@ -439,7 +532,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 })()
                 .map_err(|Fail(msg)| msg);
                 let case = regress::Case { input: input.display().to_string(), result, time: started.elapsed() };
-                if !common.quiet {
+                if !common.quiet && !common.json {
                     match &case.result {
                         Ok(v) => print!("{}: {}", case.input, v.render(5)),
                         Err(msg) => println!("{}: error: {msg}", case.input),
@@ -451,7 +544,29 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 write(p, &regress::junit("regress", &cases))?;
             }
             let passed = cases.iter().filter(|c| matches!(c.result, Ok(regress::Verdict::Pass { .. }))).count();
-            if !common.quiet {
+            if common.json {
+                // One object per input: `check --json`'s `expect`, or the error that kept it
+                // from running.
+                let inputs: Vec<serde_json::Value> = cases
+                    .iter()
+                    .map(|c| {
+                        let mut doc = match &c.result {
+                            Ok(v) => verdict_json(v),
+                            Err(msg) => serde_json::json!({ "result": "error", "error": msg }),
+                        };
+                        doc["input"] = serde_json::json!(c.input);
+                        doc["time_s"] = serde_json::json!(c.time.as_secs_f64());
+                        doc
+                    })
+                    .collect();
+                let doc = serde_json::json!({
+                    "inputs": inputs,
+                    "passed": passed,
+                    "tool": tool_json(),
+                    "options": common.options_json(strategy.as_deref()),
+                });
+                println!("{}", serde_json::to_string_pretty(&doc)?);
+            } else if !common.quiet {
                 println!("{passed} of {} inputs pass", cases.len());
             }
             Ok(regress::exit_code(&cases))
@@ -477,6 +592,12 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 inputs.iter().map(|f| vec![f.clone()]).collect()
             };
             check::check_load_options(&groups, &common.load_options())?;
+            // A misspelt strategy is a usage error for every input: refused before any search.
+            for name in strategies.iter().flatten() {
+                if registry::lookup(name).is_none() {
+                    return Err(Fail(format!("unknown strategy `{name}` (known: {})", registry::NAMES.join(", "))));
+                }
+            }
             let many = groups.len() > 1;
             // Over many inputs each one's table is printed as it finishes, and an input that
             // does not load is a line saying why; the others still run.
@@ -484,18 +605,32 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let (mut all, mut failed) = (Vec::new(), Vec::new());
             for group in &groups {
                 let file = &joined(group);
+                // An input that does not load, or that a strategy asked for does not apply to,
+                // is a row of its own; over one input it is the whole answer (exit 2).
+                let mut not_compared = |e: String| -> Result<(), Fail> {
+                    if !many {
+                        return Err(Fail(e));
+                    }
+                    if stream {
+                        println!("{}: not compared: {e}\n", file.display());
+                    }
+                    failed.push(NotCompared { file: file.display().to_string(), error: e });
+                    Ok(())
+                };
                 let loaded = match model::load_all(group, common.load_options()) {
                     Ok(l) => l,
-                    Err(e) if many => {
-                        if stream {
-                            println!("{}: not compared: {e}\n", file.display());
-                        }
-                        failed.push(serde_json::json!({ "file": file.display().to_string(), "error": e.to_string() }));
+                    Err(e) => {
+                        not_compared(e.to_string())?;
                         continue;
                     }
-                    Err(e) => return Err(e.into()),
                 };
-                let runs = with_model!(&loaded, m => compare(m, file, strategies.as_deref(), many, &common))?;
+                let runs = match with_model!(&loaded, m => compare(m, file, strategies.as_deref(), many, &common)) {
+                    Ok(runs) => runs,
+                    Err(Fail(e)) => {
+                        not_compared(e)?;
+                        continue;
+                    }
+                };
                 let verdict = with_model!(&loaded, m => check::verdict(m, &runs));
                 let input = InputRuns { runs, verdict };
                 if stream {
@@ -504,17 +639,17 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 all.push(input);
             }
             if let Some(p) = &csv {
-                write(p, &report::compare::csv(&all))?;
+                write(p, &report::compare::csv(&all, &failed))?;
             }
             if let Some(p) = &markdown {
-                write(p, &report::compare::markdown(&all))?;
+                write(p, &report::compare::markdown(&all, &failed))?;
             }
             if let Some(p) = &svg {
                 write(p, &report::compare::svg(&all))?;
             }
             if common.json {
                 let mut docs: Vec<_> = all.iter().map(|i| i.verdict().json(&i.runs)).collect();
-                docs.extend(failed.iter().cloned());
+                docs.extend(failed.iter().map(|f| serde_json::json!(f)));
                 let mut doc = if docs.len() == 1 && !many {
                     docs.into_iter().next().unwrap()
                 } else {
@@ -562,14 +697,35 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(replay.exit_code())
         }
         Command::Stats { files, json } => {
-            if let Some(table) = smartapp_coverage(&files)? {
-                print!("{table}");
+            if let Some(apps) = smartapp_coverage(&files)? {
+                let loaded = apps.iter().filter(|(_, r)| r.is_ok()).count();
+                if json {
+                    let apps: Vec<serde_json::Value> = apps
+                        .iter()
+                        .map(|(name, r)| match r {
+                            Ok(events) => serde_json::json!({ "app": name, "loaded": true, "events": events }),
+                            Err(why) => serde_json::json!({ "app": name, "loaded": false, "error": why }),
+                        })
+                        .collect();
+                    let doc = serde_json::json!({ "apps": apps, "loaded": loaded, "tool": tool_json() });
+                    println!("{}", serde_json::to_string_pretty(&doc)?);
+                } else {
+                    for (name, r) in &apps {
+                        match r {
+                            Ok(events) => println!("{name:<60} loaded ({events} events)"),
+                            Err(why) => println!("{name:<60} {why}"),
+                        }
+                    }
+                    println!("{loaded} of {} apps load", apps.len());
+                }
                 return Ok(0);
             }
             let file = joined(&files);
             let loaded = model::load_all(&files, LoadOptions::default())?;
             let (kind, stats) = with_model!(&loaded, m => (m.kind(), m.stats()));
             if json {
+                let stats: std::collections::BTreeMap<String, u64> =
+                    stats.into_iter().map(|(k, v)| (json_key(&k), v)).collect();
                 println!("{}", serde_json::to_string_pretty(&stats)?);
             } else {
                 println!("{} ({kind})", file.display());
@@ -616,7 +772,11 @@ fn corpus(
         smartapps,
         limits: Limits {
             time: run.time_limit.map(Duration::from_secs_f64),
-            max_memory_bytes: run.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
+            // As `check`: without --max-memory, half of the machine's memory.
+            max_memory_bytes: run
+                .max_memory
+                .map(|mb| mb.saturating_mul(1 << 20))
+                .or_else(tracepor::alloc::default_limit_bytes),
             ..Limits::default()
         },
         load: LoadOptions { bound: run.bound, conflicts: run.conflicts },
@@ -654,28 +814,26 @@ fn joined(files: &[PathBuf]) -> PathBuf {
     PathBuf::from(files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" + "))
 }
 
+/// What `stats` says of one app of a folder of SmartApps: its events, or why it did not load.
+type AppCoverage = (String, Result<u64, String>);
+
 /// `stats` on one folder of SmartApps: each app alone, loaded or the first construct that
 /// stops it (None when the input is not such a folder).
-fn smartapp_coverage(files: &[PathBuf]) -> Result<Option<String>, Fail> {
+fn smartapp_coverage(files: &[PathBuf]) -> Result<Option<Vec<AppCoverage>>, Fail> {
     let [dir] = files else { return Ok(None) };
     if !dir.is_dir() {
         return Ok(None);
     }
     let Some(apps) = tracepor::trace::input::detect_groovy(dir)? else { return Ok(None) };
-    let mut out = String::new();
-    let mut loaded = 0;
+    let mut out = Vec::new();
     for app in &apps {
         let name = app.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        match model::load_all(std::slice::from_ref(app), LoadOptions::default()) {
-            Ok(l) => {
-                loaded += 1;
-                let ev = with_model!(&l, m => m.stats().get("events").copied().unwrap_or(0));
-                out.push_str(&format!("{name:<60} loaded ({ev} events)\n"));
-            }
-            Err(e) => out.push_str(&format!("{name:<60} {}\n", e.to_string().replace(&app.display().to_string(), ""))),
-        }
+        let result = match model::load_all(std::slice::from_ref(app), LoadOptions::default()) {
+            Ok(l) => Ok(with_model!(&l, m => m.stats().get("events").copied().unwrap_or(0))),
+            Err(e) => Err(e.to_string().replace(&app.display().to_string(), "")),
+        };
+        out.push((name, result));
     }
-    out.push_str(&format!("{loaded} of {} apps load\n", apps.len()));
     Ok(Some(out))
 }
 
@@ -852,20 +1010,16 @@ fn verdict_json(v: &regress::Verdict) -> serde_json::Value {
             serde_json::json!({ "result": "differs", "missing": missing, "unexpected": unexpected })
         }
         regress::Verdict::Unfinished { stopped_by } => {
-            serde_json::json!({ "result": "unfinished", "stopped_by": stopped_by })
+            serde_json::json!({ "result": "unfinished", "stopped_by": stopped_by.map(|s| s.code()) })
         }
     }
 }
 
 /// Prints each step with its accesses and what changed, then how the schedule ended.
 fn print_replay(replay: &Replay) -> Result<(), Fail> {
-    let failed = matches!(replay.end, ReplayEnd::Error(_));
+    // A failed step leads to no state: its accesses are those up to the failure, and it
+    // changed nothing (`changed` is empty).
     for (i, step) in replay.steps.iter().enumerate() {
-        // A failed step leads to no state: nothing to show of what it touched or changed.
-        if failed && i + 1 == replay.steps.len() {
-            println!("{:>5}  [{}] {}", i + 1, step.choice, step.what);
-            continue;
-        }
         let accesses = if step.accesses.is_empty() {
             String::new()
         } else {

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::check::CheckError;
+use crate::explore::StopReason;
 use crate::report::RunReport;
 
 /// Exit code of `check --expect` and `regress` when an outcome set differs from the expected
@@ -26,7 +27,7 @@ pub enum Verdict {
     /// Finished, and they differ: expected lines not reached, lines reached not expected.
     Differs { missing: Vec<String>, unexpected: Vec<String> },
     /// A limit stopped the search: nothing can be concluded.
-    Unfinished { stopped_by: String },
+    Unfinished { stopped_by: Option<StopReason> },
 }
 
 impl Verdict {
@@ -44,7 +45,8 @@ impl Verdict {
             Verdict::Pass { outcomes: 1 } => "pass: the one expected outcome, no other\n".to_string(),
             Verdict::Pass { outcomes } => format!("pass: the {outcomes} expected outcomes, no other\n"),
             Verdict::Unfinished { stopped_by } => {
-                format!("not checked: the search stopped ({stopped_by}) before it could reach every outcome\n")
+                let why = stopped_by.map_or("a limit", StopReason::describe);
+                format!("not checked: the search stopped ({why}) before it could reach every outcome\n")
             }
             Verdict::Differs { missing, unexpected } => {
                 let mut out = format!(
@@ -81,8 +83,7 @@ fn parse_expected(text: &str) -> BTreeSet<String> {
 /// Compares a run with the expected outcome lines.
 pub fn judge(report: &RunReport, expected: &BTreeSet<String>) -> Verdict {
     if !report.finished {
-        let stopped_by = report.stopped_by.map_or_else(|| "a limit".to_string(), |s| s.describe().to_string());
-        return Verdict::Unfinished { stopped_by };
+        return Verdict::Unfinished { stopped_by: report.stopped_by };
     }
     let found = parse_expected(&report.outcome_text());
     let missing: Vec<String> = expected.difference(&found).cloned().collect();
@@ -185,7 +186,7 @@ mod tests {
     fn a_difference_outranks_a_bad_input_and_a_limit() {
         let case = |r: Result<Verdict, String>| Case { input: "x".into(), result: r, time: Duration::ZERO };
         let pass = || case(Ok(Verdict::Pass { outcomes: 1 }));
-        let unfinished = || case(Ok(Verdict::Unfinished { stopped_by: "time".into() }));
+        let unfinished = || case(Ok(Verdict::Unfinished { stopped_by: Some(StopReason::TimeLimit) }));
         let differs = || case(Ok(Verdict::Differs { missing: vec!["a".into()], unexpected: vec![] }));
         assert_eq!(exit_code(&[pass(), pass()]), 0);
         assert_eq!(exit_code(&[pass(), unfinished()]), 3);

@@ -174,7 +174,7 @@ fn stats_and_compare_print_tables() {
     assert_eq!(code(&o), 0);
     let v = json(&o);
     assert_eq!(v["operations"], 444);
-    assert_eq!(v["dependence edges"], 12);
+    assert_eq!(v["dependence_edges"], 12);
     let o = tracepor(&["compare", "fixtures/em/two-posters", "--strategies", "full,full-stateless"]);
     assert_eq!(code(&o), 0);
     let text = String::from_utf8_lossy(&o.stdout);

@@ -87,7 +87,22 @@ fn an_unfinished_search_cannot_pass() {
         "full",
     ]);
     assert_eq!(code(&o), 3, "{}", stdout(&o));
-    assert!(stdout(&o).contains("not checked"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("not checked: the search stopped (state limit reached)"), "{}", stdout(&o));
+    // JSON names the limit by its code, as `stopped_by` of the report does.
+    let o = tracepor(&[
+        "check",
+        "fixtures/em/early-notify-reentrant-lock",
+        "--expect",
+        expected,
+        "--max-states",
+        "2",
+        "--strategy",
+        "full",
+        "--json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["expect"]["result"], "unfinished", "{doc}");
+    assert_eq!(doc["expect"]["stopped_by"], "states", "{doc}");
     let o = tracepor(&["check", "fixtures/em/early-notify-reentrant-lock", "--expect", expected]);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }

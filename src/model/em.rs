@@ -59,6 +59,8 @@ pub struct EmModel {
     slot: Vec<u32>,
     pub locks: u32,
     pub reads: u32,
+    /// Per dense lock id: its symbol in the trace, so that reports name it as the trace does.
+    lock_symbols: Vec<u32>,
 }
 
 /// A configuration of the emulator, in one flat buffer so that copying a state is one
@@ -491,6 +493,13 @@ impl EmModel {
             slot,
             locks: lock_ids.len() as u32,
             reads,
+            lock_symbols: {
+                let mut by_id = vec![0; lock_ids.len()];
+                for (&sym, &id) in &lock_ids {
+                    by_id[id as usize] = sym;
+                }
+                by_id
+            },
         })
     }
 
@@ -563,6 +572,23 @@ impl EmModel {
     }
     pub fn queue_object(&self, thread: u32) -> u32 {
         self.trace.locations.len() as u32 + self.locks + thread
+    }
+
+    /// Where thread `t` is, for a deadlock report: ` in the handler of message M` while it runs
+    /// one, ` calling the handler of message M` when that message is in front of its queue
+    /// and its CALL is next; empty on a thread's own code.
+    fn in_handler(&self, s: &EmState, t: u32) -> String {
+        let running = s.get(RUNNING, t as usize);
+        if running != 0 {
+            return format!(" in the handler of message {}", self.trace.messages[(running - 1) as usize]);
+        }
+        let th = &self.threads[t as usize];
+        match s.queue(t).first() {
+            Some(&m) if th.loop_after.is_some_and(|l| s.get(OWN, t as usize) >= l) => {
+                format!(" calling the handler of message {}", self.trace.messages[m as usize])
+            }
+            _ => String::new(),
+        }
     }
 
     /// Text of an operation as in the trace, with names resolved.
@@ -782,7 +808,7 @@ impl Model for EmModel {
         if object < locs {
             self.trace.location_name(object)
         } else if object < locs + self.locks {
-            format!("lock #{}", object - locs)
+            format!("lock {}", self.trace.symbol(self.lock_symbols[(object - locs) as usize]))
         } else {
             format!("queue of thread {}", self.threads[(object - locs - self.locks) as usize].raw)
         }
@@ -826,7 +852,7 @@ impl Model for EmModel {
                         let by = if holder == 0 {
                             "nobody".into()
                         } else {
-                            format!("thread {}", self.choice_name(holder - 1))
+                            format!("thread {}{}", self.choice_name(holder - 1), self.in_handler(s, holder - 1))
                         };
                         format!("lock {}, held by {by}", self.trace.symbol(lock))
                     }
@@ -836,7 +862,24 @@ impl Model for EmModel {
             };
             let text = self.op_text(op);
             let body = text.split_once(": ").map_or(text.as_str(), |x| x.1);
-            out.push(format!("thread {name} at operation {} ({body}) waits for {why}", o.index));
+            // A looper stuck in (or about to call) a handler holds up every message behind it.
+            let queued: Vec<String> = if self.threads[t as usize].loop_after.is_some() {
+                let q = s.queue(t);
+                let behind = if s.get(RUNNING, t as usize) == 0 { q.get(1..).unwrap_or(&[]) } else { q };
+                behind.iter().map(|&m| self.trace.messages[m as usize].to_string()).collect()
+            } else {
+                Vec::new()
+            };
+            let queued = match queued.as_slice() {
+                [] => String::new(),
+                [m] => format!("; message {m} waits behind it in the queue"),
+                ms => format!("; messages {} wait behind it in the queue", ms.join(" ")),
+            };
+            out.push(format!(
+                "thread {name}{} at operation {} ({body}) waits for {why}{queued}",
+                self.in_handler(s, t),
+                o.index
+            ));
         }
         out
     }

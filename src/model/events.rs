@@ -323,7 +323,13 @@ enum Fail<'a> {
     /// A result outside `i64`: an error like division by zero rather than a silent wrap.
     Overflow(&'static str),
     Assert(&'a str),
-    Conflict(usize),
+    /// Variable, the app that wrote it last, the value it wrote, the value written now.
+    Conflict {
+        var: usize,
+        last_app: usize,
+        old: i64,
+        new: i64,
+    },
 }
 
 /// Parses, checks and builds an event model in one call (what the CLI needs for `FILE`).
@@ -474,7 +480,8 @@ impl EventModel {
                         let w = self.writer_base() + x;
                         let last = slots.get(w);
                         if last != 0 && last != app as i64 + 1 && slots.get(x) != v {
-                            return Err((*line, Fail::Conflict(x)));
+                            let last_app = (last - 1) as usize;
+                            return Err((*line, Fail::Conflict { var: x, last_app, old: slots.get(x), new: v }));
                         }
                         slots.set(w, app as i64 + 1);
                     }
@@ -524,17 +531,27 @@ impl EventModel {
             let handler = &self.ast.handlers[h];
             if let Err((line, fail)) = self.exec(&handler.body, handler.app, slots, sink) {
                 let app = &self.ast.apps[handler.app as usize];
+                let mut conflict = None;
                 let (kind, message) = match fail {
                     Fail::DivZero(m) => ("division-by-zero", m.to_string()),
                     Fail::Overflow(m) => ("overflow", m.to_string()),
                     Fail::Assert(m) => ("assert", m.to_string()),
-                    Fail::Conflict(x) => (
-                        "conflict",
-                        format!(
-                            "app {app} overwrites `{}`, last written by another app with a different value",
-                            self.ast.vars[x].name
-                        ),
-                    ),
+                    Fail::Conflict { var, last_app, old, new } => {
+                        let variable = self.ast.vars[var].name.clone();
+                        // The message tells errors apart, so it names only what the statement
+                        // fixes; who wrote what before depends on the path, and goes aside.
+                        let message = format!(
+                            "app {app} overwrites `{variable}`, last written by another app with a different value"
+                        );
+                        conflict = Some(Box::new(crate::model::Conflict {
+                            variable,
+                            app: app.to_string(),
+                            value: self.show(var, new),
+                            last_app: self.ast.apps[last_app].to_string(),
+                            last_value: self.show(var, old),
+                        }));
+                        ("conflict", message)
+                    }
                 };
                 return Err(ModelError {
                     kind,
@@ -542,6 +559,7 @@ impl EventModel {
                     line,
                     event: Some(self.ast.events[ci].name.clone()),
                     app: Some(app.clone()),
+                    conflict,
                 });
             }
         }

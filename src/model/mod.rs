@@ -69,6 +69,30 @@ pub struct ModelError {
     pub line: usize,
     pub event: Option<String>,
     pub app: Option<String>,
+    /// For a conflict: who wrote what. Not part of what tells errors apart (the message is),
+    /// since the values depend on the path taken to the same statement.
+    pub conflict: Option<Box<Conflict>>,
+}
+
+/// Both sides of a conflict (IoTCheck's property): the app writing `variable` now with `value`,
+/// over `last_value` that `last_app` wrote.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Conflict {
+    pub variable: String,
+    pub app: String,
+    pub value: String,
+    pub last_app: String,
+    pub last_value: String,
+}
+
+impl Conflict {
+    /// One sentence naming both apps, the variable and both values.
+    pub fn describe(&self) -> String {
+        format!(
+            "apps {} and {} both write `{}`: {} wrote {}, then {} writes {}",
+            self.last_app, self.app, self.variable, self.last_app, self.last_value, self.app, self.value
+        )
+    }
 }
 
 /// The kind of input a model was built from, as cli.md's JSON `model` field names it.

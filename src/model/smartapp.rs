@@ -519,6 +519,8 @@ struct Ctx<'m> {
     line: usize,
     /// While installing: subscriptions found.
     installing: Option<Vec<Sub>>,
+    /// Both sides of the conflict that ended the firing, for the report.
+    conflict: Option<Box<crate::model::Conflict>>,
 }
 
 /// A fixed instant for `now()`, `new Date()`, `timeToday` (IoTCheck's base time).
@@ -561,6 +563,7 @@ impl SmartAppModel {
             depth: 0,
             line: 0,
             installing: None,
+            conflict: None,
         };
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
@@ -574,6 +577,7 @@ impl SmartAppModel {
         };
         *acc = std::mem::take(&mut cx.acc);
         let app = cx.app;
+        let conflict = cx.conflict.take();
         match r {
             Ok(()) => Ok(()),
             Err(Flow::Error(msg, line)) => Err(ModelError {
@@ -581,7 +585,9 @@ impl SmartAppModel {
                 message: msg.trim_start_matches(CONFLICT).to_string(),
                 line,
                 event: Some(ev.name.clone()),
-                app: Some(self.apps[app].name.clone()),
+                // The app whose write conflicted (the firing may have begun in another one).
+                app: Some(conflict.as_ref().map_or_else(|| self.apps[app].name.clone(), |c| c.app.clone())),
+                conflict,
             }),
             Err(_) => Ok(()),
         }
@@ -620,6 +626,13 @@ impl Ctx<'_> {
             let (w, last) = &self.st.writers[slot];
             if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
                 let other = &self.m.apps[*w as usize - 1].name;
+                self.conflict = Some(Box::new(crate::model::Conflict {
+                    variable: format!("{}.{attr}", self.m.devices[dev as usize]),
+                    app: self.m.apps[app].name.to_string(),
+                    value: value.text(),
+                    last_app: other.to_string(),
+                    last_value: last.text(),
+                }));
                 return self.err(format!(
                     "{CONFLICT}apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
                     self.m.apps[app].name,
@@ -2387,6 +2400,7 @@ fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartA
             depth: 0,
             line: 0,
             installing: Some(Vec::new()),
+            conflict: None,
         };
         let entry = if model.apps[ai].methods.contains_key("installed") { "installed" } else { "initialize" };
         let _ = cx.call_method(ai, entry, Vec::new());

@@ -260,28 +260,45 @@ pub(crate) fn csv_cell(s: &str) -> String {
     }
 }
 
-/// CSV, one row per input and strategy, with the agreement verdict per row.
-pub fn csv(inputs: &[InputRuns]) -> String {
+/// An input `compare` could not run (it did not load, or a strategy asked for does not apply
+/// to it), and why: a row of its own in every table.
+#[derive(Clone, Debug, Serialize)]
+pub struct NotCompared {
+    pub file: String,
+    pub error: String,
+}
+
+/// CSV, one row per input and strategy, with the agreement verdict per row; an input not
+/// compared is a row with only its name and, in the last column, why.
+pub fn csv(inputs: &[InputRuns], failed: &[NotCompared]) -> String {
     let mut out = HEADER.join(",");
-    out.push_str(",agree\n");
+    out.push_str(",agree,error\n");
     let mut i = 0;
     let rows = rows(inputs);
     for input in inputs {
         let agree = input.agreement().map_or("".into(), |a| a.to_string());
         for _ in &input.runs {
             let cells: Vec<String> = rows[i].iter().map(|c| csv_cell(c)).collect();
-            let _ = writeln!(out, "{},{agree}", cells.join(","));
+            let _ = writeln!(out, "{},{agree},", cells.join(","));
             i += 1;
         }
+    }
+    for f in failed {
+        let _ = writeln!(out, "{}{},{}", csv_cell(&f.file), ",".repeat(HEADER.len()), csv_cell(&f.error));
     }
     out
 }
 
-/// A Markdown table (as in the papers' Table 1), then the verdicts.
-pub fn markdown(inputs: &[InputRuns]) -> String {
+/// A Markdown table (as in the papers' Table 1), then the verdicts; an input not compared is
+/// a row saying why.
+pub fn markdown(inputs: &[InputRuns], failed: &[NotCompared]) -> String {
     let mut out = format!("| {} |\n|{}\n", HEADER.join(" | "), "---|".repeat(HEADER.len()));
     for row in rows(inputs) {
         let _ = writeln!(out, "| {} |", row.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
+    }
+    for f in failed {
+        let why = format!("not compared: {}", f.error).replace('|', "\\|").replace('\n', " ");
+        let _ = writeln!(out, "| {} | {why} |{}", f.file.replace('|', "\\|"), " |".repeat(HEADER.len() - 2));
     }
     out.push('\n');
     for line in verdict(inputs).lines() {
@@ -290,7 +307,8 @@ pub fn markdown(inputs: &[InputRuns]) -> String {
     out
 }
 
-/// An SVG bar chart: per input, the transitions of each strategy on a log scale.
+/// An SVG bar chart: per input, the transitions of each strategy on a log scale, with an axis
+/// of powers of ten; a run a limit stopped is hatched (its count is a lower bound).
 pub fn svg(inputs: &[InputRuns]) -> String {
     let mut strategies: Vec<&str> = Vec::new();
     for input in inputs {
@@ -300,68 +318,134 @@ pub fn svg(inputs: &[InputRuns]) -> String {
             }
         }
     }
-    let colours = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"];
-    let bar = 14.0;
-    let group = bar * strategies.len() as f64 + 16.0;
-    let (left, top, width) = (260.0, 40.0, 560.0);
-    let height = top + group * inputs.len() as f64 + 40.0;
-    let max = inputs.iter().flat_map(|i| &i.runs).map(|r| r.transitions.max(1)).max().unwrap_or(1) as f64;
-    let scale = |t: u64| width * ((t.max(1) as f64).ln_1p() / max.ln_1p());
+    let colours = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948", "#9c755f"];
+    let colour = |k: usize| colours[k % colours.len()];
+    // Text is not measured by SVG: widths are estimated generously (11 px sans-serif averages
+    // under 6.5 px a character), so that no label is cut at the edge.
+    let text_width = |s: &str, size: f64| s.chars().count() as f64 * size * 0.62;
+    let names: Vec<&str> = inputs.iter().map(|i| i.runs.first().map_or("", |r| r.file.as_str())).collect();
+    let left = 16.0 + names.iter().map(|n| text_width(n, 11.0)).fold(60.0, f64::max);
+    let (top, width, bar) = (44.0, 560.0, 14.0);
+    let group = bar * strategies.len().max(1) as f64 + 16.0;
+    let plot_bottom = top + group * inputs.len() as f64;
+    let max = inputs.iter().flat_map(|i| &i.runs).map(|r| r.transitions).max().unwrap_or(1).max(10);
+    // Decades from 1 to the first power of ten at or above the largest count.
+    let decades = (max as f64).log10().ceil().max(1.0) as u32;
+    let x_of = |t: u64| left + width * (t.max(1) as f64).log10() / decades as f64;
+    let counts_room = text_width(&thousands(max), 9.0) + 12.0;
+    let legend_x = left + width + counts_room;
+    let legend_text =
+        strategies.iter().map(|s| text_width(s, 11.0)).chain([text_width(UNFINISHED, 11.0)]).fold(0.0, f64::max);
+    let total_width = legend_x + 16.0 + legend_text + 16.0;
+    let legend_bottom = top + 16.0 * (strategies.len() + 1) as f64;
+    let height = plot_bottom.max(legend_bottom) + 48.0;
     let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n",
-        left + width + 140.0
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{total_width:.0}\" height=\"{height:.0}\" font-family=\"sans-serif\" font-size=\"11\">\n"
     );
-    let _ = writeln!(
-        out,
-        "<text x=\"{left}\" y=\"20\" font-size=\"13\">transitions explored (log scale; hatched: unfinished)</text>"
-    );
-    for (k, s) in strategies.iter().enumerate() {
+    // One hatch per colour: an unfinished run keeps its strategy's colour.
+    out.push_str("<defs>\n");
+    // At least one: the legend's sample uses the first.
+    for k in 0..strategies.len().max(1) {
         let _ = writeln!(
             out,
-            "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{s}</text>",
-            left + width + 20.0,
-            top + 16.0 * k as f64,
-            colours[k % colours.len()],
-            left + width + 34.0,
-            top + 9.0 + 16.0 * k as f64
+            "<pattern id=\"hatch{k}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">\
+<rect width=\"6\" height=\"6\" fill=\"white\"/><rect width=\"3\" height=\"6\" fill=\"{}\"/></pattern>",
+            colour(k)
         );
     }
-    for (i, input) in inputs.iter().enumerate() {
-        let y0 = top + group * i as f64;
-        let name = input.runs.first().map_or("", |r| r.file.as_str());
-        let short: String = name.chars().rev().take(38).collect::<Vec<_>>().into_iter().rev().collect();
+    out.push_str("</defs>\n");
+    let _ = writeln!(
+        out,
+        "<text x=\"{left:.1}\" y=\"20\" font-size=\"13\">transitions explored per input and strategy</text>"
+    );
+    // The axis: a grid line and a label per power of ten, under the bars.
+    for d in 0..=decades {
+        let x = left + width * d as f64 / decades as f64;
         let _ = writeln!(
             out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>\
+<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\">{}</text>",
+            plot_bottom + 4.0,
+            plot_bottom + 16.0,
+            power_of_ten(d)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<line x1=\"{left:.1}\" y1=\"{plot_bottom:.1}\" x2=\"{:.1}\" y2=\"{plot_bottom:.1}\" stroke=\"#333\"/>\
+<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">transitions (log scale)</text>",
+        left + width,
+        left + width / 2.0,
+        plot_bottom + 34.0
+    );
+    for (k, s) in strategies.iter().enumerate() {
+        let y = top + 16.0 * k as f64;
+        let _ = writeln!(
+            out,
+            "<rect x=\"{legend_x:.1}\" y=\"{y}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{}\">{}</text>",
+            colour(k),
+            legend_x + 14.0,
+            y + 9.0,
+            xml(s)
+        );
+    }
+    let y = top + 16.0 * strategies.len() as f64;
+    let _ = writeln!(
+        out,
+        "<rect x=\"{legend_x:.1}\" y=\"{y}\" width=\"10\" height=\"10\" fill=\"url(#hatch0)\" stroke=\"#999\"/><text x=\"{:.1}\" y=\"{}\">{UNFINISHED}</text>",
+        legend_x + 14.0,
+        y + 9.0
+    );
+    for (i, input) in inputs.iter().enumerate() {
+        let y0 = top + group * i as f64;
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
             left - 8.0,
             y0 + group / 2.0,
-            xml(&short)
+            xml(names[i])
         );
         for r in &input.runs {
             let k = strategies.iter().position(|s| *s == r.strategy).unwrap_or(0);
-            let w = scale(r.transitions);
+            let w = x_of(r.transitions) - left;
             let y = y0 + bar * k as f64;
-            let opacity = if r.finished { "1" } else { "0.4" };
+            let fill = if r.finished { colour(k).to_string() } else { format!("url(#hatch{k})") };
+            let status = if r.finished { String::new() } else { " (did not finish)".to_string() };
             let _ = writeln!(
                 out,
-                "<rect x=\"{left}\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{opacity}\"><title>{} {}: {} transitions</title></rect>",
+                "<rect x=\"{left:.1}\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"{fill}\" stroke=\"{}\" stroke-width=\"0.5\"><title>{} {}: {} transitions{status}</title></rect>",
                 bar - 2.0,
-                colours[k % colours.len()],
-                xml(name),
-                r.strategy,
+                colour(k),
+                xml(names[i]),
+                xml(&r.strategy),
                 r.transitions
             );
             let _ = writeln!(
                 out,
-                "<text x=\"{:.1}\" y=\"{}\" font-size=\"9\">{}</text>",
+                "<text x=\"{:.1}\" y=\"{}\" font-size=\"9\">{}{}</text>",
                 left + w + 4.0,
                 y + bar - 4.0,
-                r.transitions
+                thousands(r.transitions),
+                if r.finished { "" } else { "+" }
             );
         }
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// The legend's entry for runs a limit stopped.
+const UNFINISHED: &str = "hatched: stopped by a limit (count so far, +)";
+
+/// `1`, `10`, `100`, `1k`, ... `1M`, ... as the axis labels them.
+fn power_of_ten(d: u32) -> String {
+    let units = [(9, "G"), (6, "M"), (3, "k")];
+    for (e, unit) in units {
+        if d >= e {
+            return format!("{}{unit}", 10u64.pow(d - e));
+        }
+    }
+    10u64.pow(d).to_string()
 }
 
 pub(crate) fn xml(s: &str) -> String {

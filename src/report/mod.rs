@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::explore::shorten::{shorten, Finding};
 use crate::explore::{Outcomes, Stats, StopReason};
-use crate::model::{format_schedule, Model, ModelKind};
+use crate::model::{format_schedule, Choice, Conflict, Model, ModelError, ModelKind};
 
 /// One error or deadlock, as cli.md's JSON has it.
 #[derive(Clone, Debug, Serialize)]
@@ -31,6 +31,9 @@ pub struct ErrorReport {
     /// could still cut it (stateful-dpor's graph lacks states the reduction never stored).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub graph_shortest: Option<usize>,
+    /// For a conflict: both apps and both values, as the schedule shown reaches it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<Conflict>,
     /// Steps of `schedule`.
     #[serde(skip)]
     pub steps: usize,
@@ -91,18 +94,31 @@ impl RunReport {
             .errors()
             .map(|f| {
                 let short = shorten(model, &f.schedule, &Finding::Error(&f.error));
+                // Who wrote what before a conflict depends on the path: take it from the
+                // schedule shown, not the one first found.
+                let conflict = error_at_end(model, &short)
+                    .filter(|e| e.kind == f.error.kind && e.line == f.error.line)
+                    .and_then(|e| e.conflict)
+                    .or_else(|| f.error.conflict.clone())
+                    .map(|c| *c);
                 // Replay may still cut a graph-shortest schedule (through states the reduction
                 // never stored); either way the report gives the length first found.
                 let first = f.graph_shortest_from.unwrap_or(f.schedule.len());
                 ErrorReport {
                     kind: f.error.kind.to_string(),
-                    message: f.error.message.clone(),
+                    // A SmartApp's conflict message already names both values (and tells its
+                    // errors apart by them); an event model's names them only here.
+                    message: match &conflict {
+                        Some(c) if model.kind() == ModelKind::Events => c.describe(),
+                        _ => f.error.message.clone(),
+                    },
                     line: f.error.line,
                     event: f.error.event.clone(),
                     app: f.error.app.clone(),
                     schedule: format_schedule(model, &short),
                     shortened_from: (short.len() < first).then_some(first),
                     graph_shortest: f.graph_shortest_from.map(|_| f.schedule.len()),
+                    conflict,
                     steps: short.len(),
                 }
             })
@@ -134,6 +150,7 @@ impl RunReport {
                     schedule: format_schedule(model, schedule),
                     shortened_from: d.graph_shortest_from.filter(|&n| n > schedule.len()),
                     graph_shortest: d.graph_shortest_from.map(|_| schedule.len()),
+                    conflict: None,
                     steps: schedule.len(),
                 });
             }
@@ -198,6 +215,12 @@ impl RunReport {
         lines.dedup();
         lines.into_iter().map(|l| l + "\n").collect()
     }
+}
+
+/// The error the last step of `path` ends in, if it does.
+fn error_at_end<M: Model>(model: &M, path: &[Choice]) -> Option<ModelError> {
+    let mut s = model.initial();
+    path.iter().find_map(|&c| model.step(&mut s, c).err())
 }
 
 /// Human-readable byte count.
