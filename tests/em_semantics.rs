@@ -227,3 +227,37 @@ fn reads_record_the_write_they_observed() {
     }
     assert_eq!(m.outcome(&s).to_string(), "rf 16<-13 19<-0 | final 13 | stuck");
 }
+
+/// The clocks' width does not grow with the number of handlers (issue 17 §2): three threads
+/// posting 2,000 messages in turn to one looper, whose handlers read and write shared fields
+/// (as benches/gen_handlers.py writes them), need a handful of chains, not one per handler; and
+/// the FIFO rule still orders each handler after the previous one of the same poster.
+#[test]
+fn clocks_stay_narrow_with_many_handlers() {
+    let mut text = String::from("1 START\n2 THREADINIT tid:1\n3 ATTACH-Q tid:1 queue:1\n");
+    let mut idx = 4;
+    for p in 2..5 {
+        text.push_str(&format!("{idx} FORK par-tid:1 child-tid:{p}\n{} THREADINIT tid:{p}\n", idx + 1));
+        idx += 2;
+    }
+    text.push_str(&format!("{idx} LOOP tid:1 queue:1\n"));
+    idx += 1;
+    for msg in 1..=2000 {
+        let src = 2 + msg % 3;
+        text.push_str(&format!("{idx} POST src:{src} msg:{msg} dest:1\n{} CALL tid:1 msg:{msg}\n", idx + 1));
+        text.push_str(&format!("{} READ tid:1 obj:0x1 class:C; field:s\n", idx + 2));
+        text.push_str(&format!("{} WRITE tid:1 obj:0x1 class:C; field:f{}\n", idx + 3, msg % 2));
+        text.push_str(&format!("{} RET tid:1 msg:{msg}\n", idx + 4));
+        idx += 5;
+    }
+    let m = model(&text);
+    let mut h = EmHb::new(&m);
+    for p in 0..m.trace.ops.len() as u32 {
+        h.push(p);
+    }
+    assert!(m.tasks() > 2000);
+    assert!(h.chains() <= 8, "{} chains for {} tasks", h.chains(), m.tasks());
+    let hb = hb(&m);
+    // RET of message 1 (op 15) -> CALL of message 4 (op 27): both posted by thread 3.
+    assert!(hb(15, 27) && !hb(15, 17) && !hb(20, 22));
+}

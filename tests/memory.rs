@@ -133,3 +133,66 @@ fn a_stateless_search_without_an_outcome_file_stays_small() {
     assert!(outcomes >= 200, "{outcomes} outcomes: too few to show anything");
     assert!(peak < (32 << 20) + outcomes * 8192, "peak {peak} bytes with {outcomes} outcomes");
 }
+
+/// An EM trace of about `n` operations with one handler per 5 of them, as
+/// benches/gen_handlers.py writes it, but whose handlers only read: thread 1 loops, threads 2-4
+/// post to it in turn. Nothing conflicts, so `em-dpor` runs one execution, and its peak is the
+/// model and one path as deep as the trace.
+fn handlers_reading(n: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tracepor-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("handlers{n}.txt"));
+    let mut text = String::from("1 START\n2 THREADINIT tid:1\n3 ATTACH-Q tid:1 queue:1\n");
+    let mut idx = 4;
+    for p in 2..5 {
+        text.push_str(&format!("{idx} FORK par-tid:1 child-tid:{p}\n{} THREADINIT tid:{p}\n", idx + 1));
+        idx += 2;
+    }
+    text.push_str(&format!("{idx} LOOP tid:1 queue:1\n"));
+    idx += 1;
+    let mut msg = 1;
+    while idx + 5 <= n + 1 {
+        let src = 2 + msg % 3;
+        text.push_str(&format!("{idx} POST src:{src} msg:{msg} dest:1\n{} CALL tid:1 msg:{msg}\n", idx + 1));
+        for k in 2..4 {
+            text.push_str(&format!("{} READ tid:1 obj:0x1 class:C; field:s\n", idx + k));
+        }
+        text.push_str(&format!("{} RET tid:1 msg:{msg}\n", idx + 4));
+        idx += 5;
+        msg += 1;
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A path step of the stateless strategies costs the same whatever the number of tasks of the
+/// trace (issue 17 §2): the clocks have a component per chain of ordered events, not per
+/// handler. With one per task, a step here cost 4 bytes per handler (32 KB at 40,000
+/// operations), and the 40,000-operation run hit the limit below.
+#[test]
+fn a_path_step_costs_the_same_whatever_the_number_of_handlers() {
+    let peak = |n: usize| {
+        let trace = handlers_reading(n);
+        let o = tracepor(&[
+            "check",
+            trace.to_str().unwrap(),
+            "--strategy",
+            "em-dpor",
+            "--max-memory",
+            "500",
+            "--time-limit",
+            "60",
+            "--json",
+            "--no-progress",
+        ]);
+        let v = json(&o);
+        assert_eq!(v["finished"], true, "{n} operations: {v}");
+        assert_eq!(v["executions"], 1, "{n} operations: {v}");
+        assert_eq!(v["transitions"].as_u64(), Some(n as u64 - 1), "{n} operations: {v}");
+        v["peak_alloc_bytes"].as_u64().unwrap()
+    };
+    let (small, large) = (peak(10_000), peak(40_000));
+    // The model and the path, per operation of the trace (about 500 bytes today).
+    let per_op = large.saturating_sub(small) / 30_000;
+    assert!(per_op < 2_000, "{per_op} bytes per operation (peaks {small}, {large})");
+}

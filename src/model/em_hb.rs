@@ -1,5 +1,4 @@
-//! Happens-before along one execution of an EM trace, with one vector clock per task
-//! (em-trace.md): program order inside a thread and inside a handler; FORK -> the child's first
+//! Happens-before along one execution of an EM trace (em-trace.md): program order inside a thread and inside a handler; FORK -> the child's first
 //! operation; POST -> the CALL of that message; ATTACH-Q -> posts to that queue; LOOP -> CALLs;
 //! UNLOCK -> a later LOCK of the same lock; NOTIFY -> the WAIT it releases; the FIFO rule (if
 //! post(m1) happens before post(m2) on the same queue, RET of m1 happens before CALL of m2);
@@ -9,20 +8,22 @@
 //! backtracking. Everything it keeps is indexed by operation or path position, so undoing a
 //! step is truncating. Strategies that need more edges (conflicting accesses for DPOR) pass
 //! them to [`EmHb::push_with`].
+//!
+//! The clocks are [`ChainClocks`]: one component per chain of events ordered by happens-before,
+//! not one per task (thread or handler), so that a path step costs memory independent of the
+//! number of handlers of the trace; src/model/clock.rs says why they answer the same queries.
 
 use smallvec::SmallVec;
 
-use super::clock::{happens_before, VectorClock};
+use super::clock::ChainClocks;
 use super::em::{EmModel, NEVER};
 use crate::trace::em::OpKind;
 
 pub struct EmHb<'m> {
     model: &'m EmModel,
-    /// Per path position: the operation and its clock.
+    /// Per path position: the operation; and the clocks.
     ops: Vec<u32>,
-    clocks: Vec<VectorClock>,
-    /// Clocks of popped events, kept so that a push allocates nothing once warmed up.
-    spare: Vec<VectorClock>,
+    clocks: ChainClocks,
     /// Per operation: its path position, NEVER when not on the path.
     pos_of_op: Vec<u32>,
     /// Per lock: path positions of its UNLOCKs, in order.
@@ -42,8 +43,7 @@ impl<'m> EmHb<'m> {
         EmHb {
             model,
             ops: Vec::new(),
-            clocks: Vec::new(),
-            spare: Vec::new(),
+            clocks: ChainClocks::default(),
             pos_of_op: vec![NEVER; model.trace.ops.len()],
             unlocks: vec![SmallVec::new(); model.locks as usize],
             notifies: vec![SmallVec::new(); nt],
@@ -65,8 +65,14 @@ impl<'m> EmHb<'m> {
         self.ops[i]
     }
 
-    pub fn clock(&self, i: usize) -> &VectorClock {
-        &self.clocks[i]
+    /// The clock of path position `i`, one component per chain ([`ChainClocks`]).
+    pub fn clock(&self, i: usize) -> &[u32] {
+        self.clocks.clock(i)
+    }
+
+    /// Number of chains the clocks use (their width).
+    pub fn chains(&self) -> usize {
+        self.clocks.chains()
     }
 
     /// Path position of `op`, if it ran.
@@ -76,9 +82,9 @@ impl<'m> EmHb<'m> {
     }
 
     /// Whether the event at path position `a` happens before the one at `b`.
+    #[inline]
     pub fn happens_before(&self, a: usize, b: usize) -> bool {
-        let task = self.model.op_task[self.ops[a] as usize] as usize;
-        happens_before(&self.clocks[a], task, &self.clocks[b])
+        self.clocks.happens_before(a, b)
     }
 
     /// Appends executed operation `op` (the next of its task) to the path.
@@ -90,7 +96,6 @@ impl<'m> EmHb<'m> {
     pub fn push_with(&mut self, op: u32, extra: impl IntoIterator<Item = usize>) {
         let m = self.model;
         let o = m.trace.ops[op as usize];
-        let task = m.op_task[op as usize] as usize;
         let thread = m.op_thread[op as usize] as usize;
         let mut preds: SmallVec<[u32; 8]> = SmallVec::new();
         let pred_op = |op: u32, preds: &mut SmallVec<[u32; 8]>| {
@@ -144,13 +149,19 @@ impl<'m> EmHb<'m> {
         }
         preds.extend(extra.into_iter().map(|p| p as u32));
 
-        let mut clock = self.spare.pop().unwrap_or_default();
-        clock.reset(m.tasks());
-        for &p in &preds {
-            clock.join(&self.clocks[p as usize]);
-        }
-        let own = clock.get(task) + 1;
-        clock.set(task, own);
+        let prev = Some(m.prev_in_task[op as usize]).filter(|&p| p != NEVER).and_then(|p| self.position(p));
+        let prev = prev.map(|p| p as u32);
+        let ops = &self.ops;
+        let ends = |p: u32| {
+            let o = ops[p as usize];
+            let t = m.op_task[o as usize] as usize;
+            let last = match t.checked_sub(m.threads.len()) {
+                None => m.threads[t].own.last(),
+                Some(h) => m.handlers[h].as_ref().and_then(|h| h.ops.last()),
+            };
+            last == Some(&o)
+        };
+        self.clocks.push(&preds, prev, ends);
 
         let pos = self.ops.len() as u32;
         match o.kind {
@@ -165,15 +176,12 @@ impl<'m> EmHb<'m> {
         }
         self.pos_of_op[op as usize] = pos;
         self.ops.push(op);
-        self.clocks.push(clock);
     }
 
     /// Removes the last event of the path.
     pub fn pop(&mut self) {
         let Some(op) = self.ops.pop() else { return };
-        if let Some(c) = self.clocks.pop() {
-            self.spare.push(c);
-        }
+        self.clocks.pop();
         let m = self.model;
         let o = m.trace.ops[op as usize];
         let thread = m.op_thread[op as usize] as usize;

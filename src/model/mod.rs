@@ -11,7 +11,7 @@
 //! | transition | the thread's next operation (own code, handler, or the CALL of its queue's front) | all handlers of the event, atomically |
 //! | state | positions, queues, locks, notifies, last writes, reads-from | variables, enabled events, ghosts |
 //! | error | none; stuck executions are deadlocks | failed assert, division by zero, conflict |
-//! | happens-before | vector clocks per task ([`clock`]) | - |
+//! | happens-before | vector clocks per chain of ordered events ([`clock`]) | - |
 
 pub mod clock;
 pub mod em;
