@@ -4,19 +4,7 @@
 
 mod common;
 
-use std::process::{Command, Output};
-
-fn tracepor(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracepor")).args(args).current_dir(common::root()).output().unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{bin as tracepor, code, text};
 
 const FIRE_LOCK: &str = "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events";
 

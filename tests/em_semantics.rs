@@ -1,5 +1,7 @@
 //! The replay semantics and happens-before rules of em-trace.md, one small trace per rule.
 
+mod common;
+
 use std::path::Path;
 
 use tracepor::model::em::EmModel;
@@ -234,22 +236,7 @@ fn reads_record_the_write_they_observed() {
 /// the FIFO rule still orders each handler after the previous one of the same poster.
 #[test]
 fn clocks_stay_narrow_with_many_handlers() {
-    let mut text = String::from("1 START\n2 THREADINIT tid:1\n3 ATTACH-Q tid:1 queue:1\n");
-    let mut idx = 4;
-    for p in 2..5 {
-        text.push_str(&format!("{idx} FORK par-tid:1 child-tid:{p}\n{} THREADINIT tid:{p}\n", idx + 1));
-        idx += 2;
-    }
-    text.push_str(&format!("{idx} LOOP tid:1 queue:1\n"));
-    idx += 1;
-    for msg in 1..=2000 {
-        let src = 2 + msg % 3;
-        text.push_str(&format!("{idx} POST src:{src} msg:{msg} dest:1\n{} CALL tid:1 msg:{msg}\n", idx + 1));
-        text.push_str(&format!("{} READ tid:1 obj:0x1 class:C; field:s\n", idx + 2));
-        text.push_str(&format!("{} WRITE tid:1 obj:0x1 class:C; field:f{}\n", idx + 3, msg % 2));
-        text.push_str(&format!("{} RET tid:1 msg:{msg}\n", idx + 4));
-        idx += 5;
-    }
+    let text = common::many_handlers_trace(2000, true);
     let m = model(&text);
     let mut h = EmHb::new(&m);
     for p in 0..m.trace.ops.len() as u32 {

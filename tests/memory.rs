@@ -1,6 +1,8 @@
 //! Memory limits (issue 17 §2): `--max-memory` holds on counted heap bytes, the default limit
 //! is reported, and `compare` reports each run's own peak.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -142,25 +144,8 @@ fn handlers_reading(n: usize) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tracepor-memory-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("handlers{n}.txt"));
-    let mut text = String::from("1 START\n2 THREADINIT tid:1\n3 ATTACH-Q tid:1 queue:1\n");
-    let mut idx = 4;
-    for p in 2..5 {
-        text.push_str(&format!("{idx} FORK par-tid:1 child-tid:{p}\n{} THREADINIT tid:{p}\n", idx + 1));
-        idx += 2;
-    }
-    text.push_str(&format!("{idx} LOOP tid:1 queue:1\n"));
-    idx += 1;
-    let mut msg = 1;
-    while idx + 5 <= n + 1 {
-        let src = 2 + msg % 3;
-        text.push_str(&format!("{idx} POST src:{src} msg:{msg} dest:1\n{} CALL tid:1 msg:{msg}\n", idx + 1));
-        for k in 2..4 {
-            text.push_str(&format!("{} READ tid:1 obj:0x1 class:C; field:s\n", idx + k));
-        }
-        text.push_str(&format!("{} RET tid:1 msg:{msg}\n", idx + 4));
-        idx += 5;
-        msg += 1;
-    }
+    // Operations 11 on, five per message: as many messages as fit in `n` operations.
+    let text = common::many_handlers_trace(n.saturating_sub(10) / 5, false);
     std::fs::write(&path, text).unwrap();
     path
 }

@@ -104,3 +104,45 @@ pub fn trace_dirs(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// An EM trace of many handlers, as benches/gen_handlers.py writes them: thread 1 loops, threads
+/// 2-4 post `messages` messages to it in turn (operations 11 on, five per message); each handler
+/// READs one shared field, then WRITEs one of two others (`writes`) or READs it again.
+pub fn many_handlers_trace(messages: usize, writes: bool) -> String {
+    let mut text = String::from("1 START\n2 THREADINIT tid:1\n3 ATTACH-Q tid:1 queue:1\n");
+    let mut idx = 4;
+    for p in 2..5 {
+        text.push_str(&format!("{idx} FORK par-tid:1 child-tid:{p}\n{} THREADINIT tid:{p}\n", idx + 1));
+        idx += 2;
+    }
+    text.push_str(&format!("{idx} LOOP tid:1 queue:1\n"));
+    idx += 1;
+    for msg in 1..=messages {
+        let src = 2 + msg % 3;
+        text.push_str(&format!("{idx} POST src:{src} msg:{msg} dest:1\n{} CALL tid:1 msg:{msg}\n", idx + 1));
+        text.push_str(&format!("{} READ tid:1 obj:0x1 class:C; field:s\n", idx + 2));
+        if writes {
+            text.push_str(&format!("{} WRITE tid:1 obj:0x1 class:C; field:f{}\n", idx + 3, msg % 2));
+        } else {
+            text.push_str(&format!("{} READ tid:1 obj:0x1 class:C; field:s\n", idx + 3));
+        }
+        text.push_str(&format!("{} RET tid:1 msg:{msg}\n", idx + 4));
+        idx += 5;
+    }
+    text
+}
+
+/// Runs the tracepor binary from the project root.
+pub fn bin(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tracepor")).args(args).current_dir(root()).output().unwrap()
+}
+
+/// A finished process's exit code.
+pub fn code(o: &std::process::Output) -> i32 {
+    o.status.code().expect("exited")
+}
+
+/// Bytes printed, as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
