@@ -340,11 +340,8 @@ pub fn replay<M: Model>(model: &M, schedule: &str) -> Result<Replay, CheckError>
         let changed = if result.is_ok() { model.explain_step(&before, &s, c) } else { String::new() };
         steps.push(ReplayStep { choice: model.choice_name(c), what, accesses, changed });
         if let Err(mut e) = result {
-            // As the report says it: an event model's conflict message names the values only
-            // in its `conflict` (a SmartApp's names them already).
-            if let (Some(c), ModelKind::Events) = (&e.conflict, model.kind()) {
-                e.message = c.describe();
-            }
+            // As the report says it.
+            e.message = e.shown_message(model.kind());
             return done(steps, ReplayEnd::Error(e));
         }
     }

@@ -414,14 +414,9 @@ fn cancel_flag() -> Arc<AtomicBool> {
 /// command-line tools do, instead of a panic on the failed write.
 #[cfg(unix)]
 fn default_sigpipe() {
-    extern "C" {
-        fn signal(signum: i32, handler: usize) -> usize;
-    }
-    const SIGPIPE: i32 = 13;
-    const SIG_DFL: usize = 0;
     // SAFETY: restores the default disposition of one signal, before any thread starts.
     unsafe {
-        signal(SIGPIPE, SIG_DFL);
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -1,9 +1,9 @@
 //! `em-dpor`: Maiya et al.'s EM-DPOR (TACAS 2016), which explores *dependence-covering sets*:
 //! posts are independent, even to one queue, and the handlers of a looper are reordered only
 //! when some race needs it. It runs on the DPOR core of [`super::dpor::engine`] (same path,
-//! backtrack and done sets, happens-before clocks with one component per chain, model::clock), plugged in as
-//! [`EmRace`], a race rule with its own race analysis, backtrack-point choice and state
-//! (docs/em-dpor.md §4.2-4.3):
+//! backtrack and done sets, happens-before clocks with one component per chain of ordered
+//! events, [`crate::model::clock`]), plugged in as [`EmRace`], a race rule with its own race
+//! analysis, backtrack-point choice and state (docs/em-dpor.md §4.2-4.3):
 //!
 //! - races: for a read, the last write that does not happen before it; for a write, that write
 //!   and every unordered read after it (several reads can race with one write); for a lock,

@@ -1,8 +1,9 @@
-//! Happens-before along one execution of an EM trace (em-trace.md): program order inside a thread and inside a handler; FORK -> the child's first
-//! operation; POST -> the CALL of that message; ATTACH-Q -> posts to that queue; LOOP -> CALLs;
-//! UNLOCK -> a later LOCK of the same lock; NOTIFY -> the WAIT it releases; the FIFO rule (if
-//! post(m1) happens before post(m2) on the same queue, RET of m1 happens before CALL of m2);
-//! lifecycle ENABLE -> TRIGGER; every dependence.txt edge.
+//! Happens-before along one execution of an EM trace (em-trace.md): program order inside a
+//! thread and inside a handler; FORK -> the child's first operation; POST -> the CALL of that
+//! message; ATTACH-Q -> posts to that queue; LOOP -> CALLs; UNLOCK -> a later LOCK of the same
+//! lock; NOTIFY -> the WAIT it releases; the FIFO rule (if post(m1) happens before post(m2) on
+//! the same queue, RET of m1 happens before CALL of m2); lifecycle ENABLE -> TRIGGER; every
+//! dependence.txt edge.
 //!
 //! The tracker follows a path: [`EmHb::push`] an executed operation, [`EmHb::pop`] it when
 //! backtracking. Everything it keeps is indexed by operation or path position, so undoing a

@@ -74,6 +74,24 @@ pub struct ModelError {
     pub conflict: Option<Box<Conflict>>,
 }
 
+impl ModelError {
+    /// The message as reports and replay print it. An event model's conflict message names
+    /// only what the statement fixes (it tells errors apart); the values, which depend on the
+    /// path, are in `conflict` and are said here. A SmartApp's message names them already.
+    pub fn shown_message(&self, kind: ModelKind) -> String {
+        shown_message(kind, &self.message, self.conflict.as_deref())
+    }
+}
+
+/// [`ModelError::shown_message`] for an error's message and a conflict taken from elsewhere
+/// (the report takes it from the schedule it prints).
+pub fn shown_message(kind: ModelKind, message: &str, conflict: Option<&Conflict>) -> String {
+    match conflict {
+        Some(c) if kind == ModelKind::Events => c.describe(),
+        _ => message.to_string(),
+    }
+}
+
 /// Both sides of a conflict (IoTCheck's property): the app writing `variable` now with `value`,
 /// over `last_value` that `last_app` wrote.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

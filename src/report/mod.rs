@@ -106,12 +106,7 @@ impl RunReport {
                 let first = f.graph_shortest_from.unwrap_or(f.schedule.len());
                 ErrorReport {
                     kind: f.error.kind.to_string(),
-                    // A SmartApp's conflict message already names both values (and tells its
-                    // errors apart by them); an event model's names them only here.
-                    message: match &conflict {
-                        Some(c) if model.kind() == ModelKind::Events => c.describe(),
-                        _ => f.error.message.clone(),
-                    },
+                    message: crate::model::shown_message(model.kind(), &f.error.message, conflict.as_ref()),
                     line: f.error.line,
                     event: f.error.event.clone(),
                     app: f.error.app.clone(),

@@ -131,8 +131,8 @@ impl<R: RaceRule, S: Sleep, P: Parallel> Engine<'_, R, S, P> {
     }
 
     /// DPOR's dependence between transitions `a` and `b` of two different threads: accesses to
-    /// one location (one of them a write; NOTIFYs aimed at one thread, WAITs of one thread: [`Engine::access`]),
-    /// LOCKs of one lock, posts to one queue.
+    /// one location (one of them a write; NOTIFYs aimed at one thread, WAITs of one thread:
+    /// [`Engine::access`]), LOCKs of one lock, posts to one queue.
     pub(crate) fn dependent(&self, a: u32, b: u32) -> bool {
         if let (Some((l1, w1)), Some((l2, w2))) = (self.access(a), self.access(b)) {
             return l1 == l2 && (w1 || w2);
