@@ -288,7 +288,7 @@ impl SmartAppModel {
     /// Every object choice `c`'s firing can touch from any state, one entry per object (a write
     /// subsumes a read); see the module header for why it covers [`crate::model::Model::accesses`].
     pub fn footprint(&self, c: Choice) -> Accesses {
-        self.footprints()[c as usize].clone()
+        self.footprint_with(&self.reach(), c as usize)
     }
 
     /// [`SmartAppModel::footprint`] of every choice, sharing the scan of the apps.
