@@ -1,0 +1,360 @@
+//! The command line's arguments (shared/spec/cli.md), as clap parses them: the commands, the
+//! options every searching command shares ([`Common`]) and what they turn into for the library
+//! ([`Limits`], [`SearchOptions`], [`LoadOptions`]).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::explore::registry;
+use crate::explore::{Ablation, Limits, SearchOptions};
+use crate::model::LoadOptions;
+
+/// The exit codes, at the end of the help of every command that searches.
+pub const EXIT_CODES: &str =
+    "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
+3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
+differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 `check --expect` or \
+`regress`: an outcome set differs from the expected one.";
+
+#[derive(Parser)]
+#[command(
+    name = "tracepor",
+    version,
+    about = "Model checker for event-driven programs (Android traces, SmartThings-style event models)",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Explore an input with one strategy and report what was found.
+    #[command(after_help = STRATEGY_NOTE.to_string() + "\n\n" + EXIT_CODES)]
+    Check {
+        /// The input: an EM trace (trace.txt, its folder, or EM-Explorer's config.cfg), an event
+        /// model (.events), or SmartApps (.groovy; several, or folders of them, are one system).
+        /// `-` reads standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, help = registry::help())]
+        strategy: Option<String>,
+        /// Write the explored state graph here, for Graphviz (small searches only).
+        #[arg(long, value_name = "PATH")]
+        dot: Option<PathBuf>,
+        /// Compare the outcome set with this file (as --outcomes wrote it): exit 0 when equal,
+        /// 5 when not (the difference is printed), 3 when a limit stopped the search.
+        #[arg(long, value_name = "PATH")]
+        expect: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run every input under the folders that has an expected outcome file beside it
+    /// (FILE.expected, or expected.outcomes in a trace folder) and report pass/fail per input.
+    #[command(after_help = EXIT_CODES)]
+    Regress {
+        /// Folders searched (with their subfolders) for inputs with an expected file.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        #[arg(long, help = registry::help())]
+        strategy: Option<String>,
+        /// Also write the results as JUnit XML, for a CI system (one test case per input).
+        #[arg(long, value_name = "PATH")]
+        junit: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run several strategies on one or many inputs and compare them side by side.
+    #[command(after_help = STRATEGY_NOTE.to_string() + "\n\n" + EXIT_CODES)]
+    Compare {
+        /// Inputs: files, or folders searched for traces and event models.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, value_delimiter = ',', value_name = "S,S,...", help = strategies_help())]
+        strategies: Option<Vec<String>>,
+        /// Also write the table as CSV.
+        #[arg(long, value_name = "PATH")]
+        csv: Option<PathBuf>,
+        /// Also write the table as Markdown.
+        #[arg(long, value_name = "PATH")]
+        markdown: Option<PathBuf>,
+        /// Also write an SVG chart of transitions per input and strategy (log scale).
+        #[arg(long, value_name = "PATH")]
+        svg: Option<PathBuf>,
+        /// Take only share i of n of the inputs, for job arrays: shards are numbered from 0
+        /// (0 <= i < n, e.g. 0/4 .. 3/4), an input's shard is a hash of its path as given, the
+        /// same on every machine. Default: every input.
+        #[arg(long, value_name = "i/n")]
+        shard: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Reproduce the paper's tables A.1/A.2: run full and stateful-dpor on each app pair of its TSV.
+    #[command(after_help = "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
+2 bad usage or an unreadable TSV or folder.")]
+    Corpus {
+        /// The paper's per-pair figures (shared/reference/vmcai22-tables-a1-a2.tsv).
+        pairs: PathBuf,
+        /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder).
+        #[arg(long, value_name = "DIR")]
+        smartapps: Option<PathBuf>,
+        /// Only the pairs of this table (A.1 or A.2). Default: both.
+        #[arg(long, value_name = "A.1|A.2")]
+        table: Option<String>,
+        /// Only the first N pairs (after --table, before --shard). Default: all.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Take only share i of n of the pairs, for job arrays: numbered from 0 (0 <= i < n, e.g.
+        /// 0/4 .. 3/4), stable by pair. Default: every pair.
+        #[arg(long, value_name = "i/n")]
+        shard: Option<String>,
+        /// Write one JSON object per pair per line here, for `corpus-merge`.
+        #[arg(long, value_name = "PATH")]
+        jsonl: Option<PathBuf>,
+        #[command(flatten)]
+        out: TableFiles,
+        #[command(flatten)]
+        run: CorpusRun,
+    },
+    /// Merge the --jsonl files of `corpus` shards into one table.
+    CorpusMerge {
+        /// The --jsonl files the shards wrote.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        #[command(flatten)]
+        out: TableFiles,
+        /// Print the merged rows as JSON lines instead of the text table.
+        #[arg(long)]
+        jsonl: bool,
+    },
+    /// Re-execute one schedule step by step.
+    ///
+    /// Each step's operation or event, the objects it reads (R) and writes (W), what it
+    /// changed; then the error it ends in, or what is still enabled. Exit 1 when the schedule reproduces an error or deadlock, 2 when a step is not
+    /// enabled, 0 otherwise.
+    Replay {
+        /// The input, as given to `check` (several SmartApps are one system).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The choices to take, comma-separated, `c*k` for k times in a row: thread numbers on
+        /// EM traces (`1*5,2*3,1`), event names on event models and SmartApps
+        /// (`presence.not_present,smoke.detected`). `check` prints one for each finding.
+        #[arg(long, value_name = "SCHEDULE")]
+        schedule: String,
+        /// Fire each event at most k times, as the run that printed the schedule did (event
+        /// models and SmartApps). Default: no bound.
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+        bound: Option<u32>,
+        /// Check IoTCheck's conflicts, as the run that printed the schedule did (event models
+        /// and SmartApps): without it a conflicting write is not an error.
+        #[arg(long)]
+        conflicts: bool,
+    },
+    /// Show what the input holds, without exploring.
+    Stats {
+        /// The input, as for `check`; a folder of SmartApps lists each app, loaded or why not.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// One JSON object on stdout instead of the table (docs/cli.md).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args, Clone)]
+pub struct Common {
+    /// One JSON document on stdout instead of the report (docs/cli.md); a refusal (exit 2) is
+    /// then `{"error": ...}`.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the canonical outcome lines here, sorted, one per line; `-` for standard output.
+    /// compare: PATH.<strategy>, over several inputs PATH.<input>.<strategy> (the input's `/`
+    /// made `_`). Default: not written.
+    #[arg(long, value_name = "PATH")]
+    pub outcomes: Option<PathBuf>,
+    /// Fire each event at most K times (event models and SmartApps; makes the state space
+    /// acyclic, which the stateless strategies need). Default: no bound.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub bound: Option<u32>,
+    /// Report IoTCheck's conflicts: an app writing a variable another app wrote last, with a
+    /// different value (event models and SmartApps). Default: off.
+    #[arg(long)]
+    pub conflicts: bool,
+    // Zero limits would stop every search before it starts: refused here, like zero threads.
+    /// Stop the search after this many seconds (fractions allowed), with the figures so far
+    /// (exit 3). Default: none.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub time_limit: Option<f64>,
+    /// Stop after storing this many states (stateful strategies). Default: none.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_states: Option<u64>,
+    /// Stop before the heap passes this many MiB (counted allocations). Default: half of the
+    /// machine's memory (or of its cgroup limit), printed in the report.
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory: Option<u64>,
+    /// Worker threads, for the strategies that explore in parallel (marked --threads in
+    /// --strategy's help). Default: 1.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub threads: Option<usize>,
+    /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
+    #[arg(long)]
+    pub hash_compact: bool,
+    /// Ablation (stateful DPOR): end an execution at any state already on it.
+    #[arg(long)]
+    pub no_full_cycle: bool,
+    /// Ablation (stateful DPOR): search backwards along the current stack only.
+    #[arg(long)]
+    pub no_graph_backtrack: bool,
+    /// Ablation (stateful DPOR): treat a transition as a single access.
+    #[arg(long)]
+    pub no_per_location: bool,
+    /// Ablation (stateful DPOR): no backtracking from the graph at a state match.
+    #[arg(long)]
+    pub no_match_update: bool,
+    /// Stateful DPOR: literal Algorithms 3 and 5 instead of the Appendix D summaries.
+    #[arg(long)]
+    pub no_summaries: bool,
+    /// Stateful DPOR: a new state fires its lowest-numbered unexplored event (default: the next
+    /// one after the event that led there, round-robin, as IoTCheck's DPOR listener does).
+    #[arg(long)]
+    pub lowest_first: bool,
+    /// Stop at the first error or deadlock found (exit 1; the run is then not finished).
+    /// Default: search on, to report every distinct one.
+    #[arg(long)]
+    pub stop_at_first_error: bool,
+    /// Print no report (input errors still go to stderr); the exit code tells the result.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Show progress on stderr (default: when stderr is a terminal).
+    #[arg(long, conflicts_with = "no_progress")]
+    pub progress: bool,
+    /// Never show progress.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// Where `corpus` and `corpus-merge` also write their table.
+#[derive(Args, Clone)]
+pub struct TableFiles {
+    /// Also write the table as CSV.
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
+    /// Also write the table as Markdown.
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+    /// An SVG chart of the reductions, ours beside the paper's.
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+}
+
+/// How `corpus` runs each pair.
+#[derive(Args, Clone)]
+pub struct CorpusRun {
+    /// Stop each run (each strategy of each pair) after this many seconds; its row then says
+    /// it did not finish. Default: none.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub time_limit: Option<f64>,
+    /// Stop each run before the heap passes this many MiB (counted allocations). Default: half
+    /// of the machine's memory (or of its cgroup limit).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory: Option<u64>,
+    /// Fire each event at most K times. Default: no bound, as the paper's runs.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub bound: Option<u32>,
+    /// Check IoTCheck's conflicts, as the paper's runs did.
+    #[arg(long)]
+    pub conflicts: bool,
+}
+
+impl Common {
+    pub fn limits(&self) -> Limits {
+        Limits {
+            time: self.time_limit.map(Duration::from_secs_f64),
+            max_states: self.max_states,
+            // Without --max-memory, half of physical memory: a search ends cleanly before the
+            // machine swaps or the kernel kills it.
+            max_memory_bytes: self
+                .max_memory
+                .map(|mb| mb.saturating_mul(1 << 20))
+                .or_else(crate::alloc::default_limit_bytes),
+            stop_at_first_error: self.stop_at_first_error,
+        }
+    }
+
+    pub fn search_options(&self) -> SearchOptions {
+        SearchOptions {
+            threads: self.threads.unwrap_or(1),
+            hash_compact: self.hash_compact,
+            ablation: Ablation {
+                no_full_cycle: self.no_full_cycle,
+                no_graph_backtrack: self.no_graph_backtrack,
+                no_per_location: self.no_per_location,
+                no_match_update: self.no_match_update,
+                no_summaries: self.no_summaries,
+                lowest_first: self.lowest_first,
+            },
+            outcome_schedules: false,
+            outcome_fingerprints: false,
+        }
+    }
+
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions { bound: self.bound, conflicts: self.conflicts }
+    }
+
+    /// The `options` member of the JSON documents: every option that shaped the run, as given
+    /// (limits null when not given; `max_memory_mb` is then the default the report names).
+    pub fn options_json(&self, strategy: Option<&str>) -> serde_json::Value {
+        let a = self.search_options().ablation;
+        let ablations: Vec<&str> = [
+            ("no-full-cycle", a.no_full_cycle),
+            ("no-graph-backtrack", a.no_graph_backtrack),
+            ("no-per-location", a.no_per_location),
+            ("no-match-update", a.no_match_update),
+            ("no-summaries", a.no_summaries),
+            ("lowest-first", a.lowest_first),
+        ]
+        .into_iter()
+        .filter_map(|(name, on)| on.then_some(name))
+        .collect();
+        serde_json::json!({
+            "strategy": strategy,
+            "bound": self.bound,
+            "conflicts": self.conflicts,
+            "time_limit_s": self.time_limit,
+            "max_states": self.max_states,
+            "max_memory_mb": self.max_memory,
+            "threads": self.threads.unwrap_or(1),
+            "hash_compact": self.hash_compact,
+            "stop_at_first_error": self.stop_at_first_error,
+            "ablations": ablations,
+        })
+    }
+
+    pub fn show_progress(&self) -> bool {
+        !self.quiet && !self.no_progress && (self.progress || std::io::stderr().is_terminal())
+    }
+}
+
+/// What the brackets of the strategy list say.
+pub const STRATEGY_NOTE: &str = "Strategies: in brackets, the inputs each one runs on (em-trace, events, smartapps) \
+and the options it reads; any other option is refused with exit 2.";
+
+/// `compare --strategies`: the registry's one line per strategy, under compare's default.
+pub fn strategies_help() -> String {
+    let list = registry::help();
+    let lines = list.split_once('\n').map_or("", |x| x.1);
+    format!("Comma-separated strategies (default: every one that runs on the input):\n{lines}")
+}
+
+/// `--time-limit`: a finite number of seconds above zero.
+pub fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
+        _ => Err(format!("`{text}` is not a number of seconds above 0")),
+    }
+}

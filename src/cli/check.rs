@@ -1,0 +1,217 @@
+//! `check` (one input, one strategy) and `regress` (every input with an expected outcome file).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::files::{is_stdout, writable, writable_dir, write, write_outcomes};
+use super::{cancel_flag, joined, tool_json, Common, Fail};
+use crate::check::Check;
+use crate::explore::registry::{self, Entry, Registered};
+use crate::explore::SearchOptions;
+use crate::model::{self, Model};
+use crate::regress;
+use crate::report::{self, RunReport};
+use crate::with_model;
+
+/// `check`: explores `files` (one input, or SmartApps checked together) with one strategy.
+pub fn check(
+    files: &[PathBuf],
+    strategy: Option<&str>,
+    dot: Option<&Path>,
+    expect: Option<&Path>,
+    common: &Common,
+) -> Result<i32, Fail> {
+    super::bound_inputs(common.max_memory);
+    let file = joined(files);
+    // Read first: a missing expectation is a usage error, found before any search.
+    let expected = expect.map(regress::read_expected).transpose()?;
+    if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
+        writable(p)?;
+    }
+    // The graph may turn out too large to write: only its folder is checked.
+    if let Some(p) = dot {
+        writable_dir(p)?;
+    }
+    crate::check::check_load_options(&[files.to_vec()], &common.load_options())?;
+    let loaded = model::load_all(files, common.load_options())?;
+    // Outcome texts are needed only to write or compare them; otherwise each outcome is
+    // kept as a fingerprint, so a long stateless search does not fill memory with them.
+    let texts = common.outcomes.is_some() || expected.is_some();
+    let report = with_model!(&loaded, m => check_model(m, &file, strategy, dot, common, texts))?;
+    let verdict = expected.as_ref().map(|e| regress::judge(&report, e));
+    if common.json {
+        let mut doc = serde_json::to_value(&report)?;
+        doc["tool"] = tool_json();
+        doc["options"] = common.options_json(Some(&report.strategy));
+        if let Some(v) = &verdict {
+            doc["expect"] = verdict_json(v);
+        }
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else if !common.quiet {
+        let sut = with_model!(&loaded, m => m.summary());
+        print!("{}", report::text::render(&report, &sut));
+    }
+    if let Some(path) = &common.outcomes {
+        write_outcomes(path, None, &report.outcome_text())?;
+    }
+    if let Some(v) = &verdict {
+        if !common.json {
+            print!("expect {}: {}", expect.unwrap_or(Path::new("")).display(), v.render(10));
+        }
+        return Ok(v.exit_code());
+    }
+    Ok(report.exit_code())
+}
+
+/// `regress`: every input under `dirs` with an expected outcome file beside it, pass or fail.
+pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, common: &Common) -> Result<i32, Fail> {
+    super::bound_inputs(common.max_memory);
+    let mut inputs = Vec::new();
+    for d in dirs {
+        inputs.extend(regress::inputs_with_expectations(d)?);
+    }
+    let mut cases = Vec::new();
+    for (input, expected) in &inputs {
+        let started = std::time::Instant::now();
+        // A bad input or expected file is this input's failure; the others still run.
+        let result = (|| -> Result<regress::Verdict, Fail> {
+            let want = regress::read_expected(expected)?;
+            let loaded = model::load_all(std::slice::from_ref(input), common.load_options())?;
+            let report = with_model!(&loaded, m => check_model(m, input, strategy, None, common, true))?;
+            Ok(regress::judge(&report, &want))
+        })()
+        .map_err(|Fail(msg)| msg);
+        let case = regress::Case { input: input.display().to_string(), result, time: started.elapsed() };
+        if !common.quiet && !common.json {
+            match &case.result {
+                Ok(v) => print!("{}: {}", case.input, v.render(5)),
+                Err(msg) => println!("{}: error: {msg}", case.input),
+            }
+        }
+        cases.push(case);
+    }
+    if let Some(p) = junit {
+        write(p, &regress::junit("regress", &cases))?;
+    }
+    let passed = cases.iter().filter(|c| matches!(c.result, Ok(regress::Verdict::Pass { .. }))).count();
+    if common.json {
+        // One object per input: `check --json`'s `expect`, or the error that kept it
+        // from running.
+        let inputs: Vec<serde_json::Value> = cases
+            .iter()
+            .map(|c| {
+                let mut doc = match &c.result {
+                    Ok(v) => verdict_json(v),
+                    Err(msg) => serde_json::json!({ "result": "error", "error": msg }),
+                };
+                doc["input"] = serde_json::json!(c.input);
+                doc["time_s"] = serde_json::json!(c.time.as_secs_f64());
+                doc
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "inputs": inputs,
+            "passed": passed,
+            "tool": tool_json(),
+            "options": common.options_json(strategy),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else if !common.quiet {
+        println!("{passed} of {} inputs pass", cases.len());
+    }
+    Ok(regress::exit_code(&cases))
+}
+
+/// The most states `--dot` draws; larger graphs are not written.
+const DOT_LIMIT: usize = 20_000;
+
+/// Runs one strategy on one input with the command line's limits, options, progress bar and
+/// Ctrl-C, writing the state graph when `dot` asks for it.
+pub(super) fn run_one<M: Registered>(
+    m: &M,
+    file: &Path,
+    entry: &Entry,
+    common: &Common,
+    options: SearchOptions,
+    dot: Option<&Path>,
+) -> Result<RunReport, Fail> {
+    let mut run = Check::new(m)
+        .strategy(entry.name)?
+        .file(file.display().to_string())
+        .limits(common.limits())
+        .options(options)
+        .cancel(cancel_flag());
+    let bar = common.show_progress().then(|| {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(ProgressStyle::with_template("{spinner} {prefix} {elapsed_precise} {msg}").unwrap());
+        bar.set_prefix(entry.name);
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    });
+    if let Some(bar) = bar.clone() {
+        run = run.on_progress(move |s, elapsed| {
+            let rate = s.transitions as f64 / elapsed.as_secs_f64().max(1e-9);
+            let estimate = s.estimated_done.map_or(String::new(), |d| format!("  ~{:.2}% of the tree", d * 100.0));
+            bar.set_message(format!(
+                "executions {}  states {}  transitions {}  ({rate:.0}/s){estimate}",
+                s.executions,
+                s.states.map_or("-".into(), |n| n.to_string()),
+                s.transitions
+            ));
+        });
+    }
+    if dot.is_some() {
+        run = run.record_graph(DOT_LIMIT);
+    }
+    let (report, graph) = run.run_with_graph();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if let Some(path) = dot {
+        match graph {
+            None => eprintln!(
+                "tracepor: not writing {}: strategy `{}` does not record its state graph",
+                path.display(),
+                entry.name
+            ),
+            Some(g) if g.overflowed => {
+                eprintln!("tracepor: not writing {}: the state graph has more than {DOT_LIMIT} states", path.display())
+            }
+            Some(g) => write(path, &report::dot::render(&g, &file.display().to_string()))?,
+        }
+    }
+    Ok(report)
+}
+
+/// `check` on one loaded model: the strategy asked for (or the default), its options checked.
+pub(super) fn check_model<M: Registered>(
+    m: &M,
+    file: &Path,
+    strategy: Option<&str>,
+    dot: Option<&Path>,
+    common: &Common,
+    texts: bool,
+) -> Result<RunReport, Fail> {
+    let entry = match strategy {
+        Some(name) => crate::check::strategy_for(m, name)?,
+        None => registry::default_for::<M>(),
+    };
+    crate::check::check_search_options(m.kind(), &[entry], &common.search_options())?;
+    let options = SearchOptions { outcome_fingerprints: !texts, ..common.search_options() };
+    run_one(m, file, entry, common, options, dot)
+}
+
+/// The `expect` member of `check --json`.
+fn verdict_json(v: &regress::Verdict) -> serde_json::Value {
+    match v {
+        regress::Verdict::Pass { outcomes } => serde_json::json!({ "result": "pass", "outcomes": outcomes }),
+        regress::Verdict::Differs { missing, unexpected } => {
+            serde_json::json!({ "result": "differs", "missing": missing, "unexpected": unexpected })
+        }
+        regress::Verdict::Unfinished { stopped_by } => {
+            serde_json::json!({ "result": "unfinished", "stopped_by": stopped_by.map(|s| s.code()) })
+        }
+    }
+}
