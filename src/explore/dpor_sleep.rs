@@ -48,7 +48,8 @@ impl Strategy<EmModel> for DporSleep {
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
-        let mut engine = Engine::new(search.model, DporRace, SleepSets::new(false));
+        let mut engine =
+            Engine::new(search.model, DporRace::new(search.model.threads.len() as u32), SleepSets::new(false));
         engine.run(search);
     }
 }

@@ -3,9 +3,11 @@
 //! and `em-dpor-sleep`: a stateless depth-first search that keeps only the current path, with a
 //! *backtrack* and a *done* set of threads per state, the *enabled* threads, happens-before
 //! clocks ([`EmHb`]) extended with the conflict edges, and indexes of the path's accesses,
-//! locks and posts. It owns nothing of one strategy: which transitions race, and the state a
-//! strategy needs, plug in at named hook points, with static dispatch (the engine is generic
-//! over them; no call per transition is dynamic).
+//! locks and posts ([`super::index::PathIndex`]). It owns nothing of one strategy or option:
+//! which transitions race, and the state a strategy needs (thread order is `dpor`'s rule's,
+//! sleep sets their component's, the subtrees handed out the parallel one's), plug in at named
+//! hook points, with static dispatch (the engine is generic over them; no call per transition
+//! is dynamic). End states already reported are [`super::terminals::Terminals`].
 //!
 //! The walk (docs/em-dpor.md §3): the first execution is the recorded order; at every state,
 //! before choosing, the race rule analyses the next transition of every thread (enabled or
@@ -36,11 +38,12 @@
 //! - The progress estimate, [`super::estimate::Estimate`]: `stepped` after a step, `stopped`
 //!   when the search stops; it reads the path's choice sets (`progress_path`) and nothing else.
 
-use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
 use super::estimate::{Choices, Estimate};
 use super::handoff::{Event, Events};
+use super::index::PathIndex;
+use super::terminals::Terminals;
 use crate::explore::sets::ChoiceSet;
 use crate::explore::stats::Stats;
 use crate::explore::Search;
@@ -233,19 +236,8 @@ pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep, P: Parallel = Solo
     pub frames: Vec<Frame>,
     /// The state of the last frame; earlier ones are reached by undoing its journal.
     pub state: EmState,
-    /// Per location: path positions of its accesses, with whether each wrote.
-    accesses: Vec<Vec<(u32, bool)>>,
-    /// Per lock: path positions of its LOCKs.
-    lock_ops: Vec<Vec<u32>>,
-    /// Per destination thread: path positions of posts to it.
-    posts_to: Vec<Vec<u32>>,
-    /// Per thread: whether two or more NOTIFYs of the trace are aimed at it, and whether its
-    /// WAITs are in two or more tasks (the orders that choose a WAIT's NOTIFY, [`Engine::access`]).
-    choice_of_pair: Vec<(bool, bool)>,
-    /// Per thread: path position of its latest transition (thread order, for DPOR).
-    last_of_thread: Vec<u32>,
-    /// Per path position: the previous transition of the same thread (to undo `last_of_thread`).
-    prev_of_thread: Vec<u32>,
+    /// The path's accesses, LOCKs and posts, by object (for conflict edges and race rules).
+    index: PathIndex,
     /// Until the first backtrack the path follows the recorded order.
     pub recorded: bool,
     pub path: Vec<Choice>,
@@ -254,12 +246,8 @@ pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep, P: Parallel = Solo
     /// Per operation: the operations whose static edges (`waits_for`) it satisfies, i.e. whose
     /// thread may become enabled when it runs.
     enabled_by: Vec<SmallVec<[u32; 2]>>,
-    /// Keys of the end states already reported: a run's outcome follows from its end state's
-    /// key, and building the outcome text costs more than the rest of a short run.
-    terminals: FxHashSet<Box<[u32]>>,
-    /// Words held by `terminals` (bounded, so that memory stays flat).
-    terminal_words: usize,
-    key: Vec<u32>,
+    /// End states already reported, so that a repeated one is only counted.
+    terminals: Terminals,
     /// The race rule and its state (hook points: [`RaceRule`]).
     pub rule: R,
     /// The sleep-set component (hook points: [`Sleep`]).
@@ -270,9 +258,6 @@ pub(crate) struct Engine<'m, R: RaceRule, S: Sleep = NoSleep, P: Parallel = Solo
     estimate: Estimate,
 }
 
-/// At most this many key words are kept to recognise end states already reported (16 MB).
-const TERMINAL_WORDS: usize = 4 << 20;
-
 impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
     /// The sequential engine.
     pub fn new(model: &'m EmModel, rule: R, sleep: S) -> Self {
@@ -282,7 +267,6 @@ impl<'m, R: RaceRule, S: Sleep> Engine<'m, R, S> {
 
 impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
     pub fn with_parallel(model: &'m EmModel, rule: R, sleep: S, par: P) -> Self {
-        let nt = model.threads.len();
         let mut hb = EmHb::new(model);
         // As in EM-Explorer, a LOCK is ordered only after other threads' UNLOCKs.
         hb.same_thread_unlock_edges = false;
@@ -303,40 +287,12 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
                 s.keep_journal();
                 s
             },
-            accesses: vec![Vec::new(); model.trace.locations.len() + 2 * nt],
-            lock_ops: vec![Vec::new(); model.locks as usize],
-            posts_to: vec![Vec::new(); nt],
-            choice_of_pair: {
-                let mut notifies = vec![0u32; nt];
-                let mut wait_task = vec![None; nt];
-                let mut pair = vec![(false, false); nt];
-                for (i, o) in model.trace.ops.iter().enumerate() {
-                    match o.kind {
-                        OpKind::Notify { target } => {
-                            if let Some(t) = model.thread_of_raw(target) {
-                                notifies[t as usize] += 1;
-                                pair[t as usize].0 = notifies[t as usize] >= 2;
-                            }
-                        }
-                        OpKind::Wait => {
-                            let t = model.op_thread[i] as usize;
-                            let task = model.op_task[i];
-                            pair[t].1 |= *wait_task[t].get_or_insert(task) != task;
-                        }
-                        _ => {}
-                    }
-                }
-                pair
-            },
-            last_of_thread: vec![NEVER; nt],
-            prev_of_thread: Vec::new(),
+            index: PathIndex::new(model),
             recorded: true,
             path: Vec::new(),
             pool: Vec::new(),
             enabled_by,
-            terminals: FxHashSet::default(),
-            terminal_words: 0,
-            key: Vec::new(),
+            terminals: Terminals::default(),
             rule,
             sleep,
             par,
@@ -347,18 +303,11 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
     /// Counts the run ending at the current state; its outcome is built only for an end
     /// state not seen before (same key, same outcome: `add_outcome` would change nothing).
     fn terminal(&mut self, search: &mut Search<'_, EmModel>) {
-        let state = &self.state;
-        self.key.clear();
-        self.model.encode(state, &mut self.key);
-        if self.terminals.contains(&self.key[..]) {
+        if self.terminals.seen(self.model, &self.state) {
             search.end_execution();
             return;
         }
-        if self.terminal_words + self.key.len() <= TERMINAL_WORDS {
-            self.terminal_words += self.key.len();
-            self.terminals.insert(self.key.as_slice().into());
-        }
-        search.terminal(state, &self.path);
+        search.terminal(&self.state, &self.path);
     }
 
     pub fn threads(&self) -> u32 {
@@ -369,6 +318,15 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
         self.model.trace.ops[op as usize].kind
     }
 
+    /// The lock a LOCK takes (None for other operations).
+    #[inline]
+    fn lock_taken(&self, op: u32) -> Option<u32> {
+        match self.op_kind(op) {
+            OpKind::Lock { .. } => Some(self.model.lock_of(op)),
+            _ => None,
+        }
+    }
+
     /// Dense destination thread of a post (None for other operations).
     pub fn post_dest(&self, op: u32) -> Option<u32> {
         match self.op_kind(op) {
@@ -377,58 +335,27 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
         }
     }
 
-    /// The access `op` makes under DPOR's dependence, as (location, writes): a READ or WRITE
-    /// (heap or static); a NOTIFY *writes* the notify order of the thread it aims at, and a WAIT
-    /// the wait order of its own thread, one more location each per thread (docs/em-dpor.md
-    /// §4.6). A WAIT can be released by any NOTIFY aimed at its thread, and the clocks pair the
-    /// k-th WAIT with the k-th NOTIFY of the path (em_hb.rs), so which NOTIFY released it is fixed
-    /// by the order of the NOTIFYs aimed at the thread (and of its WAITs, which handlers of one
-    /// looper may run in either order). With those orders as dependences, every run of one
-    /// Mazurkiewicz trace pairs the same NOTIFY with each WAIT, and a WAIT is enabled in all of
-    /// them (k NOTIFYs before the k-th WAIT); a NOTIFY that is not a WAIT's pair neither enables
-    /// nor disables it, so the two are independent, and the pairing edge orders the pair.
-    /// Without this, runs where another NOTIFY released the WAIT were lost (issue 12,
-    /// fixtures/em-regress/notify-races-wait). Locations are kept only where there is a choice:
-    /// notify order for a thread two or more NOTIFYs of the trace aim at, wait order for a
-    /// thread whose WAITs are in two or more tasks.
+    /// The access `op` makes under DPOR's dependence, as (location, writes): see
+    /// [`PathIndex::access`].
+    #[inline]
     pub fn access(&self, op: u32) -> Option<(u32, bool)> {
-        let base = self.model.trace.locations.len() as u32;
-        let nt = self.model.threads.len() as u32;
-        match self.op_kind(op) {
-            OpKind::Read { loc } => Some((loc, false)),
-            OpKind::Write { loc } => Some((loc, true)),
-            OpKind::Notify { target } => {
-                let t = self.model.thread_of_raw(target)?;
-                self.choice_of_pair[t as usize].0.then_some((base + t, true))
-            }
-            OpKind::Wait => {
-                let t = self.model.op_thread[op as usize];
-                self.choice_of_pair[t as usize].1.then_some((base + nt + t, true))
-            }
-            _ => None,
-        }
+        self.index.access(self.model, op)
     }
 
     /// Path positions of the accesses to location `loc` (see [`Engine::access`]), with whether
     /// each wrote.
     pub fn accesses_of(&self, loc: u32) -> &[(u32, bool)] {
-        &self.accesses[loc as usize]
+        self.index.accesses_of(loc)
     }
 
     /// Path positions of the posts to thread `d`'s queue.
     pub fn posts_to(&self, d: u32) -> &[u32] {
-        &self.posts_to[d as usize]
-    }
-
-    /// Path position of thread `p`'s latest transition.
-    pub fn last_of_thread(&self, p: Choice) -> Option<usize> {
-        let l = self.last_of_thread[p as usize];
-        (l != NEVER).then_some(l as usize)
+        self.index.posts_to(d)
     }
 
     /// Path positions of the LOCKs of the lock `op` takes.
     pub fn locks_of(&self, op: u32) -> &[u32] {
-        &self.lock_ops[self.model.lock_of(op) as usize]
+        self.index.locks_of(self.model.lock_of(op))
     }
 
     /// Whether `op` runs inside a handler (its task is a message).
@@ -505,12 +432,12 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
         let access = self.access(op);
         match access {
             Some((loc, false)) => {
-                if let Some(&(w, _)) = self.accesses[loc as usize].iter().rev().find(|a| a.1) {
+                if let Some(&(w, _)) = self.index.accesses_of(loc).iter().rev().find(|a| a.1) {
                     extra.push(w as usize);
                 }
             }
             Some((loc, true)) => {
-                for &(a, w) in self.accesses[loc as usize].iter().rev() {
+                for &(a, w) in self.index.accesses_of(loc).iter().rev() {
                     extra.push(a as usize);
                     if w {
                         break;
@@ -521,17 +448,7 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
         }
         R::step_edges(self, c, op, &mut extra);
         self.hb.push_with(op, extra);
-        if let Some((loc, write)) = access {
-            self.accesses[loc as usize].push((pos, write));
-        }
-        if let OpKind::Lock { .. } = self.op_kind(op) {
-            self.lock_ops[model.lock_of(op) as usize].push(pos);
-        }
-        if let Some(d) = self.post_dest(op) {
-            self.posts_to[d as usize].push(pos);
-        }
-        self.prev_of_thread.push(self.last_of_thread[c as usize]);
-        self.last_of_thread[c as usize] = pos;
+        self.index.push(pos, access, self.lock_taken(op), self.post_dest(op));
         self.path.push(c);
         self.observe_step(&mut next, c, op);
         next.sets = Sets::default();
@@ -579,20 +496,7 @@ impl<'m, R: RaceRule, S: Sleep, P: Parallel> Engine<'m, R, S, P> {
     pub(crate) fn pop_step(&mut self) {
         let pos = self.hb.len() - 1;
         let op = self.hb.op(pos);
-        let c = self.model.op_thread[op as usize];
-        if let Some((loc, _)) = self.access(op) {
-            self.accesses[loc as usize].pop();
-        }
-        match self.op_kind(op) {
-            OpKind::Lock { .. } => {
-                self.lock_ops[self.model.lock_of(op) as usize].pop();
-            }
-            _ => {}
-        }
-        if let Some(d) = self.post_dest(op) {
-            self.posts_to[d as usize].pop();
-        }
-        self.last_of_thread[c as usize] = self.prev_of_thread.pop().unwrap_or(NEVER);
+        self.index.pop(self.access(op), self.lock_taken(op), self.post_dest(op));
         self.hb.pop();
         self.path.pop();
         if let Some(f) = self.frames.pop() {

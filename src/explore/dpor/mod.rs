@@ -12,6 +12,9 @@
 //! - [`estimate`]: the engine's progress estimate (Knuth's), a component called at two hook
 //!   points (after a step, when the search stops) that reads the path's choice sets; it
 //!   imports nothing of the engine;
+//! - [`index`]: the core's indexes of the path by object (accesses under DPOR's dependence,
+//!   LOCKs, posts), for the conflict edges and the race rules; [`terminals`]: the end states
+//!   already reported (an outcome is built once per end state). Neither imports the engine;
 //! - [`race`]: `dpor`'s race rule, Flanagan and Godefroid's ([`DporRace`]), plugged into the
 //!   engine; `dpor-sleep` uses it too, and `em-dpor`'s BacktrackEager runs its race functions;
 //! - [`par`]: the parallel driver, whose header argues why the parallel search explores the
@@ -24,8 +27,10 @@
 pub(crate) mod engine;
 pub(crate) mod estimate;
 pub(crate) mod handoff;
+mod index;
 mod par;
 pub(crate) mod race;
+mod terminals;
 
 pub(crate) use engine::{Engine, NoSleep, Parallel, RaceRule, Sets, Sleep, Target};
 pub(crate) use race::DporRace;
@@ -54,7 +59,7 @@ pub fn run_dpor(search: &mut Search<'_, EmModel>) -> u64 {
     if threads > 1 {
         return par::run(search, threads);
     }
-    let mut engine = Engine::new(search.model, DporRace, NoSleep::default());
+    let mut engine = Engine::new(search.model, DporRace::new(search.model.threads.len() as u32), NoSleep::default());
     engine.run(search);
     0
 }

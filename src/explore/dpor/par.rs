@@ -115,7 +115,12 @@ impl<'m> Pool<'m> {
             // The subtree below the donated choice is this search's; the states above it are
             // the owner's.
             let donor = Donor::new(self, nesting, task.path.len());
-            let mut engine = Engine::with_parallel(search.model, DporRace, NoSleep::default(), donor);
+            let mut engine = Engine::with_parallel(
+                search.model,
+                DporRace::new(search.model.threads.len() as u32),
+                NoSleep::default(),
+                donor,
+            );
             engine.recorded = false;
             engine.start();
             let (&c, prefix) = task.path.split_last().expect("a donated choice");
@@ -267,7 +272,12 @@ pub(crate) fn run(search: &mut Search<'_, EmModel>, threads: usize) -> u64 {
         }
         let _over = Over(&pool);
         let model = search.model;
-        let mut engine = Engine::with_parallel(model, DporRace, NoSleep::default(), Donor::new(&pool, 0, 0));
+        let mut engine = Engine::with_parallel(
+            model,
+            DporRace::new(model.threads.len() as u32),
+            NoSleep::default(),
+            Donor::new(&pool, 0, 0),
+        );
         engine.start();
         engine.explore(search);
     });

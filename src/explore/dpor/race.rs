@@ -22,20 +22,43 @@ use smallvec::SmallVec;
 
 use super::engine::{Engine, Parallel, RaceRule, Sleep, Target};
 use crate::explore::sets::ChoiceSet;
+use crate::model::em::NEVER;
 use crate::model::Choice;
 use crate::trace::em::OpKind;
 
-/// Flanagan and Godefroid's race rule (`dpor`, `dpor-sleep`). It keeps no state: what it reads
-/// (the path, the clocks, the indexes of accesses, locks and posts) is the core's.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct DporRace;
+/// Flanagan and Godefroid's race rule (`dpor`, `dpor-sleep`). Its own state is thread order,
+/// the happens-before edge it adds at each step (EM-DPOR orders a thread's transitions by task
+/// instead); the rest of what it reads (the path, the clocks, the indexes of accesses, locks
+/// and posts) is the core's.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DporRace {
+    /// Per thread: path position of its latest transition (NEVER when none).
+    last_of_thread: Vec<u32>,
+    /// Per step of the path: its thread, and that thread's latest transition before it (to
+    /// undo `last_of_thread` when the step is popped).
+    steps: Vec<(Choice, u32)>,
+}
+
+impl DporRace {
+    /// The rule for a search of a trace with `threads` threads.
+    pub fn new(threads: u32) -> Self {
+        DporRace { last_of_thread: vec![NEVER; threads as usize], steps: Vec::new() }
+    }
+
+    /// Path position of thread `p`'s latest transition.
+    #[inline]
+    fn last_of_thread(&self, p: Choice) -> Option<usize> {
+        let l = self.last_of_thread[p as usize];
+        (l != NEVER).then_some(l as usize)
+    }
+}
 
 impl RaceRule for DporRace {
     const ONCE_PER_STATE: bool = true;
 
     /// Thread order: the thread's latest transition.
     fn predecessor<S: Sleep, P: Parallel>(e: &Engine<'_, Self, S, P>, p: Choice, _op: u32) -> Option<usize> {
-        e.last_of_thread(p)
+        e.rule.last_of_thread(p)
     }
 
     /// Posts to one queue are ordered (the queue is a shared object), and so are the
@@ -49,7 +72,18 @@ impl RaceRule for DporRace {
         if let Some(d) = e.post_dest(op) {
             extra.extend(e.posts_to(d).last().map(|&p| p as usize));
         }
-        extra.extend(e.last_of_thread(c));
+        extra.extend(e.rule.last_of_thread(c));
+        // The step about to be pushed takes the next path position.
+        let pos = e.hb.len() as u32;
+        let rule = &mut e.rule;
+        rule.steps.push((c, rule.last_of_thread[c as usize]));
+        rule.last_of_thread[c as usize] = pos;
+    }
+
+    fn popped(&mut self) {
+        if let Some((c, prev)) = self.steps.pop() {
+            self.last_of_thread[c as usize] = prev;
+        }
     }
 
     /// A thread other than the last one to run whose next transition did not change was
