@@ -1,7 +1,8 @@
 //! What the command line does, as a library: [`Check`] runs one strategy on one model and
 //! returns its [`RunReport`]; [`compare_set`] picks the strategies `compare` runs; [`replay`]
 //! re-executes one schedule; [`expand_inputs`] and [`Shard`] turn command-line paths into the
-//! inputs to check. `main.rs` parses arguments and prints; the policy lives here.
+//! inputs to check, and [`detected`] tells each one's kind once, for the option checks and the
+//! loading both. `main.rs` parses arguments and prints; the policy lives here.
 //!
 //! ```no_run
 //! # use tracepor::{check::Check, model::{self, Loaded}};
@@ -24,6 +25,8 @@ use crate::model::{
 };
 use crate::report::compare::{Disagreement, Verdict, Witness};
 use crate::report::RunReport;
+use crate::trace::input::{detect_input, Input};
+use crate::trace::InputError;
 
 /// A usage or input problem, in one message (the command line exits 2 with it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,22 +54,17 @@ pub fn strategy_for<M: Registered>(model: &M, name: &str) -> Result<&'static Ent
     Ok(entry)
 }
 
-/// What `files` (one input, or several SmartApps) hold, told without building the model; None
-/// when it cannot be told, so that loading reports why.
-pub fn input_kind(files: &[PathBuf]) -> Option<ModelKind> {
-    use crate::trace::input::{detect, detect_groovy, InputKind};
-    if files.len() > 1 {
-        return Some(ModelKind::SmartApps);
-    }
-    let file = files.first()?;
-    if detect_groovy(file).ok()?.is_some() {
-        return Some(ModelKind::SmartApps);
-    }
-    Some(match detect(file).ok()? {
-        InputKind::EmTrace { .. } => ModelKind::EmTrace,
-        InputKind::Events(_) => ModelKind::Events,
-        InputKind::Groovy(_) => ModelKind::SmartApps,
-    })
+/// Each input of `inputs` (one path, or several SmartApps) with what it holds, told once by
+/// [`detect_input`]: [`check_detected_load_options`] reads the kinds, [`crate::model::load_input`]
+/// builds the models.
+pub fn detected(inputs: Vec<Vec<PathBuf>>) -> Vec<(Vec<PathBuf>, Result<Input, InputError>)> {
+    inputs
+        .into_iter()
+        .map(|files| {
+            let input = detect_input(&files);
+            (files, input)
+        })
+        .collect()
 }
 
 /// A kind of input as a sentence names it.
@@ -79,21 +77,29 @@ fn a_kind(kind: ModelKind) -> &'static str {
 }
 
 /// Refuses `--bound` and `--conflicts` when no input of `inputs` (each one input, or several
-/// SmartApps checked together) is an event model or SmartApps: an EM trace has neither events
-/// to bound nor apps to conflict, so the option would be ignored without a word.
+/// SmartApps checked together, as [`detect_input`] told it) is an event model or SmartApps: an
+/// EM trace has neither events to bound nor apps to conflict, so the option would be ignored
+/// without a word.
 pub fn check_load_options(inputs: &[Vec<PathBuf>], load: &LoadOptions) -> Result<(), CheckError> {
+    check_detected_load_options(&detected(inputs.to_vec()), load)
+}
+
+/// [`check_load_options`] on inputs already told apart ([`detected`]).
+pub fn check_detected_load_options(
+    inputs: &[(Vec<PathBuf>, Result<Input, InputError>)],
+    load: &LoadOptions,
+) -> Result<(), CheckError> {
     let option = match (load.bound, load.conflicts) {
         (Some(_), _) => "--bound",
         (None, true) => "--conflicts",
         (None, false) => return Ok(()),
     };
     // Inputs whose kind cannot be told count as taking it: loading them reports the problem.
-    let kinds: Vec<Option<ModelKind>> = inputs.iter().map(|files| input_kind(files)).collect();
-    if kinds.iter().any(|k| *k != Some(ModelKind::EmTrace)) {
+    if inputs.iter().any(|(_, input)| !matches!(input, Ok(Input::EmTrace { .. }))) {
         return Ok(());
     }
     let what = match inputs {
-        [files] => {
+        [(files, _)] => {
             let name = files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" + ");
             format!("{name} is {}", a_kind(ModelKind::EmTrace))
         }

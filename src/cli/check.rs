@@ -34,8 +34,8 @@ pub fn check(
     if let Some(p) = dot {
         writable_dir(p)?;
     }
-    crate::check::check_load_options(&[files.to_vec()], &common.load_options())?;
-    let loaded = model::load_all(files, common.load_options())?;
+    let [(_, input)] = super::load_checked(files, &common.load_options())?;
+    let loaded = model::load_input(input?, common.load_options())?;
     // Outcome texts are needed only to write or compare them; otherwise each outcome is
     // kept as a fingerprint, so a long stateless search does not fill memory with them.
     let texts = common.outcomes.is_some() || expected.is_some();

@@ -47,7 +47,9 @@ pub fn compare(
     } else {
         inputs.iter().map(|f| vec![f.clone()]).collect()
     };
-    crate::check::check_load_options(&groups, &common.load_options())?;
+    // Each input's kind told once, for the option checks and the loading both.
+    let groups = crate::check::detected(groups);
+    crate::check::check_detected_load_options(&groups, &common.load_options())?;
     // A misspelt strategy is a usage error for every input: refused before any search.
     for name in strategies.into_iter().flatten() {
         if registry::lookup(name).is_none() {
@@ -59,8 +61,9 @@ pub fn compare(
     // does not load is a line saying why; the others still run.
     let stream = many && !common.json && !common.quiet;
     let (mut all, mut failed) = (Vec::new(), Vec::new());
-    for group in &groups {
-        let file = &joined(group);
+    let inputs = groups.len();
+    for (group, input) in groups {
+        let file = &joined(&group);
         // An input that does not load, or that a strategy asked for does not apply to,
         // is a row of its own; over one input it is the whole answer (exit 2).
         let mut not_compared = |e: String| -> Result<(), Fail> {
@@ -73,7 +76,7 @@ pub fn compare(
             failed.push(NotCompared { file: file.display().to_string(), error: e });
             Ok(())
         };
-        let loaded = match model::load_all(group, common.load_options()) {
+        let loaded = match input.and_then(|i| model::load_input(i, common.load_options())) {
             Ok(l) => l,
             Err(e) => {
                 not_compared(e.to_string())?;
@@ -115,7 +118,7 @@ pub fn compare(
         doc["options"] = common.options_json(None);
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else if stream {
-        println!("{} of {} inputs compared", all.len(), groups.len());
+        println!("{} of {inputs} inputs compared", all.len());
     } else if !common.quiet {
         print!("{}", report::compare::render(&all));
     }

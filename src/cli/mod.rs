@@ -23,6 +23,13 @@ use std::sync::{Arc, OnceLock};
 
 pub use args::{Cli, Command, Common};
 
+use crate::model::LoadOptions;
+use crate::trace::input::Input;
+use crate::trace::InputError;
+
+/// An input's paths and what they hold.
+type Detected = (Vec<PathBuf>, Result<Input, InputError>);
+
 /// Usage or input problems: exit 2 with one message.
 #[derive(Debug)]
 pub struct Fail(pub String);
@@ -53,6 +60,13 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
         Command::Replay { files, schedule, bound, conflicts } => replay::replay(&files, &schedule, bound, conflicts),
         Command::Stats { files, json } => stats::stats(&files, json),
     }
+}
+
+/// Tells what `files` (one input) hold, once, and refuses the load options it would ignore.
+fn load_checked(files: &[PathBuf], load: &LoadOptions) -> Result<[Detected; 1], Fail> {
+    let inputs = crate::check::detected(vec![files.to_vec()]);
+    crate::check::check_detected_load_options(&inputs, load)?;
+    Ok(inputs.try_into().unwrap_or_else(|_| unreachable!("one input")))
 }
 
 /// Bounds every input read from now on by `--max-memory` (MiB), or the default.

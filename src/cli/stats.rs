@@ -4,11 +4,13 @@ use std::path::PathBuf;
 
 use super::{joined, tool_json, Fail};
 use crate::model::{self, LoadOptions, Model};
+use crate::trace::input::{detect_input, Input};
 use crate::with_model;
 
 /// `stats`: the input's figures as a table, or one JSON object with `json`.
 pub fn stats(files: &[PathBuf], json: bool) -> Result<i32, Fail> {
-    if let Some(apps) = smartapp_coverage(files)? {
+    let input = detect_input(files)?;
+    if let Some(apps) = smartapp_coverage(files, &input) {
         let loaded = apps.iter().filter(|(_, r)| r.is_ok()).count();
         if json {
             let apps: Vec<serde_json::Value> = apps
@@ -32,7 +34,7 @@ pub fn stats(files: &[PathBuf], json: bool) -> Result<i32, Fail> {
         return Ok(0);
     }
     let file = joined(files);
-    let loaded = model::load_all(files, LoadOptions::default())?;
+    let loaded = model::load_input(input, LoadOptions::default())?;
     let (kind, stats) = with_model!(&loaded, m => (m.kind(), m.stats()));
     if json {
         let stats: std::collections::BTreeMap<String, u64> =
@@ -58,14 +60,13 @@ type AppCoverage = (String, Result<u64, String>);
 
 /// `stats` on one folder of SmartApps: each app alone, loaded or the first construct that
 /// stops it (None when the input is not such a folder).
-fn smartapp_coverage(files: &[PathBuf]) -> Result<Option<Vec<AppCoverage>>, Fail> {
-    let [dir] = files else { return Ok(None) };
+fn smartapp_coverage(files: &[PathBuf], input: &Input) -> Option<Vec<AppCoverage>> {
+    let ([dir], Input::SmartApps(apps)) = (files, input) else { return None };
     if !dir.is_dir() {
-        return Ok(None);
+        return None;
     }
-    let Some(apps) = crate::trace::input::detect_groovy(dir)? else { return Ok(None) };
     let mut out = Vec::new();
-    for app in &apps {
+    for app in apps {
         let name = app.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let result = match model::load_all(std::slice::from_ref(app), LoadOptions::default()) {
             Ok(l) => Ok(with_model!(&l, m => m.stats().get("events").copied().unwrap_or(0))),
@@ -73,5 +74,5 @@ fn smartapp_coverage(files: &[PathBuf]) -> Result<Option<Vec<AppCoverage>>, Fail
         };
         out.push((name, result));
     }
-    Ok(Some(out))
+    Some(out)
 }

@@ -21,6 +21,8 @@ pub mod smartapp;
 
 use smallvec::SmallVec;
 
+use crate::trace::input::Input;
+
 /// The unit a scheduler picks: a thread of an EM trace, an event of an event model.
 /// Dense, `0..model.choices()`.
 pub type Choice = u32;
@@ -445,42 +447,41 @@ macro_rules! with_model {
 
 /// Reads `path` (any input kind of cli.md) and builds its transition system.
 pub fn load(path: &std::path::Path, options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
-    use crate::trace::input::{detect, InputKind};
-    match detect(path)? {
-        InputKind::EmTrace { trace, dependence } => {
-            let t = crate::trace::em::load(&trace, dependence.as_deref())?;
-            Ok(Loaded::Em(em::EmModel::new(t)?))
-        }
-        InputKind::Groovy(p) => load_all(&[p], options),
-        InputKind::Events(p) => {
-            let bytes = crate::trace::input::read(&p)?;
-            let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
-            Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
-        }
-    }
+    load_all(&[path.to_path_buf()], options)
 }
 
 /// Reads several inputs as one system: SmartApps (Groovy files, or folders of them) are checked
 /// together; any other kind must come alone.
 pub fn load_all(paths: &[std::path::PathBuf], options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
-    use crate::trace::input::{detect_groovy, InputKind};
-    let mut apps = Vec::new();
-    for p in paths {
-        match detect_groovy(p)? {
-            Some(found) => apps.extend(found),
-            None if paths.len() == 1 => return load(p, options),
-            None => {
-                let kind = match crate::trace::input::detect(p)? {
-                    InputKind::Groovy(_) => "a SmartApp",
-                    _ => "not a SmartApp",
-                };
-                return Err(crate::trace::InputError::file(
-                    p,
-                    format!("{kind}: only SmartApps (Groovy) can be checked several at a time"),
-                ));
-            }
+    load_input(crate::trace::input::detect_input(paths)?, options)
+}
+
+/// Builds the transition system of an input already told apart
+/// ([`crate::trace::input::detect_input`]).
+pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::trace::InputError> {
+    match input {
+        Input::EmTrace { trace, dependence } => {
+            let t = crate::trace::em::load(&trace, dependence.as_deref())?;
+            Ok(Loaded::Em(em::EmModel::new(t)?))
+        }
+        Input::Events(p) => {
+            let bytes = crate::trace::input::read(&p)?;
+            let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
+            Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
+        }
+        Input::SmartApps(apps) => {
+            let opts = smartapp::SmartAppOptions { conflicts: options.conflicts, bound: options.bound };
+            Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
         }
     }
-    let opts = smartapp::SmartAppOptions { conflicts: options.conflicts, bound: options.bound };
-    Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
+}
+
+impl From<&Input> for ModelKind {
+    fn from(input: &Input) -> Self {
+        match input {
+            Input::EmTrace { .. } => ModelKind::EmTrace,
+            Input::Events(_) => ModelKind::Events,
+            Input::SmartApps(_) => ModelKind::SmartApps,
+        }
+    }
 }

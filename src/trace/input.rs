@@ -1,6 +1,9 @@
 //! Reading inputs: files are memory-mapped (traces can be large) and their kind is told from
 //! the content, not the name (cli.md): an EM trace, a folder holding `trace.txt`, an
-//! EM-Explorer `config.cfg`, or an event model (`model events` on its first meaningful line).
+//! EM-Explorer `config.cfg`, an event model (`model events` on its first meaningful line), or
+//! SmartApps (Groovy files, or folders of them). The one place inputs are told apart:
+//! [`detect_input`] turns the paths given for one input into the [`Input`] `model/` builds
+//! from, once; [`detect`] tells one file.
 
 use std::collections::HashMap;
 use std::io::{ErrorKind, Read};
@@ -293,24 +296,56 @@ fn is_groovy(bytes: &[u8]) -> bool {
     has(b"definition(") || has(b"definition (") || (has(b"preferences") && has(b"def "))
 }
 
-/// The SmartApps `path` stands for: itself when it is one, the `.groovy` SmartApps of a folder
-/// (sorted), or None when it is something else.
-pub fn detect_groovy(path: &Path) -> Result<Option<Vec<PathBuf>>, InputError> {
-    if path.is_dir() {
-        if path.join("trace.txt").is_file() {
-            return Ok(None);
+/// What the paths given for one input hold, told once: what [`crate::model`] builds a model
+/// from. Several paths are one system of SmartApps; any other kind comes alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// An EM trace, with the dependence file beside it when there is one.
+    EmTrace { trace: PathBuf, dependence: Option<PathBuf> },
+    /// An event model.
+    Events(PathBuf),
+    /// SmartApps (Groovy files, or the `.groovy` files of folders, sorted per folder) checked
+    /// together.
+    SmartApps(Vec<PathBuf>),
+}
+
+/// Tells what `paths` hold, reading each one once: a folder of `.groovy` SmartApps stands for
+/// them; a file or a folder holding `trace.txt` is told by [`detect`]; several paths must all
+/// be SmartApps.
+pub fn detect_input(paths: &[PathBuf]) -> Result<Input, InputError> {
+    let mut apps = Vec::new();
+    for p in paths {
+        let kind = match groovy_folder(p)? {
+            Some(found) => {
+                apps.extend(found);
+                continue;
+            }
+            None => detect(p)?,
+        };
+        match kind {
+            InputKind::Groovy(app) => apps.push(app),
+            _ if paths.len() > 1 => {
+                return Err(InputError::file(
+                    p,
+                    "not a SmartApp: only SmartApps (Groovy) can be checked several at a time",
+                ))
+            }
+            InputKind::EmTrace { trace, dependence } => return Ok(Input::EmTrace { trace, dependence }),
+            InputKind::Events(p) => return Ok(Input::Events(p)),
         }
-        let entries = std::fs::read_dir(path).map_err(|e| InputError::file(path, format!("cannot read: {e}")))?;
-        let mut found: Vec<PathBuf> =
-            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "groovy")).collect();
-        found.sort();
-        if found.is_empty() {
-            return Ok(None);
-        }
-        return Ok(Some(found));
     }
-    match detect(path)? {
-        InputKind::Groovy(p) => Ok(Some(vec![p])),
-        _ => Ok(None),
+    Ok(Input::SmartApps(apps))
+}
+
+/// The `.groovy` files of folder `path`, sorted; None when `path` is not a folder, holds a
+/// `trace.txt` (a trace folder), or holds no `.groovy` file.
+fn groovy_folder(path: &Path) -> Result<Option<Vec<PathBuf>>, InputError> {
+    if !path.is_dir() || path.join("trace.txt").is_file() {
+        return Ok(None);
     }
+    let entries = std::fs::read_dir(path).map_err(|e| InputError::file(path, format!("cannot read: {e}")))?;
+    let mut found: Vec<PathBuf> =
+        entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "groovy")).collect();
+    found.sort();
+    Ok((!found.is_empty()).then_some(found))
 }
