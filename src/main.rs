@@ -117,7 +117,7 @@ enum Command {
         #[arg(long, value_name = "A.1|A.2")]
         table: Option<String>,
         /// Only the first N pairs (after --table, before --shard). Default: all.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         limit: Option<usize>,
         /// Take only share i of n of the pairs, for job arrays: numbered from 0 (0 <= i < n, e.g.
         /// 0/4 .. 3/4), stable by pair. Default: every pair.
@@ -198,9 +198,11 @@ struct Common {
     // Zero limits would stop every search before it starts: refused here, like zero threads.
     /// Stop the search after this many seconds (fractions allowed), with the figures so far
     /// (exit 3). Default: none.
-    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = tracepor::validate::seconds)]
     time_limit: Option<f64>,
-    /// Stop after storing this many states (stateful strategies). Default: none.
+    /// Stop after this many states: stored states for the strategies that store them (full,
+    /// stateful-dpor, optimal), states visited for the others (one per transition; the report
+    /// then says `transitions`). Default: none.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_states: Option<u64>,
     /// Stop before the heap passes this many MiB (counted allocations). Default: half of the
@@ -208,8 +210,8 @@ struct Common {
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
     /// Worker threads, for the strategies that explore in parallel (marked --threads in
-    /// --strategy's help). Default: 1.
-    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    /// --strategy's help), 1 to 256. Default: 1.
+    #[arg(long, value_name = "N", value_parser = tracepor::validate::threads)]
     threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
     #[arg(long)]
@@ -238,10 +240,10 @@ struct Common {
     #[arg(long)]
     stop_at_first_error: bool,
     /// Print no report (input errors still go to stderr); the exit code tells the result.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     quiet: bool,
     /// Show progress on stderr (default: when stderr is a terminal).
-    #[arg(long, conflicts_with = "no_progress")]
+    #[arg(long, conflicts_with_all = ["no_progress", "quiet"])]
     progress: bool,
     /// Never show progress.
     #[arg(long)]
@@ -281,7 +283,7 @@ impl TableFiles {
 struct CorpusRun {
     /// Stop each run (each strategy of each pair) after this many seconds; its row then says
     /// it did not finish. Default: none.
-    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = tracepor::validate::seconds)]
     time_limit: Option<f64>,
     /// Stop each run before the heap passes this many MiB (counted allocations). Default: half
     /// of the machine's memory (or of its cgroup limit).
@@ -300,6 +302,7 @@ impl Common {
         Limits {
             time: self.time_limit.map(Duration::from_secs_f64),
             max_states: self.max_states,
+            max_transitions: None,
             // Without --max-memory, half of physical memory: a search ends cleanly before the
             // machine swaps or the kernel kills it.
             max_memory_bytes: self
@@ -374,14 +377,6 @@ fn strategies_help() -> String {
     let list = registry::help();
     let lines = list.split_once('\n').map_or("", |x| x.1);
     format!("Comma-separated strategies (default: every one that runs on the input):\n{lines}")
-}
-
-/// `--time-limit`: a finite number of seconds above zero.
-fn positive_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
-        _ => Err(format!("`{text}` is not a number of seconds above 0")),
-    }
 }
 
 /// Usage or input problems: exit 2 with one message.
@@ -510,6 +505,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             Ok(report.exit_code())
         }
         Command::Regress { dirs, strategy, junit, common } => {
+            tracepor::validate::regress_options(common.outcomes.as_deref())?;
             tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
             let mut inputs = Vec::new();
             for d in &dirs {
@@ -960,6 +956,9 @@ fn check<M: Registered>(
         None => registry::default_for::<M>(),
     };
     check::check_search_options(m.kind(), &[entry], &common.search_options())?;
+    if dot.is_some() {
+        tracepor::validate::check_dot(entry)?;
+    }
     let options = SearchOptions { outcome_fingerprints: !texts, ..common.search_options() };
     run_one(m, file, entry, common, options, dot)
 }
