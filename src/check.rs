@@ -238,7 +238,8 @@ impl<'m, M: Registered> Check<'m, M> {
         let mut strategy = entry.build::<M>().expect("checked by strategy_for");
         // The run's own peak, not the process's so far (compare runs one after another).
         crate::alloc::reset_peak();
-        let mut search = Search::new(self.model, self.limits);
+        // `--max-states` on a strategy that stores no states counts the states it visits.
+        let mut search = Search::new(self.model, self.limits.for_strategy(!entry.stateless));
         if let Some(flag) = self.cancel {
             search = search.with_cancel(flag);
         }

@@ -15,3 +15,4 @@ pub mod model;
 pub mod regress;
 pub mod report;
 pub mod trace;
+pub mod validate;

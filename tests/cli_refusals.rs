@@ -143,3 +143,100 @@ fn valid_combinations_still_run() {
         "--quiet",
     ]);
 }
+
+/// Asserts exit 2 with `words` on stderr and no panic (exit 101 is a panic).
+fn refused_anywhere(args: &[&str], words: &str) {
+    let o = tracepor(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(words), "{args:?}: `{words}` not in {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+/// Issue 31: `--time-limit 1e20` exited 101 in `Duration::from_secs_f64`. Every value a
+/// duration cannot hold is refused by every command that takes the option.
+#[test]
+fn time_limits_a_duration_cannot_hold_are_refused_by_every_command() {
+    let values = ["1e20", "99999999999999999999", "1e300", "NaN", "inf", "-inf", "-1", "1e-300"];
+    for value in values {
+        let arg = format!("--time-limit={value}");
+        refused_anywhere(&["check", EM, &arg], "--time-limit");
+        refused_anywhere(&["compare", EM, &arg], "--time-limit");
+        refused_anywhere(&["regress", "fixtures/em", &arg], "--time-limit");
+        refused_anywhere(&["corpus", "../shared/reference/vmcai22-tables-a1-a2.tsv", &arg], "--time-limit");
+    }
+    // The longest limit a duration holds still runs.
+    accepted(&["check", EM, "--time-limit", "1e18", "--quiet"]);
+}
+
+/// Issue 31: `--max-states` was ignored by the strategies that store no states (`check
+/// mytracks --max-states 1000` with em-dpor ran to the end, exit 0). Every strategy now stops
+/// at it: the stateful ones at that many stored states, the others at that many states
+/// visited (transitions), with exit 3 and the reason in the report.
+#[test]
+fn max_states_stops_every_strategy() {
+    let mytracks = common::em_explorer_arg("tacas-2016/mytracks");
+    for strategy in tracepor::explore::STRATEGIES {
+        let o = tracepor(&["check", &mytracks, "--strategy", strategy, "--max-states", "300", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(o.status.code(), Some(3), "{strategy}: {v}");
+        let counted = match v["stopped_by"].as_str() {
+            Some("states") => v["states"].as_u64(),
+            Some("transitions") => v["transitions"].as_u64(),
+            other => panic!("{strategy}: stopped by {other:?}"),
+        };
+        assert_eq!(counted, Some(300), "{strategy}: {v}");
+    }
+    // On an event model, stateless strategies under a bound too.
+    for strategy in ["full-stateless", "dpor", "dpor-sleep"] {
+        let o = tracepor(&["check", EVENTS, "--bound", "3", "--strategy", strategy, "--max-states", "20", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["stopped_by"], "transitions", "{strategy}: {v}");
+        assert_eq!(v["transitions"], 20, "{strategy}: {v}");
+    }
+}
+
+/// Issue 31: `--dot` with a strategy that records no state graph was refused only after the
+/// search had run to its end.
+#[test]
+fn dot_with_a_strategy_that_records_no_graph_is_refused_before_the_search() {
+    let dot = std::env::temp_dir().join(format!("tracepor-refusals-{}.dot", std::process::id()));
+    refused(&["check", EM, "--strategy", "em-dpor", "--dot", dot.to_str().unwrap()], "--dot");
+    refused(&["check", EVENTS, "--strategy", "stateful-dpor", "--dot", dot.to_str().unwrap()], "--dot");
+    assert!(!dot.exists());
+    accepted(&["check", EM, "--strategy", "full", "--dot", dot.to_str().unwrap(), "--quiet"]);
+    assert!(std::fs::read_to_string(&dot).unwrap().contains("digraph"));
+    let _ = std::fs::remove_file(&dot);
+}
+
+/// Issue 31: `--threads 100000` was accepted.
+#[test]
+fn threads_past_the_cap_are_refused() {
+    for value in ["257", "100000", "99999999999999999999999"] {
+        refused(&["check", EM, "--strategy", "dpor", "--threads", value], "--threads");
+        refused(&["compare", EM, "--threads", value], "--threads");
+    }
+    accepted(&["check", "fixtures/em/two-posters", "--strategy", "dpor", "--threads", "256", "--quiet"]);
+}
+
+/// `--quiet` with `--json` (the JSON is printed anyway) and `--progress` with `--quiet` (no
+/// progress is shown) would each be ignored.
+#[test]
+fn quiet_with_json_or_progress() {
+    // Under --json the refusal is a JSON document on stdout too.
+    refused_anywhere(&["check", EM, "--quiet", "--json"], "--quiet");
+    refused(&["check", EM, "--quiet", "--progress"], "--quiet");
+    refused(&["compare", EM, "--progress", "--quiet"], "--quiet");
+}
+
+/// `regress` writes no outcome file: `--outcomes` would be ignored.
+#[test]
+fn regress_with_an_outcome_file() {
+    refused(&["regress", "fixtures/em", "--outcomes", "x.outcomes"], "--outcomes");
+}
+
+/// `corpus --limit 0` would run no pair.
+#[test]
+fn corpus_limit_zero() {
+    refused(&["corpus", "../shared/reference/vmcai22-tables-a1-a2.tsv", "--limit", "0"], "--limit");
+}

@@ -106,7 +106,7 @@ pub enum Command {
         #[arg(long, value_name = "A.1|A.2")]
         table: Option<String>,
         /// Only the first N pairs (after --table, before --shard). Default: all.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         limit: Option<usize>,
         /// Take only share i of n of the pairs, for job arrays: numbered from 0 (0 <= i < n, e.g.
         /// 0/4 .. 3/4), stable by pair. Default: every pair.
@@ -187,9 +187,11 @@ pub struct Common {
     // Zero limits would stop every search before it starts: refused here, like zero threads.
     /// Stop the search after this many seconds (fractions allowed), with the figures so far
     /// (exit 3). Default: none.
-    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = crate::validate::seconds)]
     pub time_limit: Option<f64>,
-    /// Stop after storing this many states (stateful strategies). Default: none.
+    /// Stop after this many states: stored states for the strategies that store them (full,
+    /// stateful-dpor, optimal), states visited for the others (one per transition; the report
+    /// then says `transitions`). Default: none.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_states: Option<u64>,
     /// Stop before the heap passes this many MiB (counted allocations). Default: half of the
@@ -197,8 +199,8 @@ pub struct Common {
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: Option<u64>,
     /// Worker threads, for the strategies that explore in parallel (marked --threads in
-    /// --strategy's help). Default: 1.
-    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    /// --strategy's help), 1 to 256. Default: 1.
+    #[arg(long, value_name = "N", value_parser = crate::validate::threads)]
     pub threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
     #[arg(long)]
@@ -227,10 +229,10 @@ pub struct Common {
     #[arg(long)]
     pub stop_at_first_error: bool,
     /// Print no report (input errors still go to stderr); the exit code tells the result.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub quiet: bool,
     /// Show progress on stderr (default: when stderr is a terminal).
-    #[arg(long, conflicts_with = "no_progress")]
+    #[arg(long, conflicts_with_all = ["no_progress", "quiet"])]
     pub progress: bool,
     /// Never show progress.
     #[arg(long)]
@@ -256,7 +258,7 @@ pub struct TableFiles {
 pub struct CorpusRun {
     /// Stop each run (each strategy of each pair) after this many seconds; its row then says
     /// it did not finish. Default: none.
-    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = crate::validate::seconds)]
     pub time_limit: Option<f64>,
     /// Stop each run before the heap passes this many MiB (counted allocations). Default: half
     /// of the machine's memory (or of its cgroup limit).
@@ -275,6 +277,7 @@ impl Common {
         Limits {
             time: self.time_limit.map(Duration::from_secs_f64),
             max_states: self.max_states,
+            max_transitions: None,
             // Without --max-memory, half of physical memory: a search ends cleanly before the
             // machine swaps or the kernel kills it.
             max_memory_bytes: self
@@ -349,12 +352,4 @@ pub fn strategies_help() -> String {
     let list = registry::help();
     let lines = list.split_once('\n').map_or("", |x| x.1);
     format!("Comma-separated strategies (default: every one that runs on the input):\n{lines}")
-}
-
-/// `--time-limit`: a finite number of seconds above zero.
-pub fn positive_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
-        _ => Err(format!("`{text}` is not a number of seconds above 0")),
-    }
 }

@@ -67,6 +67,7 @@ pub fn check(
 
 /// `regress`: every input under `dirs` with an expected outcome file beside it, pass or fail.
 pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, common: &Common) -> Result<i32, Fail> {
+    crate::validate::regress_options(common.outcomes.as_deref())?;
     super::bound_inputs(common.max_memory);
     let mut inputs = Vec::new();
     for d in dirs {
@@ -199,6 +200,9 @@ pub(super) fn check_model<M: Registered>(
         None => registry::default_for::<M>(),
     };
     crate::check::check_search_options(m.kind(), &[entry], &common.search_options())?;
+    if dot.is_some() {
+        crate::validate::check_dot(entry)?;
+    }
     let options = SearchOptions { outcome_fingerprints: !texts, ..common.search_options() };
     run_one(m, file, entry, common, options, dot)
 }

@@ -140,6 +140,7 @@ impl<'m, M: Model> Search<'m, M> {
             self.group = Some(Arc::new(Group {
                 halt: AtomicBool::new(false),
                 states: AtomicU64::new(self.stats.states.unwrap_or(0)),
+                transitions: AtomicU64::new(self.stats.transitions),
             }));
         }
     }
@@ -178,6 +179,9 @@ impl<'m, M: Model> Search<'m, M> {
         self.stats.transitions += 1;
         if depth > self.stats.max_depth {
             self.stats.max_depth = depth;
+        }
+        if let Some(max) = self.limits.max_transitions {
+            self.transition_budget(max);
         }
         self.memory_check();
         self.tick += 1;
@@ -235,6 +239,18 @@ impl<'m, M: Model> Search<'m, M> {
             if total >= max && self.stop.is_none() {
                 self.halt(StopReason::MaxStates);
             }
+        }
+    }
+
+    /// The transition budget, over all the workers of a parallel search (a shared count, kept
+    /// only when there is a budget).
+    fn transition_budget(&mut self, max: u64) {
+        let total = match &self.group {
+            Some(g) => g.transitions.fetch_add(1, Ordering::Relaxed) + 1,
+            None => self.stats.transitions,
+        };
+        if total >= max && self.stop.is_none() {
+            self.halt(StopReason::MaxTransitions);
         }
     }
 
@@ -376,6 +392,7 @@ impl<'m, M: Model> Seed<'m, M> {
 pub struct Group {
     halt: AtomicBool,
     states: AtomicU64,
+    transitions: AtomicU64,
 }
 
 /// Names of the strategies, as on the command line, in [`registry::REGISTRY`]'s order.

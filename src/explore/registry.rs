@@ -73,7 +73,14 @@ pub const BASE: Entry = Entry {
 };
 
 /// Every strategy, in the order `compare` runs them and tables list them.
-pub const REGISTRY: &[Entry] = &[
+///
+/// A `static`, not a `const`: a constant is copied into every crate that names it, and with it
+/// every strategy's code for every model type (the builders' closures and their vtables), built
+/// again in each test binary and in the command-line binary; a static's value is built once,
+/// in this crate. `ENTRIES` is the same table as a constant, for [`NAMES`].
+pub static REGISTRY: &[Entry] = ENTRIES;
+
+const ENTRIES: &[Entry] = &[
     Entry {
         name: "full",
         what: "stateful exhaustive search: every enabled choice, visited states not re-expanded",
@@ -282,14 +289,14 @@ pub fn help() -> String {
 }
 
 const fn name_at(i: usize) -> &'static str {
-    REGISTRY[i].name
+    ENTRIES[i].name
 }
 
 /// The names, as an array computed from [`REGISTRY`] at compile time.
-pub const NAMES: [&str; REGISTRY.len()] = {
-    let mut out = [""; REGISTRY.len()];
+pub const NAMES: [&str; ENTRIES.len()] = {
+    let mut out = [""; ENTRIES.len()];
     let mut i = 0;
-    while i < REGISTRY.len() {
+    while i < ENTRIES.len() {
         out[i] = name_at(i);
         i += 1;
     }

@@ -6,9 +6,27 @@ use std::time::Duration;
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
     pub time: Option<Duration>,
+    /// Stored states (the strategies that store them; see [`Limits::for_strategy`]).
     pub max_states: Option<u64>,
+    /// Transitions taken, re-walks included (all workers of a parallel search together): a
+    /// budget that ends a search at the same point on any machine, whatever its load.
+    pub max_transitions: Option<u64>,
     pub max_memory_bytes: Option<u64>,
     pub stop_at_first_error: bool,
+}
+
+impl Limits {
+    /// The limits as a strategy that stores states, or not (`stores_states`), honours them:
+    /// `--max-states` counts the states stored where there are any, and otherwise the states
+    /// visited, one per transition (a stateless search stores none).
+    pub fn for_strategy(mut self, stores_states: bool) -> Limits {
+        if !stores_states {
+            if let Some(n) = self.max_states.take() {
+                self.max_transitions = Some(self.max_transitions.map_or(n, |t| t.min(n)));
+            }
+        }
+        self
+    }
 }
 
 /// Why a search ended before it finished.
@@ -16,6 +34,7 @@ pub struct Limits {
 pub enum StopReason {
     TimeLimit,
     MaxStates,
+    MaxTransitions,
     MaxMemory,
     Interrupted,
     /// `--stop-at-first-error`: not a limit, the search did what was asked.
@@ -29,6 +48,7 @@ impl StopReason {
         match self {
             StopReason::TimeLimit => "time limit reached",
             StopReason::MaxStates => "state limit reached",
+            StopReason::MaxTransitions => "state limit reached (states visited: one per transition)",
             StopReason::MaxMemory => "memory limit reached",
             StopReason::Interrupted => "interrupted",
             StopReason::FirstError => "stopped at the first error",
@@ -41,6 +61,7 @@ impl StopReason {
         match self {
             StopReason::TimeLimit => "time",
             StopReason::MaxStates => "states",
+            StopReason::MaxTransitions => "transitions",
             StopReason::MaxMemory => "memory",
             StopReason::Interrupted => "interrupt",
             StopReason::FirstError => "first-error",

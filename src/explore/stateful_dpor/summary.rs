@@ -268,8 +268,9 @@ pub(super) struct MaxQueue {
 }
 
 impl MaxQueue {
-    /// Makes room for states below `n`.
+    /// Makes room for states below `n` (at most 2^32: states are numbered by `u32`).
     pub(super) fn reserve(&mut self, n: usize) {
+        debug_assert!(n as u64 <= 1 << 32, "room for {n} states asked: states are numbered by u32");
         if self.levels.is_empty() {
             self.levels.push(vec![0]);
         }
@@ -793,9 +794,11 @@ mod tests {
         let mut x = 12345u64;
         let mut cap = 0usize;
         for round in 0..20_000u32 {
-            // Grow now and then, as states are created, with states already queued.
+            // Grow now and then, as states are created, with states already queued, through
+            // four levels (past 64^3 states) and no further: at 3x per step the twentieth growth
+            // asked room for 1.2e11 states, 15 GB of bits, more than `u32` states can use.
             if round % 1000 == 0 {
-                cap = cap * 3 + 70;
+                cap = (cap * 3 + 70).min(1 << 24);
                 q.reserve(cap);
             }
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -809,6 +812,7 @@ mod tests {
                 assert_eq!(q.pop(), reference.pop());
             }
         }
+        assert_eq!(q.levels.len(), 4, "the queue grew through four levels");
         while let Some(n) = reference.pop() {
             assert_eq!(q.pop(), Some(n));
         }

@@ -1,0 +1,92 @@
+//! Option values checked before any search (issue 31): a value the run cannot use, or an option
+//! the run would ignore, is refused with one message (the command line exits 2), never met later
+//! as a panic or as a search that quietly did something else.
+//!
+//! The parsers here are given to clap (`value_parser = tracepor::validate::seconds`), so that a
+//! bad value is refused with the option's name, as clap refuses the others.
+
+use std::time::Duration;
+
+use crate::check::CheckError;
+use crate::explore::registry::Entry;
+
+/// The most worker threads `--threads` takes: more than any machine this runs on has cores, and
+/// few enough that starting them cannot exhaust the process's threads.
+pub const MAX_THREADS: usize = 256;
+
+/// `--time-limit`: a number of seconds above zero that a [`Duration`] can hold (at least a
+/// nanosecond, below 2^64 seconds, about 5.8e11 years). NaN, infinities, negative numbers, zero, `1e20` and
+/// `1e-300` are refused.
+pub fn seconds(text: &str) -> Result<f64, String> {
+    let t: f64 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !t.is_finite() || t <= 0.0 {
+        return Err(format!("`{text}` is not a number of seconds above 0"));
+    }
+    match Duration::try_from_secs_f64(t) {
+        Ok(d) if d.is_zero() => Err(format!("`{text}` seconds is less than a nanosecond")),
+        Ok(_) => Ok(t),
+        Err(_) => Err(format!("`{text}` seconds is longer than a limit can be (omit the option for no limit)")),
+    }
+}
+
+/// `--threads`: 1 to [`MAX_THREADS`].
+pub fn threads(text: &str) -> Result<usize, String> {
+    let n: usize = text.trim().parse().map_err(|_| format!("`{text}` is not a whole number of threads"))?;
+    if n == 0 || n > MAX_THREADS {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        return Err(format!("`{text}`: from 1 to {MAX_THREADS} threads (this machine has {cores} cores)"));
+    }
+    Ok(n)
+}
+
+/// `--dot PATH` with a strategy that does not record its state graph: refused before the
+/// search, which would otherwise run to its end and write nothing.
+pub fn check_dot(entry: &Entry) -> Result<(), CheckError> {
+    if entry.records_graph {
+        return Ok(());
+    }
+    let those: Vec<&str> =
+        crate::explore::registry::REGISTRY.iter().filter(|e| e.records_graph).map(|e| e.name).collect();
+    Err(CheckError(format!(
+        "--dot applies only to the strategies that record their state graph ({}); strategy `{}` does not",
+        those.join(", "),
+        entry.name
+    )))
+}
+
+/// `regress` compares each input's outcome set with its expected file and writes none: an
+/// `--outcomes` file would not be written.
+pub fn regress_options(outcomes: Option<&std::path::Path>) -> Result<(), CheckError> {
+    match outcomes {
+        Some(_) => Err(CheckError(
+            "--outcomes applies to check and compare; regress writes no outcome file (run `check INPUT --outcomes PATH`)"
+                .into(),
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_takes_what_a_duration_holds() {
+        for ok in ["0.5", "15", "1e9", "1e18", " 3 ", "1e-9"] {
+            assert!(seconds(ok).is_ok(), "{ok}");
+        }
+        for bad in ["0", "-1", "NaN", "inf", "-inf", "1e20", "99999999999999999999", "1e300", "1e-300", "", "5s"] {
+            let e = seconds(bad).expect_err(bad);
+            assert!(e.contains(&format!("`{bad}`")), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn threads_are_capped() {
+        assert_eq!(threads("1"), Ok(1));
+        assert_eq!(threads("256"), Ok(256));
+        for bad in ["0", "257", "100000", "-1", "two", "99999999999999999999999"] {
+            assert!(threads(bad).is_err(), "{bad}");
+        }
+    }
+}
