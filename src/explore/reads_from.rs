@@ -74,7 +74,9 @@ impl Strategy<EmModel> for ReadsFrom {
     }
 
     fn run(&mut self, search: &mut Search<'_, EmModel>) {
+        let phases = Phases::new();
         let Some(statics) = Statics::new(search) else { return };
+        phases.done("static happens-before", statics.width);
         let mut w = Witness::new(&statics);
         let mut sat = Saturation::new(&statics);
         let started = Instant::now();
@@ -86,21 +88,42 @@ impl Strategy<EmModel> for ReadsFrom {
         let mut enumeration = Enumeration { blocked: 0, found: 0 };
         // Complete runs first: their outcomes are reported even if the search for stuck end
         // sets (step 2) does not finish.
-        enumeration.tree(search, &mut w, &mut sat, &all);
-        if !search.stopped() && statics.may_get_stuck(search) == Some(true) {
+        enumeration.tree(search, &mut w, &mut sat, &all, &phases);
+        phases.done("complete runs (outcomes)", enumeration.found as usize);
+        let stuck = !search.stopped() && statics.may_get_stuck(search) == Some(true);
+        phases.done("stuck fixpoint (may get stuck)", stuck as usize);
+        if stuck {
             let mut ends: Vec<Box<[u64]>> = w.end_sets(search, &all).into_iter().filter(|e| *e != all).collect();
             ends.sort();
+            phases.done("pre-pass (stuck end sets)", ends.len());
             for end in &ends {
                 if search.stopped() {
                     break;
                 }
-                enumeration.tree(search, &mut w, &mut sat, end);
+                enumeration.tree(search, &mut w, &mut sat, end, &phases);
             }
         }
+        phases.done("end", enumeration.found as usize);
         let outcomes = search.found.len() as u64;
         search.stats.redundant = Some(enumeration.found.saturating_sub(outcomes));
         search.stats.blocked = Some(enumeration.blocked);
         search.stats.consistency_s = Some(started.elapsed().as_secs_f64());
+    }
+}
+
+/// With `TRACEPOR_PHASES` set, the time of each phase on stderr (docs/performance.md measures
+/// them on large traces).
+struct Phases(Option<Instant>);
+
+impl Phases {
+    fn new() -> Self {
+        Phases(std::env::var_os("TRACEPOR_PHASES").map(|_| Instant::now()))
+    }
+
+    fn done(&self, what: &str, figure: usize) {
+        if let Some(t) = self.0 {
+            eprintln!("optimal phase: {what} ({figure}) at {:.3} s", t.elapsed().as_secs_f64());
+        }
     }
 }
 
@@ -146,6 +169,7 @@ impl Enumeration {
         w: &mut Witness<'_, '_>,
         sat: &mut Saturation<'_, '_>,
         end: &[u64],
+        phases: &Phases,
     ) {
         let st = w.st;
         let locs = st.model.trace.locations.len();
@@ -184,7 +208,10 @@ impl Enumeration {
             values: true,
             after: FxHashMap::default(),
         };
-        match sat.set_end(end, search) {
+        phases.done("observations", obs.len());
+        let base = sat.set_end(end, search);
+        phases.done("base saturation", 0);
+        match base {
             Verdict::Stopped => return,
             // No run ends here: the root is blocked.
             Verdict::Blocked => {

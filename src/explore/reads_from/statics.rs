@@ -29,6 +29,10 @@ use crate::model::clock::ChainClocks;
 use crate::model::em::{EmModel, NEVER};
 use crate::trace::em::OpKind;
 
+/// Bytes per operation the build of [`Statics`] holds at its peak, about (measured with the
+/// counting allocator on benches/gen_race3.py traces: 1,000,000 operations, 8 chains).
+const BYTES_PER_OP: u64 = 200;
+
 /// Per looper (or lock): per chain, the (index, id) of its entries on that chain, by index.
 pub type OnChains = Vec<(u32, Vec<(u32, u32)>)>;
 
@@ -127,6 +131,12 @@ impl<'m> Statics<'m> {
         let model = search.model;
         let n = model.trace.ops.len();
         let nt = model.threads.len();
+        // What the build below holds at its peak, per operation (predecessor and successor
+        // lists, the topological pass, the chain clocks of a few chains, the index map):
+        // refused up front rather than passed in one allocation.
+        if search.reserve(BYTES_PER_OP * n as u64) {
+            return None;
+        }
         let mut preds = static_preds(model);
         let mut succ_of: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); n];
         for (x, ps) in preds.iter().enumerate() {

@@ -445,6 +445,11 @@ impl<'s, 'm> Witness<'s, 'm> {
             }
             path.push(choice);
             search.transition(path.len());
+            // The visited set doubles when full: the new table is counted before it exists.
+            let cap = self.visited.capacity();
+            if self.visited.len() == cap && search.reserve(2 * cap as u64 * 17) {
+                return None;
+            }
             if !self.visited.insert(key) {
                 s.undo_to(mark);
                 self.leave(c, op);
