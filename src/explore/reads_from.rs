@@ -122,7 +122,7 @@ impl Phases {
 
     fn done(&self, what: &str, figure: usize) {
         if let Some(t) = self.0 {
-            eprintln!("optimal phase: {what} ({figure}) at {:.3} s", t.elapsed().as_secs_f64());
+            eprintln!("optimal phase: {what} ({figure}) at {:.6} s", t.elapsed().as_secs_f64());
         }
     }
 }
