@@ -12,6 +12,9 @@
 //!   `--hash-compact`; event models (tests/events_common/gen.rs) run plain, with
 //!   `--conflicts`, with `--bound k`, and with both. Stateless strategies on event models run
 //!   only under a bound (cli.md).
+//! - Large EM traces (issue 27): `optimal` against the exhaustive search on generated traces
+//!   padded to hundreds of operations (`generate_padded`), a small deterministic sample by
+//!   default; `TRACEPOR_SOUNDNESS_LARGE_SEEDS=n` for a campaign.
 //! - `TRACEPOR_SOUNDNESS_SEEDS=n` sets how many seeds of each kind (default 250; thousands on
 //!   demand, e.g. `TRACEPOR_SOUNDNESS_SEEDS=3000 cargo test --release --test soundness`);
 //!   `TRACEPOR_SOUNDNESS_STRATEGIES=a,b` checks only those strategies (on demand).
@@ -38,7 +41,7 @@ use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
 use tracepor::model::{Model, ModelKind};
 use tracepor::trace::em::{parse_dependence, parse_trace};
 
-use common::gen_em::generate;
+use common::gen_em::{generate, generate_padded};
 use common::gen_smartapp::{gen_loose_system, gen_system};
 use events_common::gen::gen_model;
 use events_common::Exhaustive;
@@ -316,6 +319,39 @@ fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
     let checked = tally.checked + large.checked;
     eprintln!("EM traces: {checked} checked, {with_stuck} with a stuck outcome");
     assert!(with_stuck * 10 >= checked, "only {with_stuck} of {checked} traces can get stuck");
+}
+
+/// `optimal` on traces of hundreds of operations (issue 27's large-trace mode): the exhaustive
+/// outcome set, one execution per outcome. The padding (tests/common/gen_em.rs) keeps the
+/// exhaustive search feasible; traces past its state cap are passed over and counted.
+#[test]
+fn optimal_is_exact_on_large_em_traces() {
+    let seeds: u64 = std::env::var("TRACEPOR_SOUNDNESS_LARGE_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
+    let entry = registry::lookup("optimal").expect("registered");
+    let mut tally = Tally::default();
+    let (mut over_cap, mut ops) = (0, Vec::new());
+    for seed in 0..seeds {
+        let pad = 200 + (seed % 3) as u32 * 100;
+        let Some((text, dependence)) = generate_padded(seed, pad) else { continue };
+        let m = em_model(seed, &text, &dependence);
+        let Some((_, expected)) = baseline_within(&m, 100_000) else {
+            over_cap += 1;
+            continue;
+        };
+        tally.checked += 1;
+        ops.push(m.trace.ops.len());
+        let mut s = entry.build::<EmModel>().expect("registered");
+        let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], Ablation::default(), Duration::from_secs(60));
+        let input = format!("{text}-- dependence.txt\n{dependence}");
+        tally.compare(format!("seed {seed} (pad {pad}): optimal"), &input, &expected, &stats, &found);
+        if stats.finished && stats.executions != found.len() as u64 {
+            tally.failures.push(format!("seed {seed}: {} executions for {} outcomes", stats.executions, found.len()));
+        }
+    }
+    eprintln!("large EM traces: operations {:?}, {over_cap} past the exhaustive cap", ops);
+    assert!(tally.checked as u64 * 2 >= seeds, "only {} of {seeds} large traces checked", tally.checked);
+    assert!(ops.iter().all(|&n| n >= 200), "a large trace has fewer than 200 operations: {ops:?}");
+    tally.assert_sound("large EM traces");
 }
 
 #[test]

@@ -437,6 +437,17 @@ fn visit(steps: &mut Vec<Step>, f: &mut dyn FnMut(&mut Vec<Step>)) {
 /// Generates a valid trace (trace.txt and dependence.txt texts) from `seed`, or None when the
 /// random run deadlocked.
 pub fn generate(seed: u64) -> Option<(String, String)> {
+    generate_padded(seed, 0)
+}
+
+/// [`generate`]'s trace with `pad` more operations on main before it forks anyone (issue 27's
+/// large-trace mode: hundreds of operations while the exhaustive search stays feasible): writes
+/// to fresh locations and reads of the shared ones, and, when main attaches its queue first,
+/// every tenth a post to main of a handler reading and writing a location of its own. The
+/// accesses are ordered before everything else (states grow by `pad`); the handlers run after
+/// LOOP, beside the other threads, so `hb0`, saturation and the witness search see many
+/// handlers and chains. `pad = 0` gives exactly [`generate`]'s trace.
+pub fn generate_padded(seed: u64, pad: u32) -> Option<(String, String)> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let large = rng.gen_bool(0.08);
     let mut g = Gen {
@@ -722,6 +733,28 @@ pub fn generate(seed: u64) -> Option<(String, String)> {
         if !forked_late.contains(&s.tid) {
             prelude.push(Act::Fork(s.tid).into());
         }
+    }
+    if pad > 0 {
+        let shared = g.locations;
+        let mut fresh = || {
+            g.locations += 1;
+            g.statics.push(false);
+            g.locations - 1
+        };
+        let mut padding: Vec<Step> = Vec::new();
+        for i in 0..pad {
+            let act = match i % 10 {
+                9 if attach_first => {
+                    let l = fresh();
+                    Act::Post(1, vec![Act::Read(l).into(), Act::Write(l).into()], None)
+                }
+                k if k % 2 == 0 => Act::Write(fresh()),
+                k => Act::Read(k % shared),
+            };
+            padding.push(act.into());
+        }
+        let at = usize::from(attach_first);
+        prelude.splice(at..at, padding);
     }
     if !attach_first {
         prelude.push(Act::AttachQ.into());
