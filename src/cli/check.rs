@@ -68,6 +68,9 @@ pub fn check(
 /// `regress`: every input under `dirs` with an expected outcome file beside it, pass or fail.
 pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, common: &Common) -> Result<i32, Fail> {
     super::bound_inputs(common.max_memory);
+    if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
+        writable_dir(p)?;
+    }
     let mut inputs = Vec::new();
     for d in dirs {
         inputs.extend(regress::inputs_with_expectations(d)?);
@@ -80,6 +83,10 @@ pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, c
             let want = regress::read_expected(expected)?;
             let loaded = model::load_all(std::slice::from_ref(input), common.load_options())?;
             let report = with_model!(&loaded, m => check_model(m, input, strategy, None, common, true))?;
+            if let Some(path) = &common.outcomes {
+                let suffix = format!(".{}", input.display().to_string().replace(['/', '\\'], "_"));
+                write_outcomes(path, Some((&suffix, &input.display().to_string())), &report.outcome_text())?;
+            }
             Ok(regress::judge(&report, &want))
         })()
         .map_err(|Fail(msg)| msg);
