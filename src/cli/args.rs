@@ -16,15 +16,17 @@ use crate::model::LoadOptions;
 pub const EXIT_CODES: &str =
     "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
 3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
-differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 `check --expect` or \
-`regress`: an outcome set differs from the expected one.";
+differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 an outcome set differs \
+from the expected one (`regress`, `check --expect`).";
 
 #[derive(Parser)]
 #[command(
     name = "tracepor",
     version,
-    about = "Model checker for event-driven programs (Android traces, SmartThings-style event models)",
-    after_help = EXIT_CODES
+    about = "Finds the bugs of event-driven programs that show only in some orders of their events: \
+Android apps (traces DroidRacer recorded) and SmartThings apps (Groovy SmartApps, event models)",
+    after_help = TOP_EXAMPLES.to_string() + "\n\n" + EXIT_CODES,
+    max_term_width = 0
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -34,14 +36,14 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Explore an input with one strategy and report what was found.
-    #[command(after_help = STRATEGY_NOTE.to_string() + "\n\n" + EXIT_CODES)]
+    #[command(after_help = after_help(CHECK_EXAMPLES, Some(true)))]
     Check {
         /// The input: an EM trace (trace.txt, its folder, or EM-Explorer's config.cfg), an event
         /// model (.events), or SmartApps (.groovy; several, or folders of them, are one system).
         /// `-` reads standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        #[arg(long, help = registry::help())]
+        #[arg(long, help = STRATEGY_HELP)]
         strategy: Option<String>,
         /// Write the explored state graph here, for Graphviz (small searches only).
         #[arg(long, value_name = "PATH")]
@@ -55,12 +57,15 @@ pub enum Command {
     },
     /// Run every input under the folders that has an expected outcome file beside it
     /// (FILE.expected, or expected.outcomes in a trace folder) and report pass/fail per input.
-    #[command(after_help = EXIT_CODES)]
+    #[command(
+        after_help = after_help(REGRESS_EXAMPLES, Some(false)),
+        mut_arg("outcomes", |a| a.help(REGRESS_OUTCOMES))
+    )]
     Regress {
         /// Folders searched (with their subfolders) for inputs with an expected file.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
-        #[arg(long, help = registry::help())]
+        #[arg(long, help = STRATEGY_HELP)]
         strategy: Option<String>,
         /// Also write the results as JUnit XML, for a CI system (one test case per input).
         #[arg(long, value_name = "PATH")]
@@ -69,12 +74,20 @@ pub enum Command {
         common: Common,
     },
     /// Run several strategies on one or many inputs and compare them side by side.
-    #[command(after_help = STRATEGY_NOTE.to_string() + "\n\n" + EXIT_CODES)]
+    #[command(
+        after_help = after_help(COMPARE_EXAMPLES, Some(false)),
+        mut_arg("outcomes", |a| a.help(COMPARE_OUTCOMES))
+    )]
     Compare {
         /// Inputs: files, or folders searched for traces and event models.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        #[arg(long, value_delimiter = ',', value_name = "S,S,...", help = strategies_help())]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            value_name = "S,S,...",
+            help = "Comma-separated strategies (default: every one that runs on the input; the list is below)"
+        )]
         strategies: Option<Vec<String>>,
         /// Also write the table as CSV.
         #[arg(long, value_name = "PATH")]
@@ -94,7 +107,7 @@ pub enum Command {
         common: Common,
     },
     /// Reproduce the paper's tables A.1/A.2: run full and stateful-dpor on each app pair of its TSV.
-    #[command(after_help = "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
+    #[command(after_help = CORPUS_EXAMPLES.to_string() + "\n\n" + "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
 2 bad usage or an unreadable TSV or folder.")]
     Corpus {
         /// The paper's per-pair figures (shared/reference/vmcai22-tables-a1-a2.tsv).
@@ -121,6 +134,7 @@ pub enum Command {
         run: CorpusRun,
     },
     /// Merge the --jsonl files of `corpus` shards into one table.
+    #[command(after_help = MERGE_EXAMPLES)]
     CorpusMerge {
         /// The --jsonl files the shards wrote.
         #[arg(required = true)]
@@ -136,6 +150,7 @@ pub enum Command {
     /// Each step's operation or event, the objects it reads (R) and writes (W), what it
     /// changed; then the error it ends in, or what is still enabled. Exit 1 when the schedule reproduces an error or deadlock, 2 when a step is not
     /// enabled, 0 otherwise.
+    #[command(after_help = REPLAY_EXAMPLES)]
     Replay {
         /// The input, as given to `check` (several SmartApps are one system).
         #[arg(required = true)]
@@ -155,6 +170,7 @@ pub enum Command {
         conflicts: bool,
     },
     /// Show what the input holds, without exploring.
+    #[command(after_help = STATS_EXAMPLES)]
     Stats {
         /// The input, as for `check`; a folder of SmartApps lists each app, loaded or why not.
         #[arg(required = true)]
@@ -171,9 +187,8 @@ pub struct Common {
     /// then `{"error": ...}`.
     #[arg(long)]
     pub json: bool,
-    /// Write the canonical outcome lines here, sorted, one per line; `-` for standard output.
-    /// compare: PATH.<strategy>, over several inputs PATH.<input>.<strategy> (the input's `/`
-    /// made `_`). Default: not written.
+    /// Write the outcome lines (one per distinct end of the program, sorted) here; `-` for
+    /// standard output. Default: not written.
     #[arg(long, value_name = "PATH")]
     pub outcomes: Option<PathBuf>,
     /// Fire each event at most K times (event models and SmartApps; makes the state space
@@ -198,8 +213,8 @@ pub struct Common {
     /// machine's memory (or of its cgroup limit), printed in the report.
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: Option<u64>,
-    /// Worker threads, for the strategies that explore in parallel (marked --threads in
-    /// --strategy's help), 1 to 256. Default: 1.
+    /// Worker threads, for the strategies that explore in parallel (the strategy list below
+    /// names them), 1 to 256. Default: 1.
     #[arg(long, value_name = "N", value_parser = crate::validate::threads)]
     pub threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
@@ -343,13 +358,122 @@ impl Common {
     }
 }
 
-/// What the brackets of the strategy list say.
-pub const STRATEGY_NOTE: &str = "Strategies: in brackets, the inputs each one runs on (em-trace, events, smartapps) \
-and the options it reads; any other option is refused with exit 2.";
+/// `--strategy`'s help; the strategies are listed after the options.
+const STRATEGY_HELP: &str = "Strategy to run (default: the best sound one for the input; the list is below)";
 
-/// `compare --strategies`: the registry's one line per strategy, under compare's default.
-pub fn strategies_help() -> String {
-    let list = registry::help();
-    let lines = list.split_once('\n').map_or("", |x| x.1);
-    format!("Comma-separated strategies (default: every one that runs on the input):\n{lines}")
+/// `compare --outcomes`.
+const COMPARE_OUTCOMES: &str = "Write each strategy's outcome lines to PATH.<strategy>, over several inputs \
+PATH.<input>.<strategy> (the input's `/` made `_`); `-` for standard output, each run under a `# input strategy` \
+line. Default: not written";
+
+/// `regress --outcomes`.
+const REGRESS_OUTCOMES: &str = "Write each input's outcome lines to PATH.<input> (the input's `/` made `_`), \
+e.g. to see what changed or to refresh an expected file; `-` for standard output, each input under a `# input` \
+line. Default: not written";
+
+/// Examples at the end of `tracepor --help`.
+const TOP_EXAMPLES: &str = "Examples:
+  tracepor check ../shared/traces/em-explorer/tacas-2016/mytracks
+  tracepor check fixtures/events/example.events --bound 2 --conflicts
+  tracepor compare fixtures/em --time-limit 30
+Run `tracepor help COMMAND` for each command's options and examples.";
+
+const CHECK_EXAMPLES: &str = "Examples:
+  tracepor check ../shared/traces/em-explorer/tacas-2016/mytracks
+      an Android trace, with the default strategy
+  tracepor check fixtures/em/two-posters --strategy optimal --outcomes -
+      one run per outcome, the outcome lines printed
+  tracepor check fixtures/events/example.events --bound 2 --conflicts
+      an event model, each event fired at most twice, conflicting writes reported
+  tracepor check APP1.groovy APP2.groovy --conflicts --time-limit 60 --json
+      two SmartApps as one home, at most a minute, the report as JSON";
+
+const REGRESS_EXAMPLES: &str = "Examples:
+  tracepor regress fixtures
+      every input under fixtures/ with an expected outcome file, pass or fail
+  tracepor regress fixtures/em --strategy optimal --junit results.xml
+      with one strategy, also as JUnit XML for a CI system";
+
+const COMPARE_EXAMPLES: &str = "Examples:
+  tracepor compare fixtures/em/two-posters
+      every strategy that runs on the trace, side by side
+  tracepor compare fixtures/em --strategies full,em-dpor,optimal --time-limit 30 --markdown table.md
+      three strategies on every trace of a folder, also as a Markdown table";
+
+const CORPUS_EXAMPLES: &str = "Examples:
+  tracepor corpus ../shared/reference/vmcai22-tables-a1-a2.tsv --table A.1 --time-limit 60
+      table A.1, each run stopped after a minute
+  tracepor corpus ../shared/reference/vmcai22-tables-a1-a2.tsv --shard 0/4 --jsonl s0.jsonl
+      a quarter of the pairs (one job of four), rows for `corpus-merge`";
+
+const MERGE_EXAMPLES: &str = "Example:
+  tracepor corpus-merge s0.jsonl s1.jsonl s2.jsonl s3.jsonl --markdown tables.md";
+
+const REPLAY_EXAMPLES: &str = "Examples:
+  tracepor replay fixtures/em/two-posters --schedule 1*5,2*2,3
+      thread 1 five steps, then thread 2 two, then thread 3 one
+  tracepor replay fixtures/events/example.events --schedule mode.change,smoke
+      event mode.change, then smoke, of an event model";
+
+const STATS_EXAMPLES: &str = "Examples:
+  tracepor stats ../shared/traces/em-explorer/tacas-2016/mytracks
+  tracepor stats ../shared/smartthings/smartapps --json
+      each app of a folder of SmartApps: loaded, or why not";
+
+/// The end of the help of a command that runs strategies: its examples, the strategies (with
+/// `--dot` among their options when `dot` says the command has it), the exit codes.
+fn after_help(examples: &str, dot: Option<bool>) -> String {
+    let mut out = examples.to_string();
+    if let Some(dot) = dot {
+        out.push_str(
+            "\n\nStrategies, with the inputs each runs on and the options it reads (any other option is \
+refused with exit 2):\n",
+        );
+        out.push_str(&registry::strategy_list(dot));
+    }
+    out + "\n\n" + EXIT_CODES
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every command's help (`-h` and `--help`), as clap prints it at `width` columns.
+    fn helps(width: usize) -> Vec<(String, String)> {
+        let top = Cli::command().term_width(width);
+        let mut out = vec![("tracepor".to_string(), top.clone().render_long_help().to_string())];
+        for sub in top.get_subcommands() {
+            let sub = sub.clone().term_width(width);
+            out.push((sub.get_name().to_string(), sub.clone().render_help().to_string()));
+            out.push((sub.get_name().to_string(), sub.clone().render_long_help().to_string()));
+        }
+        out
+    }
+
+    #[test]
+    fn help_fits_the_width_and_every_command_has_an_example() {
+        for width in [100, 72] {
+            for (name, help) in helps(width) {
+                for line in help.lines() {
+                    assert!(line.chars().count() <= width, "`{name} --help` at {width} columns:\n{line}");
+                }
+                assert!(help.contains("Example"), "`{name} --help` has no example:\n{help}");
+            }
+        }
+    }
+
+    #[test]
+    fn help_offers_each_command_only_what_it_takes() {
+        let helps = helps(100);
+        let of = |name: &str| helps.iter().filter(|(n, _)| n == name).map(|(_, h)| h.as_str()).collect::<String>();
+        // compare refuses --dot: neither its options nor its strategy list offer it.
+        assert!(!of("compare").contains("--dot"), "{}", of("compare"));
+        assert!(of("check").contains("--dot"));
+        // regress's --outcomes says what regress writes, not compare's files.
+        assert!(!of("regress").contains("PATH.<strategy>"), "{}", of("regress"));
+        assert!(of("regress").contains("PATH.<input>"));
+        assert!(of("compare").contains("PATH.<strategy>"));
+    }
 }

@@ -69,6 +69,9 @@ pub fn check(
 pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, common: &Common) -> Result<i32, Fail> {
     crate::validate::regress_options(common.outcomes.as_deref())?;
     super::bound_inputs(common.max_memory);
+    if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
+        writable_dir(p)?;
+    }
     let mut inputs = Vec::new();
     for d in dirs {
         inputs.extend(regress::inputs_with_expectations(d)?);
@@ -81,6 +84,10 @@ pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, c
             let want = regress::read_expected(expected)?;
             let loaded = model::load_all(std::slice::from_ref(input), common.load_options())?;
             let report = with_model!(&loaded, m => check_model(m, input, strategy, None, common, true))?;
+            if let Some(path) = &common.outcomes {
+                let suffix = format!(".{}", input.display().to_string().replace(['/', '\\'], "_"));
+                write_outcomes(path, Some((&suffix, &input.display().to_string())), &report.outcome_text())?;
+            }
             Ok(regress::judge(&report, &want))
         })()
         .map_err(|Fail(msg)| msg);

@@ -83,8 +83,8 @@ pub static REGISTRY: &[Entry] = ENTRIES;
 const ENTRIES: &[Entry] = &[
     Entry {
         name: "full",
-        what: "stateful exhaustive search: every enabled choice, visited states not re-expanded",
-        paper: "exhaustive baseline (EM-Explorer's stateful search)",
+        what: "visits every reachable state once: the reference the other strategies are checked against, at the cost of memory for every state",
+        paper: "EM-Explorer's stateful exhaustive search (the baseline)",
         parallel: &ModelKind::ALL,
         hash_compact: true,
         exhaustive: true,
@@ -97,8 +97,8 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "full-stateless",
-        what: "every interleaving, no state matching",
-        paper: "exhaustive baseline",
+        what: "runs every interleaving and remembers nothing: small inputs without cycles, to check the others",
+        paper: "the textbook stateless search (the baseline)",
         stateless: true,
         parallel: &ModelKind::ALL,
         exhaustive: true,
@@ -110,7 +110,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "dpor",
-        what: "Flanagan-Godefroid DPOR with persistent sets; posts to one queue are dependent",
+        what: "runs one interleaving of each group that differ only in the order of independent steps: the same findings as running them all, in fewer runs",
         paper: "Flanagan and Godefroid, POPL 2005; EM-Explorer's baseline on EM traces",
         stateless: true,
         parallel: &[ModelKind::EmTrace],
@@ -122,7 +122,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "dpor-sleep",
-        what: "`dpor` with sleep sets",
+        what: "`dpor` that also skips orders it has already covered (sleep sets): fewer runs again",
         paper: "Godefroid's sleep sets over Flanagan and Godefroid, POPL 2005",
         stateless: true,
         em_trace: Some(|| Box::new(dpor_sleep::DporSleep)),
@@ -132,7 +132,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "em-dpor",
-        what: "Maiya et al. dependence-covering sets (EM traces)",
+        what: "Android traces: `dpor` that understands event queues and handlers, so it skips more reorderings",
         paper: "Maiya et al., TACAS 2016 (docs/em-dpor.md, sections 4.2-4.3)",
         stateless: true,
         default_rank: 4,
@@ -141,7 +141,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "stateful-dpor",
-        what: "Trimananda et al. stateful DPOR for cyclic state spaces (Algorithms 1-5, Appendix D summaries)",
+        what: "`dpor` that remembers states, so it also ends on programs that can run for ever (SmartApps, event models)",
         paper: "Trimananda et al., VMCAI 2022, Algorithms 1-5 and Appendix D",
         ablations: &[
             "no-full-cycle",
@@ -159,7 +159,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "em-dpor-sleep",
-        what: "EM-DPOR with sleep sets: a sound step toward one execution per outcome (EM traces)",
+        what: "Android traces: `em-dpor` that also skips orders it has already covered (sleep sets)",
         paper: "Maiya et al., TACAS 2016, with Godefroid's sleep sets (docs/optimal.md)",
         stateless: true,
         em_trace: Some(|| Box::new(em_dpor_sleep::EmDporSleep)),
@@ -167,7 +167,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "optimal",
-        what: "one execution per outcome: reads-from maps enumerated, each decided by a witness search (EM traces)",
+        what: "Android traces: one run per distinct outcome, often far faster than `em-dpor`",
         paper:
             "reads-from enumeration as in RFSC (Abdulla et al., OOPSLA 2019), for fixed control flow (docs/optimal.md)",
         em_trace: Some(|| Box::new(reads_from::ReadsFrom)),
@@ -260,9 +260,17 @@ pub fn exhaustive() -> impl DoubleEndedIterator<Item = &'static Entry> {
     REGISTRY.iter().filter(|e| e.exhaustive)
 }
 
-/// `--strategy`'s help: one line per strategy with the inputs it applies to and what it supports.
+/// `--strategy`'s help: the list of [`strategy_list`] under the default.
 pub fn help() -> String {
-    let mut out = String::from("Strategy (default: the best sound one for the input):");
+    format!("Strategy (default: the best sound one for the input):\n{}", strategy_list(true))
+}
+
+/// The strategies as the commands' help lists them: one paragraph each, what it does for the
+/// user and the paper it follows, under its name and, in brackets, the inputs it runs on and the
+/// options it reads.
+/// `dot`: whether the command has `--dot` (`compare` has not, so its list does not offer it).
+pub fn strategy_list(dot: bool) -> String {
+    let mut out = Vec::new();
     for e in REGISTRY {
         let mut notes: Vec<String> = e.kinds().into_iter().map(|k| k.as_str().to_string()).collect();
         if e.stateless && (e.events.is_some() || e.smartapps.is_some()) {
@@ -277,15 +285,17 @@ pub fn help() -> String {
         if e.hash_compact {
             notes.push("--hash-compact".into());
         }
-        if e.records_graph {
+        if e.records_graph && dot {
             notes.push("--dot".into());
         }
         if !e.ablations.is_empty() {
             notes.push(e.ablations.iter().map(|a| format!("--{a}")).collect::<Vec<_>>().join(" "));
         }
-        out.push_str(&format!("\n  {:<15} {} [{}]", e.name, e.what, notes.join("; ")));
+        let mut what = e.what.to_string();
+        what[..1].make_ascii_uppercase();
+        out.push(format!("  {:<15} [{}]\n      {what}. After {}.", e.name, notes.join("; "), e.paper));
     }
-    out
+    out.join("\n")
 }
 
 const fn name_at(i: usize) -> &'static str {
