@@ -104,17 +104,20 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
-    /// Reproduce the paper's tables A.1/A.2: run full and stateful-dpor on each app pair of its TSV.
+    /// Reproduce the VMCAI tables A.1/A.2 (full and stateful-dpor on each app pair), or decide
+    /// IoTCheck's FSE 2020 pairs (a conflict or not, with --conflicts), from the TSV given.
     #[command(after_help = "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
-2 bad usage or an unreadable TSV or folder.")]
+2 bad usage or an unreadable TSV or folder; 3 Ctrl-C ended the run before the last pair.")]
     Corpus {
-        /// The paper's per-pair figures (shared/reference/vmcai22-tables-a1-a2.tsv).
+        /// The per-pair figures: shared/reference/vmcai22-tables-a1-a2.tsv, or
+        /// iotcheck-fse20-device-interaction.tsv (told by its header).
         pairs: PathBuf,
         /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder).
         #[arg(long, value_name = "DIR")]
         smartapps: Option<PathBuf>,
-        /// Only the pairs of this table (A.1 or A.2). Default: both.
-        #[arg(long, value_name = "A.1|A.2")]
+        /// Only the pairs of this table (A.1 or A.2), or of this group of IoTCheck's pairs
+        /// (e.g. Locks). Default: all.
+        #[arg(long, value_name = "A.1|A.2|GROUP")]
         table: Option<String>,
         /// Only the first N pairs (after --table, before --shard). Default: all.
         #[arg(long, value_name = "N")]
@@ -274,6 +277,29 @@ impl TableFiles {
         }
         Ok(())
     }
+
+    /// The FSE 2020 table's CSV and Markdown (it has no reductions to draw).
+    fn write_fse(&self, rows: &[tracepor::corpus::fse::FseRow]) -> Result<(), Fail> {
+        use tracepor::report::corpus::fse as r;
+        for (path, render) in [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown)] {
+            if let Some(p) = path {
+                write(p, &render(rows))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `corpus-merge`'s output: the rows as JSON lines, or the text table.
+fn print_merged<R: serde::Serialize>(rows: &[R], jsonl: bool, render: fn(&[R]) -> String) -> Result<(), Fail> {
+    if jsonl {
+        for r in rows {
+            println!("{}", serde_json::to_string(r)?);
+        }
+    } else {
+        print!("{}", render(rows));
+    }
+    Ok(())
 }
 
 /// How `corpus` runs each pair.
@@ -287,6 +313,10 @@ struct CorpusRun {
     /// of the machine's memory (or of its cgroup limit).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
+    /// Stop each run after storing this many states. Default: 50,000 when --time-limit is not
+    /// given either (so that every pair ends), otherwise none.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_states: Option<u64>,
     /// Fire each event at most K times. Default: no bound, as the paper's runs.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     bound: Option<u32>,
@@ -673,14 +703,20 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             corpus(&pairs, smartapps, table, limit, shard, jsonl.as_deref(), &out, &run)
         }
         Command::CorpusMerge { shards, out, jsonl } => {
-            let rows = tracepor::corpus::merge(&shards)?;
-            out.write(&rows)?;
-            if jsonl {
-                for r in &rows {
-                    println!("{}", serde_json::to_string(r)?);
+            match tracepor::corpus::merge_any(&shards)? {
+                tracepor::corpus::Merged::Vmcai(rows) => {
+                    out.write(&rows)?;
+                    print_merged(&rows, jsonl, report::corpus::render)?;
                 }
-            } else {
-                print!("{}", report::corpus::render(&rows));
+                tracepor::corpus::Merged::Fse(rows) => {
+                    if out.svg.is_some() {
+                        return Err(Fail(
+                            "--svg draws the VMCAI tables' reductions; IoTCheck's pairs have none".into(),
+                        ));
+                    }
+                    out.write_fse(&rows)?;
+                    print_merged(&rows, jsonl, report::corpus::fse::render)?;
+                }
             }
             Ok(0)
         }
@@ -734,7 +770,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
 }
 
 /// `corpus`: each pair's row printed (and written to `jsonl`) as soon as it finishes, so that a
-/// long or killed run keeps what it did.
+/// long or killed run keeps what it did. Exit 3 when Ctrl-C ended it early.
 #[allow(clippy::too_many_arguments)]
 fn corpus(
     pairs: &Path,
@@ -746,16 +782,27 @@ fn corpus(
     out: &TableFiles,
     run: &CorpusRun,
 ) -> Result<i32, Fail> {
-    use std::io::Write;
-    use tracepor::corpus;
+    use tracepor::corpus::{self, fse, Table};
     let shard = shard.as_deref().map(check::Shard::parse).transpose()?;
-    if let Some(t) = &table {
-        if t != "A.1" && t != "A.2" {
-            return Err(Fail(format!("--table: expected A.1 or A.2, got `{t}`")));
+    let all = corpus::read_table(pairs)?;
+    match (&all, &table) {
+        (Table::Vmcai(_), Some(t)) if t != "A.1" && t != "A.2" => {
+            return Err(Fail(format!("--table: expected A.1 or A.2, got `{t}`")))
         }
+        (Table::Fse(ps), Some(g)) if !ps.iter().any(|p| &p.group == g) => {
+            let mut groups: Vec<&str> = ps.iter().map(|p| p.group.as_str()).collect();
+            groups.dedup();
+            return Err(Fail(format!(
+                "--table: no group `{g}` in {} (groups: {})",
+                pairs.display(),
+                groups.join(", ")
+            )));
+        }
+        (Table::Fse(_), _) if out.svg.is_some() => {
+            return Err(Fail("--svg draws the VMCAI tables' reductions; IoTCheck's pairs have none".into()))
+        }
+        _ => {}
     }
-    let all = corpus::read_pairs(pairs)?;
-    let selected = corpus::select(all, table.as_deref(), limit, shard);
     // The shared layout: reference/X.tsv beside smartthings/smartapps/.
     let smartapps = smartapps
         .unwrap_or_else(|| pairs.parent().unwrap_or(Path::new(".")).join("..").join("smartthings").join("smartapps"));
@@ -767,6 +814,8 @@ fn corpus(
         smartapps,
         limits: Limits {
             time: run.time_limit.map(Duration::from_secs_f64),
+            // Without any limit, a state budget: every pair ends (docs/corpus.md).
+            max_states: run.max_states.or((run.time_limit.is_none()).then_some(corpus::DEFAULT_MAX_STATES)),
             // As `check`: without --max-memory, half of the machine's memory.
             max_memory_bytes: run
                 .max_memory
@@ -777,21 +826,54 @@ fn corpus(
         load: LoadOptions { bound: run.bound, conflicts: run.conflicts },
         cancel: Some(cancel_flag()),
     };
+    match all {
+        Table::Vmcai(all) => {
+            let selected = corpus::select(all, table.as_deref(), limit, shard);
+            let rows = stream_rows(
+                selected,
+                |p| corpus::run_pair(p, &settings),
+                report::corpus::text_header(),
+                report::corpus::text_row,
+                jsonl,
+            )?;
+            print!("{}", report::corpus::text_summary(&corpus::summary(&rows)));
+            out.write(&rows)?;
+        }
+        Table::Fse(all) => {
+            let selected = fse::select(all, table.as_deref(), limit, shard);
+            let (head, row) = (report::corpus::fse::text_header(), report::corpus::fse::text_row);
+            let rows = stream_rows(selected, |p| fse::run_pair(p, &settings, None), head, row, jsonl)?;
+            print!("{}", report::corpus::fse::text_summary(&fse::summary(&rows)));
+            out.write_fse(&rows)?;
+        }
+    }
+    Ok(if cancel_flag().load(Ordering::SeqCst) { 3 } else { 0 })
+}
+
+/// Runs each pair, printing its row (and writing it to `jsonl`) as soon as it is done; after
+/// Ctrl-C the pair under way ends with partial figures and no other starts.
+fn stream_rows<P, R: serde::Serialize>(
+    pairs: Vec<P>,
+    run: impl Fn(P) -> R,
+    header: String,
+    text_row: fn(&R) -> String,
+    jsonl: Option<&Path>,
+) -> Result<Vec<R>, Fail> {
+    use std::io::Write;
     let mut sink = match jsonl {
         Some(p) => Some(std::fs::File::create(p).map_err(|e| Fail(format!("{}: cannot write: {e}", p.display())))?),
         None => None,
     };
     let stdout = std::io::stdout();
-    print!("{}", report::corpus::text_header());
+    print!("{header}");
     stdout.lock().flush()?;
     let mut rows = Vec::new();
-    for pair in selected {
-        // Ctrl-C: the pair under way ends with partial figures; no new one starts.
+    for pair in pairs {
         if cancel_flag().load(Ordering::SeqCst) {
             break;
         }
-        let row = corpus::run_pair(pair, &settings);
-        print!("{}", report::corpus::text_row(&row));
+        let row = run(pair);
+        print!("{}", text_row(&row));
         stdout.lock().flush()?;
         if let Some(f) = &mut sink {
             writeln!(f, "{}", serde_json::to_string(&row)?)?;
@@ -799,9 +881,7 @@ fn corpus(
         }
         rows.push(row);
     }
-    print!("{}", report::corpus::text_summary(&corpus::summary(&rows)));
-    out.write(&rows)?;
-    Ok(0)
+    Ok(rows)
 }
 
 /// The name of a run over several inputs: their paths joined by ` + `.
