@@ -356,12 +356,14 @@ pub fn replay<M: Model>(model: &M, schedule: &str) -> Result<Replay, CheckError>
 }
 
 /// The inputs named on the command line: files stand for themselves; a folder with a
-/// `trace.txt` is one trace; any other folder is searched for trace folders and `.events`
-/// files, sorted by path.
+/// `trace.txt` is one trace; a folder of SmartApps (`.groovy` files) is one system, as `check
+/// DIR` reads it; any other folder is searched for trace folders and `.events` files, sorted
+/// by path.
 pub fn expand_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, CheckError> {
     let mut out = Vec::new();
     for f in files {
-        if !f.is_dir() || f.join("trace.txt").is_file() {
+        let smartapps = || crate::trace::input::detect_groovy(f).is_ok_and(|apps| apps.is_some());
+        if !f.is_dir() || f.join("trace.txt").is_file() || smartapps() {
             out.push(f.clone());
             continue;
         }

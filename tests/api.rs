@@ -253,3 +253,20 @@ fn compare_verdict_checks_unfinished_runs_as_subsets_and_names_the_winner() {
     let v = check::verdict(&m, &[full, sleep]);
     assert_eq!((v.agree(), v.consistent()), (Some(true), Some(true)));
 }
+
+/// An event model's apps are the `app` blocks it declares: handlers outside any app (the
+/// environment, in the shipped models) are not one more app, unless the file names `main`.
+#[test]
+fn event_model_apps_leave_out_the_environment() {
+    let m = events("traces/smartthings/lighting-director--step-notifier.events", None);
+    assert!(m.ast().apps.contains(&"main".to_string()), "the model has handlers outside any app");
+    assert_eq!(m.stats()["apps"], 2);
+    assert!(m.summary().contains("2 apps (and handlers outside any app)"), "{}", m.summary());
+    let dir = std::env::temp_dir().join(format!("tracepor-apps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("main.events");
+    std::fs::write(&f, "model events\nvar v = 0\napp main {\n  on x { v = 1 }\n}\non y { v = 2 }\n").unwrap();
+    let m = events(f.to_str().unwrap(), None);
+    assert_eq!(m.stats()["apps"], 1, "an app named main is an app");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -510,3 +510,22 @@ fn outcomes_of_an_event_model_list_its_errors() {
     assert_eq!(sorted, text.lines().collect::<Vec<_>>(), "sorted in byte order");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `compare DIR` takes a folder of SmartApps as one system, as `check DIR` does.
+#[test]
+fn compare_accepts_a_folder_of_smartapps_as_check_does() {
+    let dir = std::env::temp_dir().join(format!("tracepor-compare-apps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for app in ["good-night-house.groovy", "enhanced-auto-lock-door.groovy"] {
+        std::fs::copy(common::root().join("../shared/smartthings/smartapps").join(app), dir.join(app)).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let checked = json(&tracepor(&["check", d, "--strategy", "full", "--json"]));
+    let o = tracepor(&["compare", d, "--strategies", "full,stateful-dpor", "--json"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert_eq!(v["runs"][0]["model"], "smartapps");
+    assert_eq!(v["runs"][0]["states"], checked["states"], "the same system as check DIR");
+    assert_eq!(v["agree"], true);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -92,8 +92,21 @@ impl FsePair {
         format!("{} {} {}", self.group, self.app1, self.app2)
     }
 
+    /// The two apps under `dir`. IoTCheck's data names one app with spaces (`Hue Party
+    /// Mode.groovy`) that the SmartApps folder, like the VMCAI tables, spells with hyphens: a
+    /// name that is not there is tried so.
     pub fn files(&self, dir: &Path) -> Vec<PathBuf> {
-        vec![dir.join(&self.app1), dir.join(&self.app2)]
+        [&self.app1, &self.app2]
+            .map(|a| {
+                let given = dir.join(a);
+                let hyphens = dir.join(a.replace(' ', "-"));
+                if !given.exists() && hyphens.exists() {
+                    hyphens
+                } else {
+                    given
+                }
+            })
+            .to_vec()
     }
 
     /// Some(conflict?) where the manual study labelled the pair.
