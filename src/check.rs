@@ -363,12 +363,14 @@ pub fn replay<M: Model>(model: &M, schedule: &str) -> Result<Replay, CheckError>
 }
 
 /// The inputs named on the command line: files stand for themselves; a folder with a
-/// `trace.txt` is one trace; any other folder is searched for trace folders and `.events`
-/// files, sorted by path.
+/// `trace.txt` is one trace; a folder of SmartApps (`.groovy` files) is one system, as `check
+/// DIR` reads it; any other folder is searched for trace folders and `.events` files, sorted
+/// by path.
 pub fn expand_inputs(files: &[PathBuf]) -> Result<Vec<PathBuf>, CheckError> {
     let mut out = Vec::new();
     for f in files {
-        if !f.is_dir() || f.join("trace.txt").is_file() {
+        let smartapps = || crate::trace::input::groovy_folder(f).is_ok_and(|apps| apps.is_some());
+        if !f.is_dir() || f.join("trace.txt").is_file() || smartapps() {
             out.push(f.clone());
             continue;
         }
@@ -426,19 +428,24 @@ impl Shard {
     }
 }
 
-/// Whether the runs of one input reached the outcome set of the exhaustive one among them
-/// (cli.md `agree`): checked only when an exhaustive run and every other run finished. On a
-/// disagreement, each strategy that missed or invented an outcome is named, with one outcome
-/// and a schedule that reaches it.
+/// How the runs of one input stand against an exhaustive run among them that finished (cli.md
+/// `agree`, `consistent`, `standings`): a finished run must reach exactly its outcome set, an
+/// unfinished one may have reached only part of it but nothing outside it. A strategy that
+/// missed (finished) or invented an outcome is named, with one outcome and a schedule that
+/// reaches it. The winner is the run with the fewest transitions among those that finished
+/// with the reference's outcome set.
 pub fn verdict<M: Model>(model: &M, runs: &[RunReport]) -> Verdict {
+    use crate::report::compare::{Checked, Standing};
     use std::collections::BTreeMap;
-    let Some(reference) = registry::exhaustive().find_map(|e| runs.iter().find(|r| r.strategy == e.name)) else {
+    let exhaustive: Vec<&RunReport> =
+        registry::exhaustive().filter_map(|e| runs.iter().find(|r| r.strategy == e.name)).collect();
+    if exhaustive.is_empty() {
         return Verdict::NotChecked("no exhaustive run (full or full-stateless) among the strategies compared".into());
-    };
-    let unfinished: Vec<&str> = runs.iter().filter(|r| !r.finished).map(|r| r.strategy.as_str()).collect();
-    if !unfinished.is_empty() {
-        return Verdict::NotChecked(format!("{} did not finish", unfinished.join(", ")));
     }
+    let Some(reference) = exhaustive.iter().copied().find(|r| r.finished) else {
+        let names: Vec<&str> = exhaustive.iter().map(|r| r.strategy.as_str()).collect();
+        return Verdict::NotChecked(format!("the exhaustive search ({}) did not finish", names.join(", ")));
+    };
     // What a run reached, each with the schedule it kept (outcomes, then distinct errors).
     let reached = |r: &RunReport| -> BTreeMap<String, Option<Vec<Choice>>> {
         let outcomes = r.found.lines().map(|l| (l.to_string(), r.found.schedule_of(l).map(<[Choice]>::to_vec)));
@@ -449,13 +456,22 @@ pub fn verdict<M: Model>(model: &M, runs: &[RunReport]) -> Verdict {
     };
     let expected = reached(reference);
     let mut disagreements = Vec::new();
-    for r in runs.iter().filter(|r| !std::ptr::eq(*r, reference)) {
-        let got = reached(r);
-        let missed: Vec<String> = expected.keys().filter(|k| !got.contains_key(*k)).cloned().collect();
-        let invented: Vec<String> = got.keys().filter(|k| !expected.contains_key(*k)).cloned().collect();
-        if missed.is_empty() && invented.is_empty() {
+    let mut standings = Vec::new();
+    for r in runs {
+        if std::ptr::eq(r, reference) {
+            standings.push((r.strategy.clone(), Standing::Reference));
             continue;
         }
+        let got = reached(r);
+        // A run a limit stopped may not have got to every outcome: only what it invented counts.
+        let missed: Vec<String> =
+            if r.finished { expected.keys().filter(|k| !got.contains_key(*k)).cloned().collect() } else { Vec::new() };
+        let invented: Vec<String> = got.keys().filter(|k| !expected.contains_key(*k)).cloned().collect();
+        if missed.is_empty() && invented.is_empty() {
+            standings.push((r.strategy.clone(), if r.finished { Standing::Equal } else { Standing::Subset }));
+            continue;
+        }
+        standings.push((r.strategy.clone(), Standing::Differs));
         let witness = match (missed.first(), invented.first()) {
             (Some(m), _) => expected[m].as_ref().map(|p| (m, reference, p)),
             (None, Some(i)) => got[i].as_ref().map(|p| (i, r, p)),
@@ -473,9 +489,18 @@ pub fn verdict<M: Model>(model: &M, runs: &[RunReport]) -> Verdict {
         });
         disagreements.push(Disagreement { strategy: r.strategy.clone(), missed, invented, witness });
     }
-    if disagreements.is_empty() {
-        Verdict::Agree
-    } else {
-        Verdict::Disagree(disagreements)
-    }
+    let winner = runs
+        .iter()
+        .zip(&standings)
+        .filter(|(_, (_, s))| matches!(s, Standing::Reference | Standing::Equal))
+        .min_by_key(|(r, _)| r.transitions)
+        .map(|(r, _)| r.strategy.clone());
+    Verdict::Checked(Checked {
+        reference: reference.strategy.clone(),
+        outcomes: reference.outcomes,
+        errors: reference.errors.len(),
+        standings,
+        disagreements,
+        winner,
+    })
 }

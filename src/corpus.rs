@@ -14,6 +14,8 @@ use crate::explore::{Limits, SearchOptions};
 use crate::model::{self, LoadOptions, Loaded, Model};
 use crate::report::RunReport;
 
+pub mod fse;
+
 /// The strategies of the tables: the paper's "without DPOR" and "with DPOR".
 pub const STRATEGIES: [&str; 2] = ["full", "stateful-dpor"];
 
@@ -66,6 +68,28 @@ fn ratio(full: Option<u64>, reduced: Option<u64>) -> Option<f64> {
         _ => None,
     }
 }
+
+/// The pairs of either TSV `corpus` reads.
+pub enum Table {
+    /// The VMCAI 2022 tables A.1 and A.2.
+    Vmcai(Vec<Pair>),
+    /// IoTCheck's FSE 2020 device-interaction pairs.
+    Fse(Vec<fse::FsePair>),
+}
+
+/// Reads a TSV, told by its header: the VMCAI tables or IoTCheck's FSE 2020 pairs.
+pub fn read_table(path: &Path) -> Result<Table, CheckError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| CheckError(format!("{}: cannot read: {e}", path.display())))?;
+    let table =
+        if fse::is_fse(&text) { fse::parse_pairs(&text).map(Table::Fse) } else { parse_pairs(&text).map(Table::Vmcai) };
+    table.map_err(|e| CheckError(format!("{}: {e}", path.display())))
+}
+
+/// The per-run state budget of `corpus` when no limit is given: enough for every search of
+/// Table A.2 and every `stateful-dpor` search of A.1 to finish (at most 3,807 states), while
+/// `full` on A.1, which no machine finishes, stops after a few seconds instead of filling memory.
+pub const DEFAULT_MAX_STATES: u64 = 50_000;
 
 /// Reads the paper's TSV: `#` comments, a header naming the columns, one pair per line.
 pub fn read_pairs(path: &Path) -> Result<Vec<Pair>, CheckError> {
@@ -296,7 +320,42 @@ fn compare<M: crate::explore::registry::Registered>(
 /// Reads the JSON lines of shard files into one table in the paper's order; a pair found in
 /// two files is an error (two shards of different splits, or a file given twice).
 pub fn merge(files: &[PathBuf]) -> Result<Vec<Row>, CheckError> {
-    let mut rows: Vec<Row> = Vec::new();
+    let mut rows: Vec<Row> = merge_rows(files, |r: &Row| r.pair.key())?;
+    rows.sort_by(|a, b| (&a.pair.table, a.pair.no).cmp(&(&b.pair.table, b.pair.no)));
+    Ok(rows)
+}
+
+/// The merged rows of shard files: the VMCAI tables' or IoTCheck's, told by their keys.
+pub enum Merged {
+    Vmcai(Vec<Row>),
+    Fse(Vec<fse::FseRow>),
+}
+
+/// [`merge`] for either table: the first row read says which one the files hold.
+pub fn merge_any(files: &[PathBuf]) -> Result<Merged, CheckError> {
+    let mut first = None;
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| CheckError(format!("{}: cannot read: {e}", f.display())))?;
+        if let Some(line) = text.lines().find(|l| !l.trim().is_empty()) {
+            first = serde_json::from_str::<serde_json::Value>(line).ok();
+            break;
+        }
+    }
+    if first.is_some_and(|v| v.get("iotcheck").is_some()) {
+        let mut rows: Vec<fse::FseRow> = merge_rows(files, |r: &fse::FseRow| r.pair.key())?;
+        rows.sort_by_key(|r| r.pair.no);
+        Ok(Merged::Fse(rows))
+    } else {
+        merge(files).map(Merged::Vmcai)
+    }
+}
+
+/// Every row of the JSON-lines `files`; a row whose `key` was already read is an error.
+fn merge_rows<R: serde::de::DeserializeOwned>(
+    files: &[PathBuf],
+    key: impl Fn(&R) -> String,
+) -> Result<Vec<R>, CheckError> {
+    let mut rows = Vec::new();
     let mut seen = std::collections::HashMap::new();
     for f in files {
         let text = std::fs::read_to_string(f).map_err(|e| CheckError(format!("{}: cannot read: {e}", f.display())))?;
@@ -304,22 +363,14 @@ pub fn merge(files: &[PathBuf]) -> Result<Vec<Row>, CheckError> {
             if line.trim().is_empty() {
                 continue;
             }
-            let row: Row = serde_json::from_str(line)
+            let row: R = serde_json::from_str(line)
                 .map_err(|e| CheckError(format!("{}:{}: not a corpus row: {e}", f.display(), i + 1)))?;
-            if let Some(first) = seen.insert(row.pair.key(), format!("{}:{}", f.display(), i + 1)) {
-                return Err(CheckError(format!(
-                    "{}:{}: pair {} {} {} is also at {first}",
-                    f.display(),
-                    i + 1,
-                    row.pair.table,
-                    row.pair.no,
-                    row.pair.pair
-                )));
+            if let Some(first) = seen.insert(key(&row), format!("{}:{}", f.display(), i + 1)) {
+                return Err(CheckError(format!("{}:{}: pair {} is also at {first}", f.display(), i + 1, key(&row))));
             }
             rows.push(row);
         }
     }
-    rows.sort_by(|a, b| (&a.pair.table, a.pair.no).cmp(&(&b.pair.table, b.pair.no)));
     Ok(rows)
 }
 

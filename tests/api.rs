@@ -214,3 +214,59 @@ fn options_a_strategy_ignores_are_refused_from_what_the_registry_says() {
     let model = vec![PathBuf::from("fixtures/events/example.events")];
     assert!(check::check_load_options(&[model], &bound).is_ok());
 }
+
+/// `compare`'s verdict once the exhaustive run finished: a finished run equal to it, a run that
+/// stopped early (here at its first error, the same on every machine) a subset of it, a run
+/// that reached something outside it named; the winner among the finished runs that agree.
+#[test]
+fn compare_verdict_checks_unfinished_runs_as_subsets_and_names_the_winner() {
+    use tracepor::report::compare::{Standing, Verdict};
+    let load = |path: &str| match model::load(Path::new(path), LoadOptions { bound: Some(1), conflicts: true }).unwrap()
+    {
+        Loaded::Events(m) => m,
+        _ => panic!("{path} is not an event model"),
+    };
+    let m = load("traces/smartthings/fireco2alarm--lock-it-when-i-leave.events");
+    let first_error = Limits { stop_at_first_error: true, ..Limits::default() };
+    let full = Check::new(&m).strategy("full").unwrap().run();
+    let sleep = Check::new(&m).strategy("dpor-sleep").unwrap().run();
+    let stopped = Check::new(&m).strategy("dpor").unwrap().limits(first_error.clone()).run();
+    assert!(full.finished && sleep.finished && !stopped.finished);
+    assert!(!full.errors.is_empty(), "the pair has conflicts");
+    let v = check::verdict(&m, &[stopped.clone(), full.clone(), sleep.clone()]);
+    let Verdict::Checked(c) = &v else { panic!("{v:?}") };
+    assert_eq!(c.reference, "full");
+    assert_eq!((c.outcomes, c.errors), (full.outcomes, full.errors.len()));
+    let standings: Vec<Standing> = c.standings.iter().map(|(_, s)| *s).collect();
+    assert_eq!(standings, [Standing::Subset, Standing::Reference, Standing::Equal]);
+    assert_eq!((v.consistent(), v.agree()), (Some(true), None), "agree is null while a run is unfinished");
+    let winner = if sleep.transitions < full.transitions { "dpor-sleep" } else { "full" };
+    assert_eq!(c.winner.as_deref(), Some(winner));
+    // A run that stopped early yet reached an error the exhaustive run never did: named.
+    let other = load("fixtures/events/example.events");
+    let foreign = Check::new(&other).strategy("dpor").unwrap().limits(first_error).run();
+    assert!(!foreign.finished && !foreign.errors.is_empty());
+    let v = check::verdict(&m, &[full.clone(), foreign]);
+    assert_eq!(v.consistent(), Some(false));
+    assert_eq!(v.standing("dpor"), Some(Standing::Differs));
+    // All finished and equal: agree is true, as the contract has it.
+    let v = check::verdict(&m, &[full, sleep]);
+    assert_eq!((v.agree(), v.consistent()), (Some(true), Some(true)));
+}
+
+/// An event model's apps are the `app` blocks it declares: handlers outside any app (the
+/// environment, in the shipped models) are not one more app, unless the file names `main`.
+#[test]
+fn event_model_apps_leave_out_the_environment() {
+    let m = events("traces/smartthings/lighting-director--step-notifier.events", None);
+    assert!(m.ast().apps.contains(&"main".to_string()), "the model has handlers outside any app");
+    assert_eq!(m.stats()["apps"], 2);
+    assert!(m.summary().contains("2 apps (and handlers outside any app)"), "{}", m.summary());
+    let dir = std::env::temp_dir().join(format!("tracepor-apps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("main.events");
+    std::fs::write(&f, "model events\nvar v = 0\napp main {\n  on x { v = 1 }\n}\non y { v = 2 }\n").unwrap();
+    let m = events(f.to_str().unwrap(), None);
+    assert_eq!(m.stats()["apps"], 1, "an app named main is an app");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

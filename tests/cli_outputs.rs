@@ -512,6 +512,26 @@ fn docs_cli_md_names_every_json_key() {
     let compare =
         json(&["compare", "fixtures/em/two-posters", "--strategies", "full,dpor", "--max-states", "3", "--json"]);
     check_keys("compare", &compare);
+    let checked = json(&["compare", "fixtures/em/two-posters", "--strategies", "full,dpor", "--json"]);
+    assert!(checked["winner"].is_string(), "{checked}");
+    check_keys("compare (checked)", &checked);
+    check_keys("compare compared", &checked["compared"]);
+    let rows = std::env::temp_dir().join(format!("tracepor-keys-{}.jsonl", std::process::id()));
+    let o = tracepor(&[
+        "corpus",
+        "fixtures/corpus/fse-pairs.tsv",
+        "--smartapps",
+        "../shared/smartthings/smartapps",
+        "--limit",
+        "1",
+        "--jsonl",
+        rows.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let row: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&rows).unwrap().trim()).unwrap();
+    std::fs::remove_file(&rows).unwrap();
+    check_keys("corpus (FSE 2020) row", &row);
+    check_keys("corpus (FSE 2020) run", &row["run"]);
     let regress = json(&["regress", "fixtures/events", "--json"]);
     check_keys("regress", &regress);
     check_keys("regress inputs[]", &regress["inputs"][0]);

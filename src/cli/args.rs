@@ -106,17 +106,20 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
-    /// Reproduce the paper's tables A.1/A.2: run full and stateful-dpor on each app pair of its TSV.
+    /// Reproduce the VMCAI tables A.1/A.2 (full and stateful-dpor on each app pair), or decide
+    /// IoTCheck's FSE 2020 pairs (a conflict or not, with --conflicts), from the TSV given.
     #[command(after_help = CORPUS_EXAMPLES.to_string() + "\n\n" + "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
-2 bad usage or an unreadable TSV or folder.")]
+2 bad usage or an unreadable TSV or folder; 3 Ctrl-C ended the run before the last pair.")]
     Corpus {
-        /// The paper's per-pair figures (shared/reference/vmcai22-tables-a1-a2.tsv).
+        /// The per-pair figures: shared/reference/vmcai22-tables-a1-a2.tsv, or
+        /// iotcheck-fse20-device-interaction.tsv (told by its header).
         pairs: PathBuf,
         /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder).
         #[arg(long, value_name = "DIR")]
         smartapps: Option<PathBuf>,
-        /// Only the pairs of this table (A.1 or A.2). Default: both.
-        #[arg(long, value_name = "A.1|A.2")]
+        /// Only the pairs of this table (A.1 or A.2), or of this group of IoTCheck's pairs
+        /// (e.g. Locks). Default: all.
+        #[arg(long, value_name = "A.1|A.2|GROUP")]
         table: Option<String>,
         /// Only the first N pairs (after --table, before --shard). Default: all.
         #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -279,6 +282,10 @@ pub struct CorpusRun {
     /// of the machine's memory (or of its cgroup limit).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: Option<u64>,
+    /// Stop each run after storing this many states. Default: 50,000 when --time-limit is not
+    /// given either (so that every pair ends), otherwise none.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_states: Option<u64>,
     /// Fire each event at most K times. Default: no bound, as the paper's runs.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub bound: Option<u32>,

@@ -123,7 +123,7 @@ pub fn compare(
         print!("{}", report::compare::render(&all));
     }
     // A disagreement is a bug in a strategy, not in the program checked: its own code.
-    let disagree = all.iter().any(|i| i.agreement() == Some(false));
+    let disagree = all.iter().any(|i| i.consistent() == Some(false));
     let worst = all.iter().flat_map(|i| &i.runs).map(RunReport::exit_code).max().unwrap_or(0);
     Ok(if disagree {
         4

@@ -13,7 +13,7 @@ use crate::model::LoadOptions;
 use crate::report;
 
 /// `corpus`: each pair's row printed (and written to `jsonl`) as soon as it finishes, so that a
-/// long or killed run keeps what it did.
+/// long or killed run keeps what it did. Exit 3 when Ctrl-C ended it early.
 #[allow(clippy::too_many_arguments)]
 pub fn corpus(
     pairs: &Path,
@@ -25,16 +25,27 @@ pub fn corpus(
     out: &TableFiles,
     run: &CorpusRun,
 ) -> Result<i32, Fail> {
-    use crate::corpus;
-    use std::io::Write;
+    use crate::corpus::{self, fse, Table};
     let shard = shard.as_deref().map(crate::check::Shard::parse).transpose()?;
-    if let Some(t) = &table {
-        if t != "A.1" && t != "A.2" {
-            return Err(Fail(format!("--table: expected A.1 or A.2, got `{t}`")));
+    let all = corpus::read_table(pairs)?;
+    match (&all, &table) {
+        (Table::Vmcai(_), Some(t)) if t != "A.1" && t != "A.2" => {
+            return Err(Fail(format!("--table: expected A.1 or A.2, got `{t}`")))
         }
+        (Table::Fse(ps), Some(g)) if !ps.iter().any(|p| &p.group == g) => {
+            let mut groups: Vec<&str> = ps.iter().map(|p| p.group.as_str()).collect();
+            groups.dedup();
+            return Err(Fail(format!(
+                "--table: no group `{g}` in {} (groups: {})",
+                pairs.display(),
+                groups.join(", ")
+            )));
+        }
+        (Table::Fse(_), _) if out.svg.is_some() => {
+            return Err(Fail("--svg draws the VMCAI tables' reductions; IoTCheck's pairs have none".into()))
+        }
+        _ => {}
     }
-    let all = corpus::read_pairs(pairs)?;
-    let selected = corpus::select(all, table.as_deref(), limit, shard);
     // The shared layout: reference/X.tsv beside smartthings/smartapps/.
     let smartapps = smartapps
         .unwrap_or_else(|| pairs.parent().unwrap_or(Path::new(".")).join("..").join("smartthings").join("smartapps"));
@@ -46,6 +57,8 @@ pub fn corpus(
         smartapps,
         limits: Limits {
             time: run.time_limit.map(Duration::from_secs_f64),
+            // Without any limit, a state budget: every pair ends (docs/corpus.md).
+            max_states: run.max_states.or((run.time_limit.is_none()).then_some(corpus::DEFAULT_MAX_STATES)),
             // As `check`: without --max-memory, half of the machine's memory.
             max_memory_bytes: run
                 .max_memory
@@ -56,21 +69,54 @@ pub fn corpus(
         load: LoadOptions { bound: run.bound, conflicts: run.conflicts },
         cancel: Some(cancel_flag()),
     };
+    match all {
+        Table::Vmcai(all) => {
+            let selected = corpus::select(all, table.as_deref(), limit, shard);
+            let rows = stream_rows(
+                selected,
+                |p| corpus::run_pair(p, &settings),
+                report::corpus::text_header(),
+                report::corpus::text_row,
+                jsonl,
+            )?;
+            print!("{}", report::corpus::text_summary(&corpus::summary(&rows)));
+            out.write(&rows)?;
+        }
+        Table::Fse(all) => {
+            let selected = fse::select(all, table.as_deref(), limit, shard);
+            let (head, row) = (report::corpus::fse::text_header(), report::corpus::fse::text_row);
+            let rows = stream_rows(selected, |p| fse::run_pair(p, &settings, None), head, row, jsonl)?;
+            print!("{}", report::corpus::fse::text_summary(&fse::summary(&rows)));
+            out.write_fse(&rows)?;
+        }
+    }
+    Ok(if cancel_flag().load(Ordering::SeqCst) { 3 } else { 0 })
+}
+
+/// Runs each pair, printing its row (and writing it to `jsonl`) as soon as it is done; after
+/// Ctrl-C the pair under way ends with partial figures and no other starts.
+fn stream_rows<P, R: serde::Serialize>(
+    pairs: Vec<P>,
+    run: impl Fn(P) -> R,
+    header: String,
+    text_row: fn(&R) -> String,
+    jsonl: Option<&Path>,
+) -> Result<Vec<R>, Fail> {
+    use std::io::Write;
     let mut sink = match jsonl {
         Some(p) => Some(std::fs::File::create(p).map_err(|e| Fail(format!("{}: cannot write: {e}", p.display())))?),
         None => None,
     };
     let stdout = std::io::stdout();
-    print!("{}", report::corpus::text_header());
+    print!("{header}");
     stdout.lock().flush()?;
     let mut rows = Vec::new();
-    for pair in selected {
-        // Ctrl-C: the pair under way ends with partial figures; no new one starts.
+    for pair in pairs {
         if cancel_flag().load(Ordering::SeqCst) {
             break;
         }
-        let row = corpus::run_pair(pair, &settings);
-        print!("{}", report::corpus::text_row(&row));
+        let row = run(pair);
+        print!("{}", text_row(&row));
         stdout.lock().flush()?;
         if let Some(f) = &mut sink {
             writeln!(f, "{}", serde_json::to_string(&row)?)?;
@@ -78,23 +124,37 @@ pub fn corpus(
         }
         rows.push(row);
     }
-    print!("{}", report::corpus::text_summary(&corpus::summary(&rows)));
-    out.write(&rows)?;
-    Ok(0)
+    Ok(rows)
 }
 
 /// `corpus-merge`: the rows of the shards' `--jsonl` files as one table (or as JSON lines).
 pub fn merge(shards: &[PathBuf], out: &TableFiles, jsonl: bool) -> Result<i32, Fail> {
-    let rows = crate::corpus::merge(shards)?;
-    out.write(&rows)?;
+    match crate::corpus::merge_any(shards)? {
+        crate::corpus::Merged::Vmcai(rows) => {
+            out.write(&rows)?;
+            print_merged(&rows, jsonl, report::corpus::render)?;
+        }
+        crate::corpus::Merged::Fse(rows) => {
+            if out.svg.is_some() {
+                return Err(Fail("--svg draws the VMCAI tables' reductions; IoTCheck's pairs have none".into()));
+            }
+            out.write_fse(&rows)?;
+            print_merged(&rows, jsonl, report::corpus::fse::render)?;
+        }
+    }
+    Ok(0)
+}
+
+/// `corpus-merge`'s output: the rows as JSON lines, or the text table.
+fn print_merged<R: serde::Serialize>(rows: &[R], jsonl: bool, render: fn(&[R]) -> String) -> Result<(), Fail> {
     if jsonl {
-        for r in &rows {
+        for r in rows {
             println!("{}", serde_json::to_string(r)?);
         }
     } else {
-        print!("{}", report::corpus::render(&rows));
+        print!("{}", render(rows));
     }
-    Ok(0)
+    Ok(())
 }
 
 impl TableFiles {
@@ -104,6 +164,17 @@ impl TableFiles {
         for (path, render) in
             [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown), (&self.svg, r::svg)]
         {
+            if let Some(p) = path {
+                write(p, &render(rows))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The FSE 2020 table's CSV and Markdown (it has no reductions to draw).
+    fn write_fse(&self, rows: &[crate::corpus::fse::FseRow]) -> Result<(), Fail> {
+        use crate::report::corpus::fse as r;
+        for (path, render) in [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown)] {
             if let Some(p) = path {
                 write(p, &render(rows))?;
             }

@@ -359,6 +359,12 @@ impl EventModel {
         EventModel { ast, opts, handlers_of, nvars, nevents, fields, key_len }
     }
 
+    /// The apps the file declares: handlers outside any app (`main`, the environment in the
+    /// shipped models) are not an app.
+    pub fn declared_apps(&self) -> usize {
+        self.ast.apps.len() - usize::from(self.ast.main_is_environment)
+    }
+
     pub fn ast(&self) -> &EventModelAst {
         &self.ast
     }
@@ -737,11 +743,12 @@ impl Model for EventModel {
     }
 
     fn summary(&self) -> String {
+        let environment = if self.ast.main_is_environment { " (and handlers outside any app)" } else { "" };
         format!(
-            "{} events, {} handlers, {} apps, {} variables",
+            "{} events, {} handlers, {} apps{environment}, {} variables",
             self.nevents,
             self.ast.handlers.len(),
-            self.ast.apps.len(),
+            self.declared_apps(),
             self.nvars
         )
     }
@@ -750,7 +757,7 @@ impl Model for EventModel {
         std::collections::BTreeMap::from([
             ("events".to_string(), self.nevents as u64),
             ("handlers".to_string(), self.ast.handlers.len() as u64),
-            ("apps".to_string(), self.ast.apps.len() as u64),
+            ("apps".to_string(), self.declared_apps() as u64),
             ("variables".to_string(), self.nvars as u64),
             ("events disabled at start".to_string(), self.ast.events.iter().filter(|e| e.disabled).count() as u64),
         ])

@@ -124,6 +124,7 @@ pub enum ModelKind {
     /// A SmartThings-style event model (event-model.md).
     Events,
     /// SmartThings SmartApps, Groovy source checked together as one system.
+    #[serde(rename = "smartapps")]
     SmartApps,
 }
 

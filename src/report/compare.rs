@@ -9,22 +9,64 @@ use serde::Serialize;
 
 use super::{opt, RunReport};
 use crate::explore::registry;
+use crate::model::ModelKind;
 
-/// Whether the runs of one input agree with the exhaustive one (computed by
+/// How the runs of one input compare with a finished exhaustive run (computed by
 /// `check::verdict`, which has the model to write schedules with).
 #[derive(Clone, Debug)]
 pub enum Verdict {
-    Agree,
-    /// Not checked, and why: no exhaustive run, or which runs did not finish.
+    /// Checked against a finished exhaustive run.
+    Checked(Checked),
+    /// Not checked, and why: no exhaustive run, or none finished.
     NotChecked(String),
-    Disagree(Vec<Disagreement>),
+}
+
+/// Where a run stands against the reference: the exhaustive run that finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Standing {
+    /// The finished exhaustive run the others are checked against.
+    Reference,
+    /// Finished, with the reference's outcome set.
+    Equal,
+    /// Stopped by a limit; what it found is within the reference's outcome set.
+    Subset,
+    /// Missed or invented outcomes (finished), or invented some (unfinished): a bug.
+    Differs,
+}
+
+impl Standing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Standing::Reference => "reference",
+            Standing::Equal => "equal",
+            Standing::Subset => "subset (unfinished)",
+            Standing::Differs => "DIFFERS",
+        }
+    }
+}
+
+/// The verdict of one input whose exhaustive run finished.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The exhaustive run compared with (`full` when it finished, else `full-stateless`).
+    pub reference: String,
+    /// What was compared: the reference's outcomes and distinct errors.
+    pub outcomes: usize,
+    pub errors: usize,
+    /// Each run's standing, in the order they ran.
+    pub standings: Vec<(String, Standing)>,
+    pub disagreements: Vec<Disagreement>,
+    /// Fewest transitions among the runs that finished with the reference's outcome set.
+    pub winner: Option<String>,
 }
 
 /// A strategy whose outcome set differs from the exhaustive one.
 #[derive(Clone, Debug, Serialize)]
 pub struct Disagreement {
     pub strategy: String,
-    /// Outcomes (and errors) the exhaustive run reached and this one did not.
+    /// Outcomes (and errors) the exhaustive run reached and this one did not (empty for a run
+    /// that did not finish: it may not have got there).
     pub missed: Vec<String>,
     /// Outcomes (and errors) this run reached and the exhaustive one did not.
     pub invented: Vec<String>,
@@ -39,48 +81,116 @@ pub struct Witness {
     pub replay: String,
 }
 
+/// What an outcome is called on inputs of `kind`, for the verdict's sentence.
+fn outcome_noun(kind: ModelKind) -> &'static str {
+    match kind {
+        ModelKind::EmTrace => "outcome",
+        // An outcome here is a state with nothing enabled (cli.md `outcomes`).
+        ModelKind::Events | ModelKind::SmartApps => "end state",
+    }
+}
+
 impl Verdict {
-    /// cli.md's `agree`: true or false only when it was checked.
+    /// cli.md's `agree`: true or false only when an exhaustive run and every other run
+    /// finished (the contract of shared/spec/cli.md).
     pub fn agree(&self) -> Option<bool> {
         match self {
-            Verdict::Agree => Some(true),
-            Verdict::NotChecked(_) => None,
-            Verdict::Disagree(_) => Some(false),
+            Verdict::Checked(c) if c.standings.iter().all(|(_, s)| *s != Standing::Subset) => {
+                Some(c.disagreements.is_empty())
+            }
+            _ => None,
         }
     }
 
-    /// The JSON document of one input: runs, `agree`, and why not checked or what differs.
-    pub fn json(&self, runs: &[RunReport]) -> serde_json::Value {
-        let mut doc = serde_json::json!({ "runs": runs, "agree": self.agree() });
+    /// Whether every run is consistent with the finished exhaustive one (finished runs equal
+    /// to it, unfinished ones within it); None when no exhaustive run finished.
+    pub fn consistent(&self) -> Option<bool> {
         match self {
-            Verdict::Agree => {}
+            Verdict::Checked(c) => Some(c.disagreements.is_empty()),
+            Verdict::NotChecked(_) => None,
+        }
+    }
+
+    /// The standing of run `strategy`, when checked.
+    pub fn standing(&self, strategy: &str) -> Option<Standing> {
+        match self {
+            Verdict::Checked(c) => c.standings.iter().find(|(s, _)| s == strategy).map(|(_, s)| *s),
+            Verdict::NotChecked(_) => None,
+        }
+    }
+
+    /// The JSON document of one input: runs, `agree`, and the verdict's details (docs/cli.md).
+    pub fn json(&self, runs: &[RunReport]) -> serde_json::Value {
+        let mut doc = serde_json::json!({ "runs": runs, "agree": self.agree(), "consistent": self.consistent() });
+        match self {
             Verdict::NotChecked(why) => doc["not_checked"] = serde_json::json!(why),
-            Verdict::Disagree(d) => doc["disagreements"] = serde_json::json!(d),
+            Verdict::Checked(c) => {
+                doc["reference"] = serde_json::json!(c.reference);
+                doc["compared"] = serde_json::json!({ "outcomes": c.outcomes, "errors": c.errors });
+                doc["standings"] = c.standings.iter().map(|(n, s)| (n.clone(), serde_json::json!(s))).collect();
+                doc["winner"] = serde_json::json!(c.winner);
+                let unfinished: Vec<&str> =
+                    c.standings.iter().filter(|(_, s)| *s == Standing::Subset).map(|(n, _)| n.as_str()).collect();
+                if !unfinished.is_empty() {
+                    doc["not_checked"] = serde_json::json!(format!(
+                        "{} did not finish (checked as a subset of {})",
+                        unfinished.join(", "),
+                        c.reference
+                    ));
+                }
+                if !c.disagreements.is_empty() {
+                    doc["disagreements"] = serde_json::json!(c.disagreements);
+                }
+            }
         }
         doc
     }
 
-    fn render(&self, file: &str, out: &mut String) {
-        let _ = match self {
-            Verdict::Agree => writeln!(out, "{file}: outcome sets agree with the exhaustive search"),
-            Verdict::NotChecked(why) => writeln!(out, "{file}: outcome sets not checked: {why}"),
-            Verdict::Disagree(ds) => {
-                for d in ds {
-                    let _ = writeln!(
-                        out,
-                        "{file}: {} DISAGREES with the exhaustive search: {} missed, {} invented (a bug in the strategy, not in the program)",
-                        d.strategy,
-                        plural(d.missed.len(), "outcome"),
-                        d.invented.len()
-                    );
-                    if let Some(w) = &d.witness {
-                        let what = if d.missed.contains(&w.outcome) { "missed" } else { "invented" };
-                        let _ = writeln!(out, "  {what}: {}\n  reached by {}: {}", w.outcome, w.reached_by, w.replay);
-                    }
-                }
-                Ok(())
+    fn render(&self, file: &str, kind: Option<ModelKind>, out: &mut String) {
+        let c = match self {
+            Verdict::NotChecked(why) => {
+                let _ = writeln!(out, "{file}: outcome sets not checked: {why}");
+                return;
             }
+            Verdict::Checked(c) => c,
         };
+        let noun = kind.map_or("outcome", outcome_noun);
+        let compared = format!(
+            "{} finished with {} and {}",
+            c.reference,
+            plural(c.outcomes, noun),
+            plural(c.errors, "distinct error")
+        );
+        let named = |want: Standing| -> Vec<&str> {
+            c.standings.iter().filter(|(_, s)| *s == want).map(|(n, _)| n.as_str()).collect()
+        };
+        let (equal, subset) = (named(Standing::Equal), named(Standing::Subset));
+        if c.disagreements.is_empty() && subset.is_empty() {
+            let _ = writeln!(out, "{file}: outcome sets agree with the exhaustive search ({compared})");
+        } else if c.disagreements.is_empty() {
+            let _ = writeln!(
+                out,
+                "{file}: outcome sets consistent with the exhaustive search ({compared}): equal: {}; subset (unfinished): {}",
+                if equal.is_empty() { "-".to_string() } else { equal.join(", ") },
+                subset.join(", ")
+            );
+        }
+        for d in &c.disagreements {
+            let _ = writeln!(
+                out,
+                "{file}: {} DISAGREES with the exhaustive search ({compared}): {} missed, {} invented (a bug in the strategy, not in the program)",
+                d.strategy,
+                plural(d.missed.len(), noun),
+                d.invented.len()
+            );
+            if let Some(w) = &d.witness {
+                let what = if d.missed.contains(&w.outcome) { "missed" } else { "invented" };
+                let _ = writeln!(out, "  {what}: {}\n  reached by {}: {}", w.outcome, w.reached_by, w.replay);
+            }
+        }
+        if let Some(w) = &c.winner {
+            let _ = writeln!(out, "{file}: winner: {w} (fewest transitions among the finished runs that agree)");
+        }
     }
 }
 
@@ -95,22 +205,48 @@ impl InputRuns {
         self.verdict.agree()
     }
 
+    /// [`Verdict::consistent`]: false is a bug in a strategy (exit 4).
+    pub fn consistent(&self) -> Option<bool> {
+        self.verdict.consistent()
+    }
+
     pub fn verdict(&self) -> &Verdict {
         &self.verdict
     }
 
-    fn transitions_of(&self, names: &[&str]) -> Option<u64> {
-        names.iter().find_map(|n| self.runs.iter().find(|r| r.strategy == *n && r.finished)).map(|r| r.transitions)
+    /// The baseline among `names`: the first that finished, else the first that ran (its
+    /// count then a lower bound).
+    fn baseline(&self, names: &[&str]) -> Option<&RunReport> {
+        let ran = |finished: bool| {
+            names.iter().find_map(|n| self.runs.iter().find(|r| r.strategy == *n && (r.finished || !finished)))
+        };
+        ran(true).or_else(|| ran(false))
     }
 
-    /// Transitions of the exhaustive search divided by this run's (how many times fewer).
-    fn reduction(&self, r: &RunReport, reference: &[&str]) -> Option<f64> {
-        let base = self.transitions_of(reference)?;
-        (r.finished && r.transitions > 0).then(|| base as f64 / r.transitions as f64)
+    /// The baseline's transitions divided by this run's (how many times fewer): `2.00x`, or
+    /// `>2.00x` when the baseline stopped early (it would have taken more); `-` when this run
+    /// did not finish or no baseline ran.
+    fn reduction(&self, r: &RunReport, baseline: &[&str]) -> String {
+        match self.baseline(baseline) {
+            Some(b) if r.finished && r.transitions > 0 => {
+                let x = ratio(Some(b.transitions as f64 / r.transitions as f64));
+                if b.finished {
+                    x
+                } else {
+                    format!(">{x}")
+                }
+            }
+            _ => "-".into(),
+        }
+    }
+
+    /// This run's standing against the exhaustive one, as the tables show it.
+    fn standing(&self, r: &RunReport) -> String {
+        self.verdict.standing(&r.strategy).map_or("-", Standing::as_str).to_string()
     }
 }
 
-const HEADER: [&str; 14] = [
+const HEADER: [&str; 15] = [
     "input",
     "strategy",
     "executions",
@@ -124,6 +260,7 @@ const HEADER: [&str; 14] = [
     "peak MiB",
     "vs exhaustive",
     "vs dpor",
+    "outcome set",
     "finished",
 ];
 
@@ -136,7 +273,7 @@ pub(crate) fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "-".into(), |x| format!("{x:.2}x"))
 }
 
-fn rows(inputs: &[InputRuns]) -> Vec<[String; 14]> {
+fn rows(inputs: &[InputRuns]) -> Vec<[String; 15]> {
     let mut out = Vec::new();
     for input in inputs {
         for r in &input.runs {
@@ -154,8 +291,9 @@ fn rows(inputs: &[InputRuns]) -> Vec<[String; 14]> {
                 format!("{:.3}", r.time_s),
                 r.peak_bytes().map_or("-".into(), |b| format!("{:.1}", b as f64 / (1u64 << 20) as f64)),
                 // The stateless count, when there is one, is the whole tree: the fairer baseline.
-                ratio(input.reduction(r, &registry::exhaustive().rev().map(|e| e.name).collect::<Vec<_>>())),
-                ratio(input.reduction(r, &["dpor"])),
+                input.reduction(r, &registry::exhaustive().rev().map(|e| e.name).collect::<Vec<_>>()),
+                input.reduction(r, &["dpor"]),
+                input.standing(r),
                 if r.finished { "yes".into() } else { r.stopped_by.map_or("no", |s| s.describe()).into() },
             ]);
         }
@@ -167,7 +305,7 @@ fn verdict(inputs: &[InputRuns]) -> String {
     let mut out = String::new();
     for input in inputs {
         let file = input.runs.first().map_or("", |r| r.file.as_str());
-        input.verdict.render(file, &mut out);
+        input.verdict.render(file, input.runs.first().map(|r| r.model), &mut out);
     }
     out
 }
@@ -189,10 +327,22 @@ pub(crate) fn thousands(n: u64) -> String {
 /// runs). The input is a heading above its rows, `unique` transitions and the peak of memory
 /// are left to CSV, Markdown and JSON, empty columns are left out, and a run that did not
 /// finish says which limit stopped it in one word (the JSON `stopped_by` code).
-const TEXT_HEADER: [&str; 11] =
-    ["strategy", "execs", "states", "trans", "outcomes", "blocked", "errors", "time s", "vs exh", "vs dpor", "done"];
+const TEXT_HEADER: [&str; 12] = [
+    "strategy",
+    "execs",
+    "states",
+    "trans",
+    "outcomes",
+    "blocked",
+    "errors",
+    "time s",
+    "vs exh",
+    "vs dpor",
+    "outcome set",
+    "done",
+];
 
-fn text_rows(input: &InputRuns) -> Vec<[String; 11]> {
+fn text_rows(input: &InputRuns) -> Vec<[String; 12]> {
     let count = |n: Option<u64>| n.map_or_else(|| "-".into(), thousands);
     let exhaustive: Vec<&str> = registry::exhaustive().rev().map(|e| e.name).collect();
     input
@@ -208,8 +358,9 @@ fn text_rows(input: &InputRuns) -> Vec<[String; 11]> {
                 count(r.blocked),
                 thousands(r.errors.len() as u64),
                 format!("{:.3}", r.time_s),
-                ratio(input.reduction(r, &exhaustive)),
-                ratio(input.reduction(r, &["dpor"])),
+                input.reduction(r, &exhaustive),
+                input.reduction(r, &["dpor"]),
+                input.standing(r),
                 if r.finished { "yes".into() } else { r.stopped_by.map_or("no", |s| s.code()).into() },
             ]
         })
@@ -218,11 +369,11 @@ fn text_rows(input: &InputRuns) -> Vec<[String; 11]> {
 
 /// Aligned text table: per input a heading line, then one row per strategy; then the verdicts.
 pub fn render(inputs: &[InputRuns]) -> String {
-    let all: Vec<Vec<[String; 11]>> = inputs.iter().map(text_rows).collect();
+    let all: Vec<Vec<[String; 12]>> = inputs.iter().map(text_rows).collect();
     // A column with nothing in any row (all `-` or all 0: `blocked` outside the strategies that
     // block, `states` among stateless runs, `errors` where none was found) is left out.
     let shown: Vec<usize> = (0..TEXT_HEADER.len())
-        .filter(|&c| [0, 1, 3, 7, 10].contains(&c) || all.iter().flatten().any(|row| row[c] != "-" && row[c] != "0"))
+        .filter(|&c| [0, 1, 3, 7, 11].contains(&c) || all.iter().flatten().any(|row| row[c] != "-" && row[c] != "0"))
         .collect();
     let mut widths: Vec<usize> = TEXT_HEADER.iter().map(|h| h.len()).collect();
     for row in all.iter().flatten() {

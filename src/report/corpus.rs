@@ -5,6 +5,8 @@
 use std::fmt::Write;
 
 use super::compare::{csv_cell, ratio, xml};
+
+pub mod fse;
 use crate::corpus::{summary, Row, Side, Summary};
 
 /// Column names; `x` columns are reductions (full / stateful), `JPF` the paper's figures.
@@ -52,11 +54,8 @@ fn finished(side: Option<&Side>) -> &str {
     match side {
         None => "-",
         Some(s) if s.finished => "yes",
-        Some(s) => match s.stopped_by.as_deref() {
-            Some(why) if why.contains("time") => "time",
-            Some(why) if why.contains("memory") => "memory",
-            _ => "no",
-        },
+        // What stopped it, as `stopped_by` says it (`time`, `states`, `memory`, `interrupt`).
+        Some(s) => s.stopped_by.as_deref().unwrap_or("no"),
     }
 }
 

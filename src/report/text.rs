@@ -86,7 +86,7 @@ pub fn render(r: &RunReport, sut: &str) -> String {
         let _ = writeln!(out, "redundant runs:     {n} (ended in an outcome already seen)");
     }
     if let Some(n) = r.blocked {
-        let _ = writeln!(out, "abandoned runs:     {n}");
+        let _ = writeln!(out, "blocked runs:       {n} (abandoned: sleep-set blocked or an inconsistent choice)");
     }
     if let Some(t) = r.consistency_s {
         let _ = writeln!(out, "consistency checks: {t:.3} s");

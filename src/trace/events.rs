@@ -115,6 +115,9 @@ pub struct EventModelAst {
     pub vars: Vec<VarDecl>,
     pub events: Vec<EventDecl>,
     pub apps: Vec<String>,
+    /// Whether `main` in `apps` stands only for handlers written outside any `app` block (the
+    /// environment, in the shipped models), not for an app the file declares.
+    pub main_is_environment: bool,
     pub handlers: Vec<Handler>,
     pub symbols: Vec<String>,
 }
@@ -941,5 +944,15 @@ fn check(path: &Path, items: Vec<Item>) -> Result<EventModelAst, InputError> {
             handlers.push(Handler { event, app, line: pos.line, body });
         }
     }
-    Ok(EventModelAst { file: path.to_path_buf(), vars: ck.vars, events, apps, handlers, symbols: ck.symbols })
+    let main_is_environment =
+        apps.iter().any(|a| a == "main") && !items.iter().any(|i| matches!(i, Item::App { name } if name == "main"));
+    Ok(EventModelAst {
+        file: path.to_path_buf(),
+        vars: ck.vars,
+        events,
+        apps,
+        main_is_environment,
+        handlers,
+        symbols: ck.symbols,
+    })
 }

@@ -339,7 +339,7 @@ pub fn detect_input(paths: &[PathBuf]) -> Result<Input, InputError> {
 
 /// The `.groovy` files of folder `path`, sorted; None when `path` is not a folder, holds a
 /// `trace.txt` (a trace folder), or holds no `.groovy` file.
-fn groovy_folder(path: &Path) -> Result<Option<Vec<PathBuf>>, InputError> {
+pub fn groovy_folder(path: &Path) -> Result<Option<Vec<PathBuf>>, InputError> {
     if !path.is_dir() || path.join("trace.txt").is_file() {
         return Ok(None);
     }

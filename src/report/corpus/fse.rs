@@ -1,0 +1,231 @@
+//! The table of `tracepor corpus` on IoTCheck's FSE 2020 device-interaction TSV: one row per
+//! pair (our verdict, IoTCheck's, the manual label, whether they agree), then the agreement per
+//! group and overall; aligned text (a row at a time, as each pair finishes), CSV and Markdown.
+
+use std::fmt::Write;
+
+use crate::corpus::fse::{summary, Confusion, FseRow, FseSummary, Ours, Tally};
+use crate::report::compare::csv_cell;
+
+/// Column names of the per-pair table.
+pub const HEADER: [&str; 12] =
+    ["group", "no", "app1", "app2", "ours", "iotcheck", "manual", "vs iotcheck", "vs manual", "states", "trans", "s"];
+
+/// Widths of the aligned text, fixed so that rows can be printed before the others exist.
+const WIDTHS: [usize; 12] = [19, 3, 43, 43, 19, 14, 52, 11, 9, 8, 9, 6];
+
+/// A pair's app as tables show it: without `.groovy`.
+fn app(name: &str) -> String {
+    name.strip_suffix(".groovy").unwrap_or(name).to_string()
+}
+
+/// Our verdict in a cell: `conflict`, `no conflict`, `unfinished (time)`; `-` when not loaded.
+pub fn ours(r: &FseRow) -> String {
+    match r.verdict {
+        None => "-".into(),
+        Some(Ours::Conflict) => "conflict".into(),
+        Some(Ours::NoConflict) => "no conflict".into(),
+        Some(Ours::Unfinished) => {
+            let why = r.run.as_ref().and_then(|s| s.stopped_by.clone()).unwrap_or_else(|| "no".into());
+            format!("unfinished ({why})")
+        }
+    }
+}
+
+/// The cells of one row, in [`HEADER`]'s order; then the note (the first conflict, or why the
+/// pair did not load).
+pub fn cells(r: &FseRow) -> (Vec<String>, Option<String>) {
+    let count = |n: Option<u64>| match (&r.run, n) {
+        (Some(s), Some(v)) if s.finished => v.to_string(),
+        (Some(_), Some(v)) => format!(">{v}"),
+        _ => "-".into(),
+    };
+    let vs_iot = match (r.decided(), r.pair.iotcheck.decided()) {
+        (Some(a), Some(b)) if a == b => "agree",
+        (Some(_), Some(_)) => "differ",
+        _ => "-",
+    };
+    let vs_manual = match r.manual_conflict {
+        None => "-",
+        Some(actual) => match (r.found(), actual) {
+            (true, true) => "TP",
+            (true, false) => "FP",
+            (false, true) => "FN",
+            (false, false) => "TN",
+        },
+    };
+    let row = vec![
+        r.pair.group.clone(),
+        r.pair.no.to_string(),
+        app(&r.pair.app1),
+        app(&r.pair.app2),
+        ours(r),
+        r.pair.iotcheck.as_str().to_string(),
+        r.pair.manual.clone().unwrap_or_else(|| "-".into()),
+        vs_iot.into(),
+        vs_manual.into(),
+        count(r.run.as_ref().and_then(|s| s.states)),
+        count(r.run.as_ref().map(|s| s.transitions)),
+        r.run.as_ref().map_or("-".into(), |s| format!("{:.2}", s.time_s)),
+    ];
+    (row, r.error.clone().or_else(|| r.conflict.clone()))
+}
+
+fn aligned(cells: &[String], note: Option<&str>) -> String {
+    let mut out = String::new();
+    for (i, (c, w)) in cells.iter().zip(WIDTHS).enumerate() {
+        if i == 1 || i >= 9 {
+            let _ = write!(out, "{c:>w$}  ");
+        } else {
+            let _ = write!(out, "{c:<w$}  ");
+        }
+    }
+    if let Some(n) = note {
+        out.push_str(n);
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+pub fn text_header() -> String {
+    let h: Vec<String> = HEADER.iter().map(|s| s.to_string()).collect();
+    aligned(&h, Some("note"))
+}
+
+pub fn text_row(r: &FseRow) -> String {
+    let (c, note) = cells(r);
+    aligned(&c, note.as_deref())
+}
+
+/// Columns of the summary: per group and overall.
+pub const SUMMARY_HEADER: [&str; 17] = [
+    "group",
+    "pairs",
+    "loaded",
+    "finished",
+    "conflict",
+    "none",
+    "unfinished",
+    "iotcheck decided",
+    "both decided",
+    "agree",
+    "only ours",
+    "only iotcheck",
+    "labelled",
+    "TP/FP/FN/TN",
+    "recall",
+    "precision",
+    "iotcheck TP/FP/FN/TN recall precision",
+];
+
+fn share(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |v| format!("{v:.2}"))
+}
+
+fn matrix(c: &Confusion) -> String {
+    format!("{}/{}/{}/{}", c.tp, c.fp, c.fn_, c.tn)
+}
+
+fn summary_cells(t: &Tally) -> Vec<String> {
+    vec![
+        t.group.clone(),
+        t.pairs.to_string(),
+        t.loaded.to_string(),
+        t.finished.to_string(),
+        t.conflict.to_string(),
+        t.no_conflict.to_string(),
+        t.unfinished.to_string(),
+        t.iotcheck_decided.to_string(),
+        t.both_decided.to_string(),
+        t.agree_with_iotcheck.to_string(),
+        t.conflict_only_ours.to_string(),
+        t.conflict_only_iotcheck.to_string(),
+        t.labelled.to_string(),
+        if t.labelled > 0 { matrix(&t.vs_manual) } else { "-".into() },
+        share(t.recall),
+        share(t.precision),
+        if t.labelled > 0 {
+            format!("{} {} {}", matrix(&t.iotcheck_vs_manual), share(t.iotcheck_recall), share(t.iotcheck_precision))
+        } else {
+            "-".into()
+        },
+    ]
+}
+
+/// What the summary's columns mean, under it.
+const SUMMARY_NOTE: &str = "conflict/none/unfinished: our verdicts (a conflict found counts even if the search \
+did not finish); agree, only ours, only iotcheck: over the pairs both decided; TP/FP/FN/TN, recall, precision: \
+against the manual labels (Feature Conflict, Saved-state Conflict, Invalid State are conflicts), a pair not \
+decided counting as no conflict found.";
+
+/// The summary as an aligned table, then what its columns mean.
+pub fn text_summary(s: &FseSummary) -> String {
+    let rows: Vec<Vec<String>> = s.groups.iter().chain(std::iter::once(&s.all)).map(summary_cells).collect();
+    let mut widths: Vec<usize> = SUMMARY_HEADER.iter().map(|h| h.len()).collect();
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let mut out = String::from("\n");
+    let line = |cells: &[String], out: &mut String| {
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            let _ = if i == 0 { write!(out, "{c:<w$}  ") } else { write!(out, "{c:>w$}  ") };
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+    };
+    line(&SUMMARY_HEADER.map(String::from), &mut out);
+    for r in &rows {
+        line(r, &mut out);
+    }
+    out.push_str(SUMMARY_NOTE);
+    out.push('\n');
+    out
+}
+
+pub fn render(rows: &[FseRow]) -> String {
+    let mut out = text_header();
+    for r in rows {
+        out.push_str(&text_row(r));
+    }
+    out.push_str(&text_summary(&summary(rows)));
+    out
+}
+
+/// CSV: one row per pair, the columns of [`HEADER`] and `note`.
+pub fn csv(rows: &[FseRow]) -> String {
+    let mut out = HEADER.map(csv_cell).join(",");
+    out.push_str(",note\n");
+    for r in rows {
+        let (c, note) = cells(r);
+        let mut line: Vec<String> = c.iter().map(|c| csv_cell(c)).collect();
+        line.push(csv_cell(note.as_deref().unwrap_or("")));
+        let _ = writeln!(out, "{}", line.join(","));
+    }
+    out
+}
+
+fn md_row(cells: &[String]) -> String {
+    format!("| {} |\n", cells.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "))
+}
+
+/// Markdown: the summary table, then the pairs.
+pub fn markdown(rows: &[FseRow]) -> String {
+    let s = summary(rows);
+    let mut out = md_row(&SUMMARY_HEADER.map(String::from));
+    out.push_str(&format!("|{}\n", "---|".repeat(SUMMARY_HEADER.len())));
+    for t in s.groups.iter().chain(std::iter::once(&s.all)) {
+        out.push_str(&md_row(&summary_cells(t)));
+    }
+    let _ = writeln!(out, "\n{SUMMARY_NOTE}\n");
+    out.push_str(&md_row(&HEADER.iter().chain(&["note"]).map(|s| s.to_string()).collect::<Vec<_>>()));
+    out.push_str(&format!("|{}\n", "---|".repeat(HEADER.len() + 1)));
+    for r in rows {
+        let (mut c, note) = cells(r);
+        c.push(note.unwrap_or_default());
+        out.push_str(&md_row(&c));
+    }
+    out
+}
