@@ -23,6 +23,10 @@ pub(crate) struct PathIndex {
     /// Per thread: whether two or more NOTIFYs of the trace are aimed at it, and whether its
     /// WAITs are in two or more tasks (the orders that choose a WAIT's NOTIFY, [`PathIndex::access`]).
     choice_of_pair: Vec<(bool, bool)>,
+    /// The first of the notify-order locations (one per thread), then of the wait-order ones:
+    /// the trace's own locations come first.
+    notify_base: u32,
+    wait_base: u32,
 }
 
 impl PathIndex {
@@ -53,6 +57,8 @@ impl PathIndex {
             lock_ops: vec![Vec::new(); model.locks as usize],
             posts_to: vec![Vec::new(); nt],
             choice_of_pair: pair,
+            notify_base: model.trace.locations.len() as u32,
+            wait_base: (model.trace.locations.len() + nt) as u32,
         }
     }
 
@@ -72,18 +78,16 @@ impl PathIndex {
     /// thread whose WAITs are in two or more tasks.
     #[inline]
     pub fn access(&self, model: &EmModel, op: u32) -> Option<(u32, bool)> {
-        let base = model.trace.locations.len() as u32;
-        let nt = model.threads.len() as u32;
         match model.trace.ops[op as usize].kind {
             OpKind::Read { loc } => Some((loc, false)),
             OpKind::Write { loc } => Some((loc, true)),
             OpKind::Notify { target } => {
                 let t = model.thread_of_raw(target)?;
-                self.choice_of_pair[t as usize].0.then_some((base + t, true))
+                self.choice_of_pair[t as usize].0.then_some((self.notify_base + t, true))
             }
             OpKind::Wait => {
                 let t = model.op_thread[op as usize];
-                self.choice_of_pair[t as usize].1.then_some((base + nt + t, true))
+                self.choice_of_pair[t as usize].1.then_some((self.wait_base + t, true))
             }
             _ => None,
         }
@@ -108,7 +112,7 @@ impl PathIndex {
     }
 
     /// The step at path position `pos` made `access`, and took lock `lock` / posted to `post`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, pos: u32, access: Option<(u32, bool)>, lock: Option<u32>, post: Option<Choice>) {
         if let Some((loc, write)) = access {
             self.accesses[loc as usize].push((pos, write));
@@ -122,7 +126,7 @@ impl PathIndex {
     }
 
     /// The last step, which made `access` and took `lock` / posted to `post`, was undone.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self, access: Option<(u32, bool)>, lock: Option<u32>, post: Option<Choice>) {
         if let Some((loc, _)) = access {
             self.accesses[loc as usize].pop();

@@ -63,6 +63,7 @@ impl RaceRule for DporRace {
 
     /// Posts to one queue are ordered (the queue is a shared object), and so are the
     /// transitions of a thread.
+    #[inline(always)]
     fn step_edges<S: Sleep, P: Parallel>(
         e: &mut Engine<'_, Self, S, P>,
         c: Choice,
