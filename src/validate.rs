@@ -54,18 +54,6 @@ pub fn check_dot(entry: &Entry) -> Result<(), CheckError> {
     )))
 }
 
-/// `regress` compares each input's outcome set with its expected file and writes none: an
-/// `--outcomes` file would not be written.
-pub fn regress_options(outcomes: Option<&std::path::Path>) -> Result<(), CheckError> {
-    match outcomes {
-        Some(_) => Err(CheckError(
-            "--outcomes applies to check and compare; regress writes no outcome file (run `check INPUT --outcomes PATH`)"
-                .into(),
-        )),
-        None => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

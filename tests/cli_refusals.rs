@@ -229,12 +229,6 @@ fn quiet_with_json_or_progress() {
     refused(&["compare", EM, "--progress", "--quiet"], "--quiet");
 }
 
-/// `regress` writes no outcome file: `--outcomes` would be ignored.
-#[test]
-fn regress_with_an_outcome_file() {
-    refused(&["regress", "fixtures/em", "--outcomes", "x.outcomes"], "--outcomes");
-}
-
 /// `corpus --limit 0` would run no pair.
 #[test]
 fn corpus_limit_zero() {

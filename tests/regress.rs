@@ -134,3 +134,20 @@ fn usage_errors_come_before_any_search() {
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("no input here has an expected outcome file"));
 }
+
+/// `regress --outcomes PATH` writes each input's outcome lines to PATH.<input>, the same lines
+/// `check --outcomes` writes for it.
+#[test]
+fn regress_writes_each_inputs_outcomes() {
+    let dir = std::env::temp_dir().join(format!("tracepor-regress-outcomes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = dir.join("run");
+    let o = tracepor(&["regress", "fixtures/em/two-posters", "--outcomes", base.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+    let written = std::fs::read_to_string(format!("{}.fixtures_em_two-posters", base.display())).unwrap();
+    let single = dir.join("check.outcomes");
+    let o = tracepor(&["check", "fixtures/em/two-posters", "--outcomes", single.to_str().unwrap()]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(written, std::fs::read_to_string(&single).unwrap());
+    assert!(!written.trim().is_empty());
+}
