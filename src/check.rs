@@ -63,7 +63,7 @@ pub fn input_kind(files: &[PathBuf]) -> Option<ModelKind> {
         return Some(ModelKind::SmartApps);
     }
     Some(match detect(file).ok()? {
-        InputKind::EmTrace { .. } => ModelKind::EmTrace,
+        InputKind::EmTrace { .. } | InputKind::AbcLog(_) => ModelKind::EmTrace,
         InputKind::Events(_) => ModelKind::Events,
         InputKind::Groovy(_) => ModelKind::SmartApps,
     })

@@ -174,6 +174,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Convert DroidRacer's raw log (abc_log.txt) to EM-Explorer's trace.txt and dependence.txt,
+    /// as `check` reads it (docs/abc-log.md).
+    Convert {
+        /// The log.
+        file: PathBuf,
+        /// Folder to write trace.txt and dependence.txt into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -690,6 +699,17 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let replay = with_model!(&loaded, m => check::replay(m, &schedule))?;
             print_replay(&replay)?;
             Ok(replay.exit_code())
+        }
+        Command::Convert { file, out } => {
+            let files = tracepor::trace::abc_log::convert_to(&file, &out)?;
+            eprintln!(
+                "wrote {} operations to {} and {} edges to {}",
+                files.trace.lines().count(),
+                out.join("trace.txt").display(),
+                files.dependence.lines().count(),
+                out.join("dependence.txt").display()
+            );
+            Ok(0)
         }
         Command::Stats { files, json } => {
             if let Some(apps) = smartapp_coverage(&files)? {

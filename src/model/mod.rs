@@ -451,6 +451,7 @@ pub fn load(path: &std::path::Path, options: LoadOptions) -> Result<Loaded, crat
             let t = crate::trace::em::load(&trace, dependence.as_deref())?;
             Ok(Loaded::Em(em::EmModel::new(t)?))
         }
+        InputKind::AbcLog(p) => Ok(Loaded::Em(em::EmModel::new(crate::trace::abc_log::load(&p)?)?)),
         InputKind::Groovy(p) => load_all(&[p], options),
         InputKind::Events(p) => {
             let bytes = crate::trace::input::read(&p)?;
