@@ -28,18 +28,32 @@ enum Kind {
     Start,
     ThreadInit,
     ThreadExit,
-    Fork { child: u32 },
+    Fork {
+        child: u32,
+    },
     Wait,
-    Notify { target: u32 },
+    Notify {
+        target: u32,
+    },
     AttachQ,
     Loop,
-    Post { msg: u64, delay: i64 },
-    Call { msg: u64 },
-    Ret { msg: u64 },
+    Post {
+        msg: u64,
+        delay: i64,
+    },
+    Call {
+        msg: u64,
+    },
+    Ret {
+        msg: u64,
+    },
     NativeEntry,
     NativeExit,
     /// Closes the thread's pending heap accesses: `rw[from..to]` of [`Typed::access_order`].
-    Access { from: u32, to: u32 },
+    Access {
+        from: u32,
+        to: u32,
+    },
     Lock,
     Unlock,
     EnableEvent,
@@ -80,10 +94,20 @@ pub enum Emitted {
     Access(usize),
     Nop(u32),
     /// A post rewritten to come from environment thread `src` (binder or UI).
-    EnvPost { src: u32, native: bool, line: usize },
+    EnvPost {
+        src: u32,
+        native: bool,
+        line: usize,
+    },
     /// A delayed post, made by the fresh thread `src`.
-    DelayPost { src: u32, line: usize },
-    Fork { parent: u32, child: u32 },
+    DelayPost {
+        src: u32,
+        line: usize,
+    },
+    Fork {
+        parent: u32,
+        child: u32,
+    },
     ThreadInit(u32),
     ThreadExit(u32),
     /// An UNLOCK added for a LOCK never released (the LOCK's line).
@@ -133,7 +157,15 @@ fn typed(log: &AbcLog) -> Result<Typed, InputError> {
             match l.op {
                 b"READ" | b"WRITE" => ["obj", "class", "field"].iter().try_for_each(|k| require(log, l, k))?,
                 b"READ-STATIC" | b"WRITE-STATIC" => ["class", "field"].iter().try_for_each(|k| require(log, l, k))?,
-                _ => return Err(err(log, l, l.op_col, l.op, "unknown access (expected READ, WRITE, READ-STATIC, WRITE-STATIC)")),
+                _ => {
+                    return Err(err(
+                        log,
+                        l,
+                        l.op_col,
+                        l.op,
+                        "unknown access (expected READ, WRITE, READ-STATIC, WRITE-STATIC)",
+                    ))
+                }
             }
             let tid: u32 = number(log, l, "tid")?;
             max_tid = max_tid.max(tid);
@@ -316,11 +348,12 @@ impl<'l, 'a> Converter<'l, 'a> {
             }
         }
         // The UI-input thread DroidRacer forks at start: the child of the main thread's first FORK.
-        self.ui_tid =
-            self.t.ops.iter().find_map(|o| matches!(o.kind, Kind::Fork { .. }).then_some(o)).map_or(2, |o| match o.kind {
+        self.ui_tid = self.t.ops.iter().find_map(|o| matches!(o.kind, Kind::Fork { .. }).then_some(o)).map_or(2, |o| {
+            match o.kind {
                 Kind::Fork { child } => child,
                 _ => 2,
-            });
+            }
+        });
 
         // Survey.
         let mut enabled_event: FxHashMap<(&[u8], &[u8]), usize> = FxHashMap::default();
@@ -472,7 +505,11 @@ impl<'l, 'a> Converter<'l, 'a> {
                         self.emit(Emitted::Log(op.line), me);
                     }
                 }
-                Kind::Wait | Kind::Notify { .. } | Kind::Lock | Kind::Unlock | Kind::TriggerService
+                Kind::Wait
+                | Kind::Notify { .. }
+                | Kind::Lock
+                | Kind::Unlock
+                | Kind::TriggerService
                 | Kind::TriggerBroadcast => {
                     if shown {
                         self.emit(Emitted::Log(op.line), me);

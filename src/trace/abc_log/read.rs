@@ -81,8 +81,8 @@ fn split(line: &[u8]) -> Result<(u64, bool, &[u8], usize, SmallVec<[Field<'_>; 6
         return Err((col(rest), "expected a space after the operation id"));
     }
     let op_col = col(rest);
-    let (mut rest, op) =
-        take_while1::<_, _, nom::error::Error<&[u8]>>(is_name)(rest).map_err(|_| (op_col, "expected an operation name"))?;
+    let (mut rest, op) = take_while1::<_, _, nom::error::Error<&[u8]>>(is_name)(rest)
+        .map_err(|_| (op_col, "expected an operation name"))?;
     let mut fields = SmallVec::new();
     // NATIVE-ENTRY / NATIVE-EXIT run the thread name into the tid (`tid:3thread-name:Binder
     // Thread #1`): the tid is the digits, the name (which has spaces) is not needed.

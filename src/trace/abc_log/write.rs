@@ -16,6 +16,7 @@ fn num(l: &LogLine, key: &str) -> u64 {
 }
 
 /// The text of both files.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmFiles {
     pub trace: String,
     pub dependence: String,
@@ -132,9 +133,12 @@ pub fn write(log: &AbcLog, c: &Converted) -> Result<EmFiles, InputError> {
             }
             Emitted::Unlock(i) => {
                 let l = line(*i);
-                write!(out, "UNLOCK tid:{} lock-obj:{}", t(num(l, "tid"), Some(l))?, String::from_utf8_lossy(
-                    l.get("lock-obj").map_or(&[][..], |f| f.value)
-                ))
+                write!(
+                    out,
+                    "UNLOCK tid:{} lock-obj:{}",
+                    t(num(l, "tid"), Some(l))?,
+                    String::from_utf8_lossy(l.get("lock-obj").map_or(&[][..], |f| f.value))
+                )
                 .ok();
             }
             Emitted::Ret(i) => {
