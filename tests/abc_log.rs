@@ -116,20 +116,26 @@ fn mytracks_converts_line_for_line_but_one_handler_placed_by_operation_id() {
     assert_eq!(without(got), without(shipped_ops));
 }
 
+/// dependence.txt: equal for remind-me and charachter-recognition, the same edges in another
+/// order for mytracks; for aarddict the edges written are among the shipped ones (services,
+/// broadcasts and the activity state machine are not modelled).
 #[test]
 fn dependence_edges_match_the_shipped_files() {
-    let (dir, _, dep) = shipped("remind-me");
+    for app in ["remind-me", "charachter-recognition", "mytracks"] {
+        let (dir, _, mut dep) = shipped(app);
+        let mut got = numbered(&convert(&dir.join("abc_log.txt")).dependence.replace("src:", "0src:"));
+        if app == "mytracks" {
+            got.sort();
+            dep.sort();
+        }
+        assert_eq!(got, dep, "{app}");
+    }
+    let (dir, _, dep) = shipped("aarddict");
     let got = numbered(&convert(&dir.join("abc_log.txt")).dependence.replace("src:", "0src:"));
-    assert_eq!(got, dep, "remind-me");
-    // charachter-recognition: the window-focus edge starts at the latest ENABLE-WINDOW-FOCUS
-    // of the window (line 335, as DroidRacer's code does), not at the earlier one (296).
-    let (dir, _, dep) = shipped("charachter-recognition");
-    let got = numbered(&convert(&dir.join("abc_log.txt")).dependence.replace("src:", "0src:"));
-    let expected: Vec<String> = dep
-        .iter()
-        .map(|e| if e == "0src:296 dest:297" { "0src:335 dest:297".to_string() } else { e.clone() })
-        .collect();
-    assert_eq!(got, expected, "charachter-recognition");
+    assert!(got.len() < dep.len());
+    for e in &got {
+        assert!(dep.contains(e), "aarddict: edge {e} is not in the shipped file");
+    }
 }
 
 fn outcomes(path: &Path) -> String {

@@ -454,7 +454,7 @@ impl<'l, 'a> Converter<'l, 'a> {
     ) -> Result<(), InputError> {
         let mut binder: FxHashSet<u32> = FxHashSet::default();
         let mut lifecycle: FxHashMap<(&[u8], &[u8]), Vec<(usize, bool)>> = FxHashMap::default();
-        let mut focus: FxHashMap<&[u8], usize> = FxHashMap::default();
+        let mut focus: FxHashMap<&[u8], Vec<usize>> = FxHashMap::default();
         let mut events: FxHashMap<(&[u8], &[u8]), usize> = FxHashMap::default();
         for i in from..self.t.ops.len() {
             if !kept[i] {
@@ -609,18 +609,26 @@ impl<'l, 'a> Converter<'l, 'a> {
                     }
                 }
                 Kind::EnableFocus => {
-                    focus.insert(value(l, "windowHash"), i);
+                    focus.entry(value(l, "windowHash")).or_default().push(i);
                     if shown {
                         self.emit(Emitted::Log(op.line), me);
                     }
                 }
                 Kind::TriggerFocus => {
-                    // A focus change nobody enabled is left out, as DroidRacer does.
-                    if let Some(&e) = focus.get(value(l, "windowHash")) {
+                    // The latest enable of the window since its previous trigger that came before
+                    // the trigger's post orders that post, and so does the post of the handler
+                    // that enabled it. A focus change nobody enabled is left out, as in
+                    // DroidRacer.
+                    let list = focus.remove(value(l, "windowHash")).unwrap_or_default();
+                    if !list.is_empty() {
                         let post = self.post_pos_of_task(task);
-                        let enable = self.pos_of_op(Some(e));
-                        if enable.is_some() && post.is_some() {
-                            self.edge(enable, post);
+                        let at = post.map(|p| self.nop_of.get(&p).copied().unwrap_or(p));
+                        let before = |e: &usize| match (self.pos_of_op(Some(*e)), at) {
+                            (Some(pe), Some(a)) => pe < a,
+                            _ => false,
+                        };
+                        if let Some(e) = list.iter().rev().copied().find(before) {
+                            self.edge(self.pos_of_op(Some(e)), post);
                             let enabler_post = self.post_pos_of_task(self.op_task.get(&e).copied());
                             self.edge(enabler_post, post);
                         }
@@ -805,7 +813,14 @@ impl<'l, 'a> Converter<'l, 'a> {
                 ops.push(Emitted::ThreadExit(tid));
             }
         }
-        let edges = edges.into_iter().filter_map(|(s, d)| Some((*new_pos.get(&s)?, *new_pos.get(&d)?))).collect();
+        // An edge whose source comes after its destination in the trace is left out, and an
+        // edge given twice is written once (docs/abc-log.md, dependence.txt).
+        let mut seen = FxHashSet::default();
+        let edges = edges
+            .into_iter()
+            .filter_map(|(s, d)| Some((*new_pos.get(&s)?, *new_pos.get(&d)?)))
+            .filter(|&(s, d)| s < d && seen.insert((s, d)))
+            .collect();
         Converted { ops, edges }
     }
 }
