@@ -127,8 +127,7 @@ fn err(log: &AbcLog, l: &LogLine, col: u32, text: &[u8], msg: impl Into<String>)
 }
 
 fn missing(log: &AbcLog, l: &LogLine, key: &str) -> InputError {
-    let end = l.fields.last().map_or(l.op_col as usize + l.op.len(), |f| f.col as usize + f.value.len());
-    err(log, l, end as u32, l.op, format!("missing field `{key}` for {}", String::from_utf8_lossy(l.op)))
+    err(log, l, l.end_col(), l.op, format!("missing field `{key}` for {}", String::from_utf8_lossy(l.op)))
 }
 
 fn number<T: std::str::FromStr>(log: &AbcLog, l: &LogLine, key: &str) -> Result<T, InputError> {

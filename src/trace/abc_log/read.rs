@@ -11,7 +11,6 @@ use std::path::Path;
 use nom::bytes::complete::{take_till, take_while1};
 use nom::character::complete::{char, digit1, space0};
 use nom::IResult;
-use smallvec::SmallVec;
 
 use crate::trace::InputError;
 
@@ -23,7 +22,8 @@ pub struct Field<'a> {
     pub col: u32,
 }
 
-/// A line of the log: an operation, or a heap access (`rwId:` line).
+/// A line of the log: an operation, or a heap access (`rwId:` line). Its fields are split again
+/// when asked for ([`LogLine::fields`]) rather than kept: a log has millions of lines.
 #[derive(Clone, Debug)]
 pub struct LogLine<'a> {
     /// 1-based line in the file.
@@ -34,12 +34,73 @@ pub struct LogLine<'a> {
     pub access: bool,
     pub op: &'a [u8],
     pub op_col: u32,
-    pub fields: SmallVec<[Field<'a>; 6]>,
+    /// The text after the operation name, and the column where it starts.
+    rest: &'a [u8],
+    rest_col: u32,
 }
 
 impl<'a> LogLine<'a> {
-    pub fn get(&self, key: &str) -> Option<&Field<'a>> {
-        self.fields.iter().find(|f| f.key == key.as_bytes())
+    /// The line's `key:value` fields, in order (checked when the log was read).
+    pub fn fields(&self) -> impl Iterator<Item = Field<'a>> + '_ {
+        Fields { rest: self.rest, col: self.rest_col as usize, native: is_native(self.op) }.map_while(Result::ok)
+    }
+
+    pub fn get(&self, key: &str) -> Option<Field<'a>> {
+        self.fields().find(|f| f.key == key.as_bytes())
+    }
+
+    /// The column just after the last field (where a missing field is reported).
+    pub fn end_col(&self) -> u32 {
+        self.rest_col + self.rest.trim_ascii_end().len() as u32
+    }
+}
+
+fn is_native(op: &[u8]) -> bool {
+    op == b"NATIVE-ENTRY" || op == b"NATIVE-EXIT"
+}
+
+/// Splits the fields after an operation name; an error is the column and what was expected.
+struct Fields<'a> {
+    rest: &'a [u8],
+    /// Column of `rest`'s first byte.
+    col: usize,
+    native: bool,
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Result<Field<'a>, Fail>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (r, gap) = space0::<_, nom::error::Error<&[u8]>>(self.rest).unwrap_or((self.rest, &[][..]));
+        let at = self.col + (self.rest.len() - r.len());
+        if r.is_empty() {
+            return None;
+        }
+        if gap.is_empty() {
+            self.rest = &[];
+            return Some(Err((at, "expected a space between fields")));
+        }
+        // NATIVE-ENTRY / NATIVE-EXIT run the thread name into the tid (`tid:3thread-name:Binder
+        // Thread #1`): the tid is the digits, the name (which has spaces) is not needed.
+        if self.native {
+            self.rest = &[];
+            let digits = r.strip_prefix(b"tid:").map(|v| v.iter().take_while(|c| c.is_ascii_digit()).count());
+            return Some(match digits {
+                Some(n) if n > 0 => Ok(Field { key: b"tid", value: &r[4..4 + n], col: (at + 4) as u32 }),
+                _ => Err((at, "expected `tid:<thread>`")),
+            });
+        }
+        match key_value(r) {
+            Ok((r2, (key, value))) => {
+                self.col = at + (r.len() - r2.len());
+                self.rest = r2;
+                Some(Ok(Field { key, value, col: (at + key.len() + 1) as u32 }))
+            }
+            Err(_) => {
+                self.rest = &[];
+                Some(Err((at, "expected a key:value field")))
+            }
+        }
     }
 }
 
@@ -66,8 +127,9 @@ fn key_value(input: &[u8]) -> IResult<&[u8], (&[u8], &[u8])> {
 
 type Fail = (usize, &'static str);
 
-/// Splits one trimmed line (without its indentation) into id, operation and fields.
-fn split(line: &[u8]) -> Result<(u64, bool, &[u8], usize, SmallVec<[Field<'_>; 6]>), Fail> {
+/// Splits one trimmed line (without its indentation) into id, operation and the rest, whose
+/// fields are checked here.
+fn split(line: &[u8]) -> Result<(u64, bool, &[u8], usize, &[u8], usize), Fail> {
     let col = |rest: &[u8]| line.len() - rest.len() + 1;
     let (rest, access) = match line.strip_prefix(b"rwId:") {
         Some(r) => (r, true),
@@ -81,36 +143,13 @@ fn split(line: &[u8]) -> Result<(u64, bool, &[u8], usize, SmallVec<[Field<'_>; 6
         return Err((col(rest), "expected a space after the operation id"));
     }
     let op_col = col(rest);
-    let (mut rest, op) = take_while1::<_, _, nom::error::Error<&[u8]>>(is_name)(rest)
+    let (rest, op) = take_while1::<_, _, nom::error::Error<&[u8]>>(is_name)(rest)
         .map_err(|_| (op_col, "expected an operation name"))?;
-    let mut fields = SmallVec::new();
-    // NATIVE-ENTRY / NATIVE-EXIT run the thread name into the tid (`tid:3thread-name:Binder
-    // Thread #1`): the tid is the digits, the name (which has spaces) is not needed.
-    let native = op == b"NATIVE-ENTRY" || op == b"NATIVE-EXIT";
-    loop {
-        let (r, gap) = space0::<_, nom::error::Error<&[u8]>>(rest).unwrap_or((rest, &[][..]));
-        if r.is_empty() {
-            break;
-        }
-        if gap.is_empty() {
-            return Err((col(r), "expected a space between fields"));
-        }
-        let at = col(r);
-        if native {
-            let digits = r.strip_prefix(b"tid:").map(|v| v.iter().take_while(|c| c.is_ascii_digit()).count());
-            match digits {
-                Some(n) if n > 0 => {
-                    fields.push(Field { key: b"tid", value: &r[4..4 + n], col: (at + 4) as u32 });
-                    break;
-                }
-                _ => return Err((at, "expected `tid:<thread>`")),
-            }
-        }
-        let (r2, (key, value)) = key_value(r).map_err(|_| (at, "expected a key:value field"))?;
-        fields.push(Field { key, value, col: (at + key.len() + 1) as u32 });
-        rest = r2;
+    let rest_col = col(rest);
+    for f in (Fields { rest, col: rest_col, native: is_native(op) }) {
+        f?;
     }
-    Ok((id, access, op, op_col, fields))
+    Ok((id, access, op, op_col, rest, rest_col))
 }
 
 /// Reads a log. Blank lines are skipped; the report DroidRacer appends (from the line ` HB Graph`
@@ -134,12 +173,15 @@ pub fn read<'a>(file: &'a Path, bytes: &'a [u8]) -> Result<AbcLog<'a>, InputErro
             return Err(InputError::file(file, "more lines than a log can have"));
         }
         match split(line) {
-            Ok((id, access, op, op_col, mut fields)) => {
-                for f in &mut fields {
-                    f.col += indent as u32;
-                }
-                lines.push(LogLine { line: no as u32, id, access, op, op_col: (op_col + indent) as u32, fields });
-            }
+            Ok((id, access, op, op_col, rest, rest_col)) => lines.push(LogLine {
+                line: no as u32,
+                id,
+                access,
+                op,
+                op_col: (op_col + indent) as u32,
+                rest,
+                rest_col: (rest_col + indent) as u32,
+            }),
             Err((col, msg)) => {
                 let at = (col - 1).min(line.len());
                 let text = &line[at..];

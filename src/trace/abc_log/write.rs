@@ -108,7 +108,7 @@ pub fn write(log: &AbcLog, c: &Converted) -> Result<EmFiles, InputError> {
                     _ => {
                         write!(out, "{op} tid:{}", t(num(l, "tid"), Some(l))?).ok();
                         let lifecycle = l.op.ends_with(b"-LIFECYCLE");
-                        for f in l.fields.iter().filter(|f| f.key != b"tid") {
+                        for f in l.fields().filter(|f| f.key != b"tid") {
                             let v = if lifecycle && f.key == b"component" { &b"dummy"[..] } else { f.value };
                             write!(out, " {}:{}", String::from_utf8_lossy(f.key), String::from_utf8_lossy(v)).ok();
                         }
