@@ -1,5 +1,6 @@
 //! Parsing speed: a generated trace of a million operations (threads, a looper, posts,
-//! handlers, locks, heap and static accesses), and the largest shipped trace.
+//! handlers, locks, heap and static accesses), the largest shipped trace, and the conversion of
+//! the largest shipped DroidRacer log.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -37,6 +38,13 @@ fn parse(c: &mut Criterion) {
     let real = std::fs::read(em_explorer().join("tacas-2016/aarddict/trace.txt")).unwrap();
     g.throughput(Throughput::Bytes(real.len() as u64));
     g.bench_function("aarddict trace.txt", |b| b.iter(|| parse_trace(Path::new("t.txt"), &real).unwrap().ops.len()));
+    // DroidRacer's raw log: read, converted and written (docs/abc-log.md). A 100 MB log from
+    // benches/gen_abc_log.py is measured through `tracepor convert` (docs/performance.md).
+    let log = std::fs::read(em_explorer().join("tacas-2016/aarddict/abc_log.txt")).unwrap();
+    g.throughput(Throughput::Bytes(log.len() as u64));
+    g.bench_function("aarddict abc_log.txt to trace.txt", |b| {
+        b.iter(|| tracepor::trace::abc_log::to_em(Path::new("abc_log.txt"), &log).unwrap().trace.len())
+    });
     g.finish();
 }
 

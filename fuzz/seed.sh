@@ -4,7 +4,7 @@
 # sibling folder).
 set -eu
 SHARED=${SHARED:-../../shared}
-for t in em_trace_parse em_explore events_parse events_explore config_dependence; do
+for t in em_trace_parse em_explore events_parse events_explore config_dependence abc_log_parse; do
     mkdir -p "corpus/$t"
 done
 n=0
@@ -20,6 +20,14 @@ for f in ../fixtures/events/*.events ../traces/smartthings/*.events; do
     cp "$f" "corpus/events_parse/$b"
     cp "$f" "corpus/events_explore/$b"
 done
+# abc_log_parse: the project's abc-log fixtures and the TACAS 2016 logs, cut to max_len so the
+# fuzzer starts from whole lines of real logs.
+k=0
+for f in ../fixtures/abc-log/*/abc_log.txt "$SHARED"/traces/em-explorer/*/*/abc_log.txt; do
+    [ -f "$f" ] || continue
+    k=$((k + 1))
+    head -c 4000 "$f" > "corpus/abc_log_parse/log-$k"
+done
 # config_dependence: dependence text, a NUL, config text.
 i=0
 for d in "$SHARED"/traces/em-explorer/*/*/ "$SHARED"/traces/em-explorer/*/*/*/; do
@@ -28,4 +36,4 @@ for d in "$SHARED"/traces/em-explorer/*/*/ "$SHARED"/traces/em-explorer/*/*/*/; 
     { head -c 2000 "$d/dependence.txt" 2>/dev/null || true; printf '\0'; cat "$d/config.cfg"; } > "corpus/config_dependence/cfg-$i"
 done
 printf 'src:2 dest:7\nsrc:7 dest:10\n\0trace:trace.txt\ndependence:dependence.txt\n' > corpus/config_dependence/small
-echo "seeded: $n traces, $i configs"
+echo "seeded: $n traces, $i configs, $k logs"

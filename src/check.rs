@@ -95,7 +95,7 @@ pub fn check_detected_load_options(
         (None, false) => return Ok(()),
     };
     // Inputs whose kind cannot be told count as taking it: loading them reports the problem.
-    if inputs.iter().any(|(_, input)| !matches!(input, Ok(Input::EmTrace { .. }))) {
+    if inputs.iter().any(|(_, input)| !matches!(input, Ok(Input::EmTrace { .. } | Input::AbcLog(_)))) {
         return Ok(());
     }
     let what = match inputs {

@@ -182,6 +182,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Convert DroidRacer's raw log (abc_log.txt) to EM-Explorer's trace.txt and dependence.txt,
+    /// as `check` reads it (docs/abc-log.md).
+    #[command(after_help = CONVERT_EXAMPLES)]
+    Convert {
+        /// The log.
+        file: PathBuf,
+        /// Folder to write trace.txt and dependence.txt into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -426,6 +436,12 @@ const STATS_EXAMPLES: &str = "Examples:
   tracepor stats ../shared/traces/em-explorer/tacas-2016/mytracks
   tracepor stats ../shared/smartthings/smartapps --json
       each app of a folder of SmartApps: loaded, or why not";
+
+const CONVERT_EXAMPLES: &str = "Examples:
+  tracepor convert ../shared/traces/em-explorer/tacas-2016/remind-me/abc_log.txt --out remind-me
+      writes remind-me/trace.txt and remind-me/dependence.txt
+  tracepor check ../shared/traces/em-explorer/tacas-2016/remind-me/abc_log.txt
+      explores the same trace without writing it";
 
 /// The end of the help of a command that runs strategies: its examples, the strategies (with
 /// `--dot` among their options when `dot` says the command has it), the exit codes.

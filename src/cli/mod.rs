@@ -59,6 +59,17 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
         Command::Replay { files, schedule, bound, conflicts } => replay::replay(&files, &schedule, bound, conflicts),
         Command::Stats { files, json } => stats::stats(&files, json),
+        Command::Convert { file, out } => {
+            let files = crate::trace::abc_log::convert_to(&file, &out)?;
+            eprintln!(
+                "wrote {} operations to {} and {} edges to {}",
+                files.trace.lines().count(),
+                out.join("trace.txt").display(),
+                files.dependence.lines().count(),
+                out.join("dependence.txt").display()
+            );
+            Ok(0)
+        }
     }
 }
 

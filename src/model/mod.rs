@@ -465,6 +465,7 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
             let t = crate::trace::em::load(&trace, dependence.as_deref())?;
             Ok(Loaded::Em(em::EmModel::new(t)?))
         }
+        Input::AbcLog(p) => Ok(Loaded::Em(em::EmModel::new(crate::trace::abc_log::load(&p)?)?)),
         Input::Events(p) => {
             let bytes = crate::trace::input::read(&p)?;
             let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
@@ -480,7 +481,7 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
 impl From<&Input> for ModelKind {
     fn from(input: &Input) -> Self {
         match input {
-            Input::EmTrace { .. } => ModelKind::EmTrace,
+            Input::EmTrace { .. } | Input::AbcLog(_) => ModelKind::EmTrace,
             Input::Events(_) => ModelKind::Events,
             Input::SmartApps(_) => ModelKind::SmartApps,
         }

@@ -1,6 +1,6 @@
 //! Reading inputs: files are memory-mapped (traces can be large) and their kind is told from
 //! the content, not the name (cli.md): an EM trace, a folder holding `trace.txt`, an
-//! EM-Explorer `config.cfg`, an event model (`model events` on its first meaningful line), or
+//! EM-Explorer `config.cfg`, DroidRacer's raw `abc_log.txt`, an event model (`model events` on its first meaningful line), or
 //! SmartApps (Groovy files, or folders of them). The one place inputs are told apart:
 //! [`detect_input`] turns the paths given for one input into the [`Input`] `model/` builds
 //! from, once; [`detect`] tells one file.
@@ -158,6 +158,8 @@ pub enum InputKind {
     Events(PathBuf),
     /// A SmartThings SmartApp (Groovy source).
     Groovy(PathBuf),
+    /// DroidRacer's raw log (`abc_log.txt`), explored as its conversion (docs/abc-log.md).
+    AbcLog(PathBuf),
 }
 
 /// First line that is not blank and not a comment (`#`, `//`).
@@ -182,6 +184,11 @@ pub fn detect(path: &Path) -> Result<InputKind, InputError> {
         return Ok(em_with_dependence(trace));
     }
     let bytes = read(path)?;
+    // DroidRacer's raw log also starts `1 START`: told apart by its name or by what only the
+    // raw log has (`dest:-1 delay:`, `rwId:` lines, NATIVE-ENTRY, ACCESS).
+    if path.file_name().is_some_and(|n| n == "abc_log.txt") || super::abc_log::looks_like_log(&bytes) {
+        return Ok(InputKind::AbcLog(path.to_path_buf()));
+    }
     // A UTF-8 byte-order mark is not part of the first word.
     let first = first_meaningful_line(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes));
     let mut words = first.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
@@ -302,6 +309,8 @@ fn is_groovy(bytes: &[u8]) -> bool {
 pub enum Input {
     /// An EM trace, with the dependence file beside it when there is one.
     EmTrace { trace: PathBuf, dependence: Option<PathBuf> },
+    /// DroidRacer's raw log, explored as its conversion (docs/abc-log.md).
+    AbcLog(PathBuf),
     /// An event model.
     Events(PathBuf),
     /// SmartApps (Groovy files, or the `.groovy` files of folders, sorted per folder) checked
@@ -331,6 +340,7 @@ pub fn detect_input(paths: &[PathBuf]) -> Result<Input, InputError> {
                 ))
             }
             InputKind::EmTrace { trace, dependence } => return Ok(Input::EmTrace { trace, dependence }),
+            InputKind::AbcLog(p) => return Ok(Input::AbcLog(p)),
             InputKind::Events(p) => return Ok(Input::Events(p)),
         }
     }

@@ -2,10 +2,12 @@
 //! every bad input ends the same way: exit code 2 and one line naming file, line, column and
 //! the offending text.
 //!
+//! - [`abc_log`]: DroidRacer's raw log (`abc_log.txt`), converted to an EM trace.
 //! - [`em`]: DroidRacer / EM-Explorer Android traces (`trace.txt`, `dependence.txt`, `config.cfg`).
 //! - [`events`]: SmartThings-style event models (`model events`).
 //! - [`input`]: reading files (memory-mapped) and telling the kinds apart by content.
 
+pub mod abc_log;
 pub mod em;
 pub mod events;
 pub mod groovy;
