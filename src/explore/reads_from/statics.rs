@@ -112,6 +112,14 @@ fn static_preds(model: &EmModel) -> Vec<SmallVec<[u32; 3]>> {
     preds
 }
 
+/// Appends entry (`index`, `id`) to chain `chain`'s list in `on`.
+fn put_on_chain(on: &mut OnChains, chain: u32, index: u32, id: u32) {
+    match on.iter_mut().find(|(c, _)| *c == chain) {
+        Some((_, l)) => l.push((index, id)),
+        None => on.push((chain, vec![(index, id)])),
+    }
+}
+
 /// The latest entry of `list` (sorted by index) with index at most `bound`, skipping entry
 /// `skip`: its position.
 pub fn latest(list: &[(u32, u32)], bound: u32, skip: u32) -> Option<usize> {
@@ -292,15 +300,7 @@ impl<'m> Statics<'m> {
         };
         for (h, &(looper, p, f, _)) in st.handlers.iter().enumerate() {
             for (op, on) in [(f, &mut st.calls_on[looper as usize]), (p, &mut st.posts_on[looper as usize])] {
-                let c = st.chain[op as usize];
-                let e = match on.iter().position(|(cc, _)| *cc == c) {
-                    Some(i) => i,
-                    None => {
-                        on.push((c, Vec::new()));
-                        on.len() - 1
-                    }
-                };
-                on[e].1.push((st.index_on[op as usize], h as u32));
+                put_on_chain(on, st.chain[op as usize], st.index_on[op as usize], h as u32);
             }
         }
         for on in st.calls_on.iter_mut().chain(st.posts_on.iter_mut()) {
@@ -343,15 +343,7 @@ impl<'m> Statics<'m> {
         for (l, secs) in st.sections.iter().enumerate() {
             let on = &mut st.sections_on[l];
             for (i, &(_, a, _)) in secs.iter().enumerate() {
-                let c = st.chain[a as usize];
-                let e = match on.iter().position(|(cc, _)| *cc == c) {
-                    Some(e) => e,
-                    None => {
-                        on.push((c, Vec::new()));
-                        on.len() - 1
-                    }
-                };
-                on[e].1.push((st.index_on[a as usize], i as u32));
+                put_on_chain(on, st.chain[a as usize], st.index_on[a as usize], i as u32);
             }
             for (_, list) in on.iter_mut() {
                 list.sort_unstable();
@@ -440,11 +432,7 @@ impl<'m> Statics<'m> {
         let Some(&h) = handler_of_post.get(&x) else { return };
         let looper = handlers[h as usize].0 as usize;
         let st = clocks.stamp(pos_of[x as usize] as usize);
-        let on = &mut posts_on[looper];
-        match on.iter_mut().find(|(c, _)| *c == st.chain) {
-            Some((_, l)) => l.push((st.index, h)),
-            None => on.push((st.chain, vec![(st.index, h)])),
-        }
+        put_on_chain(&mut posts_on[looper], st.chain, st.index, h);
     }
 
     fn release(

@@ -508,17 +508,7 @@ impl<'s, 'm> Witness<'s, 'm> {
 
     /// Every end set a run can reach (the pre-pass, values ignored).
     pub fn end_sets(&mut self, search: &mut Search<'_, EmModel>, all: &[u64]) -> Vec<Box<[u64]>> {
-        let st = self.st;
-        let locs = st.model.trace.locations.len();
-        let c = Constraints {
-            read: Vec::new(),
-            fin: vec![FREE; locs],
-            constrained: vec![SmallVec::new(); locs],
-            touched: Vec::new(),
-            end: all.into(),
-            values: false,
-            after: FxHashMap::default(),
-        };
+        let c = Constraints::none(self.st, all, false);
         let mut ends = FxHashMap::default();
         self.search(search, &c, Some(&mut ends));
         ends.into_values().collect()
