@@ -319,10 +319,8 @@ impl<'s, 'm> Witness<'s, 'm> {
         match st.model.trace.ops[op as usize].kind {
             OpKind::Read { .. } if !c.values || c.read[op as usize] == FREE => {}
             OpKind::Read { .. } => each(&|q| self.live_writes[q] > 0),
-            OpKind::Write { loc } => {
-                if self.relevant(c, loc) {
-                    each(&|q| self.live_writes[q] > 0 || self.live_reads[q] > 0);
-                }
+            OpKind::Write { loc } if self.relevant(c, loc) => {
+                each(&|q| self.live_writes[q] > 0 || self.live_reads[q] > 0)
             }
             OpKind::Lock { .. } | OpKind::Post { .. } => each(&|q| self.live[q] > 0),
             _ => {}
