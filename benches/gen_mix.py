@@ -6,8 +6,10 @@ ten workers (threads 4-13), and loops. In turn, a worker takes a lock shared by 
 writes its own field, releases the lock, and posts a message to one of the three loopers,
 handled right after it is posted; a handler reads the configuration and reads and writes a
 field of its own. Four handlers race, two on each of two shared fields (posted by different
-workers to different loopers): four outcomes at any size.
-Usage: gen_mix.py N > trace.txt"""
+workers to different loopers): four outcomes at any size. With --inversion, two threads forked
+at the end by two workers take two locks in opposite orders, so that a run can get stuck and
+`optimal` runs its pre-pass for stuck end sets.
+Usage: gen_mix.py N [--inversion] > trace.txt"""
 import sys
 
 n = int(sys.argv[1])
@@ -49,3 +51,11 @@ for msg in range(1, m + 1):
     emit(f"READ tid:{dest} obj:0x1 class:C; field:f{msg}")
     emit(f"WRITE tid:{dest} obj:0x1 class:C; field:{racing.get(msg, f'f{msg}')}")
     emit(f"RET tid:{dest} msg:{msg}")
+if "--inversion" in sys.argv:
+    for parent, child, first, second in [(4, 20, "0xa", "0xb"), (5, 21, "0xb", "0xa")]:
+        emit(f"FORK par-tid:{parent} child-tid:{child}")
+        emit(f"THREADINIT tid:{child}")
+        emit(f"LOCK tid:{child} lock-obj:{first}")
+        emit(f"LOCK tid:{child} lock-obj:{second}")
+        emit(f"UNLOCK tid:{child} lock-obj:{second}")
+        emit(f"UNLOCK tid:{child} lock-obj:{first}")

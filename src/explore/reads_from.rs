@@ -146,6 +146,22 @@ pub struct Constraints {
     after: FxHashMap<u32, SmallVec<[u32; 4]>>,
 }
 
+impl Constraints {
+    /// Nothing fixed yet, for end set `end`; `values` false for the pre-pass.
+    fn none(st: &Statics<'_>, end: &[u64], values: bool) -> Self {
+        let locs = st.model.trace.locations.len();
+        Constraints {
+            read: if values { vec![FREE; st.n] } else { Vec::new() },
+            fin: vec![FREE; locs],
+            constrained: vec![SmallVec::new(); locs],
+            touched: Vec::new(),
+            end: end.into(),
+            values,
+            after: FxHashMap::default(),
+        }
+    }
+}
+
 /// No constraint.
 const FREE: u32 = u32::MAX;
 
@@ -199,15 +215,7 @@ impl Enumeration {
                 obs.push((Obs::Final(loc), cand));
             }
         }
-        let mut c = Constraints {
-            read: vec![FREE; st.n],
-            fin: vec![FREE; locs],
-            constrained: vec![SmallVec::new(); locs],
-            touched: Vec::new(),
-            end: end.into(),
-            values: true,
-            after: FxHashMap::default(),
-        };
+        let mut c = Constraints::none(st, end, true);
         phases.done("observations", obs.len());
         let base = sat.set_end(end, search);
         phases.done("base saturation", 0);

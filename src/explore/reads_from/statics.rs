@@ -112,6 +112,14 @@ fn static_preds(model: &EmModel) -> Vec<SmallVec<[u32; 3]>> {
     preds
 }
 
+/// Appends entry (`index`, `id`) to chain `chain`'s list in `on`.
+fn put_on_chain(on: &mut OnChains, chain: u32, index: u32, id: u32) {
+    match on.iter_mut().find(|(c, _)| *c == chain) {
+        Some((_, l)) => l.push((index, id)),
+        None => on.push((chain, vec![(index, id)])),
+    }
+}
+
 /// The latest entry of `list` (sorted by index) with index at most `bound`, skipping entry
 /// `skip`: its position.
 pub fn latest(list: &[(u32, u32)], bound: u32, skip: u32) -> Option<usize> {
@@ -292,15 +300,7 @@ impl<'m> Statics<'m> {
         };
         for (h, &(looper, p, f, _)) in st.handlers.iter().enumerate() {
             for (op, on) in [(f, &mut st.calls_on[looper as usize]), (p, &mut st.posts_on[looper as usize])] {
-                let c = st.chain[op as usize];
-                let e = match on.iter().position(|(cc, _)| *cc == c) {
-                    Some(i) => i,
-                    None => {
-                        on.push((c, Vec::new()));
-                        on.len() - 1
-                    }
-                };
-                on[e].1.push((st.index_on[op as usize], h as u32));
+                put_on_chain(on, st.chain[op as usize], st.index_on[op as usize], h as u32);
             }
         }
         for on in st.calls_on.iter_mut().chain(st.posts_on.iter_mut()) {
@@ -343,15 +343,7 @@ impl<'m> Statics<'m> {
         for (l, secs) in st.sections.iter().enumerate() {
             let on = &mut st.sections_on[l];
             for (i, &(_, a, _)) in secs.iter().enumerate() {
-                let c = st.chain[a as usize];
-                let e = match on.iter().position(|(cc, _)| *cc == c) {
-                    Some(e) => e,
-                    None => {
-                        on.push((c, Vec::new()));
-                        on.len() - 1
-                    }
-                };
-                on[e].1.push((st.index_on[a as usize], i as u32));
+                put_on_chain(on, st.chain[a as usize], st.index_on[a as usize], i as u32);
             }
             for (_, list) in on.iter_mut() {
                 list.sort_unstable();
@@ -440,11 +432,7 @@ impl<'m> Statics<'m> {
         let Some(&h) = handler_of_post.get(&x) else { return };
         let looper = handlers[h as usize].0 as usize;
         let st = clocks.stamp(pos_of[x as usize] as usize);
-        let on = &mut posts_on[looper];
-        match on.iter_mut().find(|(c, _)| *c == st.chain) {
-            Some((_, l)) => l.push((st.index, h)),
-            None => on.push((st.chain, vec![(st.index, h)])),
-        }
+        put_on_chain(&mut posts_on[looper], st.chain, st.index, h);
     }
 
     fn release(
@@ -671,5 +659,109 @@ impl Statics<'_> {
             }
             b = next;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::Limits;
+    use crate::model::{load, LoadOptions, Loaded};
+
+    /// `hb0` by the definition, on a dense matrix: the closure of the static edges, then of the
+    /// FIFO edges (RET of m1 -> CALL of m2 when post(m1) is before post(m2), one looper),
+    /// repeated until no FIFO edge is new.
+    fn naive(model: &EmModel) -> Vec<Vec<bool>> {
+        let n = model.trace.ops.len();
+        let mut preds = static_preds(model);
+        let hs: Vec<(u32, u32, u32, u32)> = model
+            .handlers
+            .iter()
+            .flatten()
+            .filter(|h| h.post != NEVER && !h.ops.is_empty())
+            .map(|h| (h.thread, h.post, h.ops[0], *h.ops.last().unwrap()))
+            .collect();
+        loop {
+            // before[b][a]: a before b. Fixpoint of "a pred of b, or before a pred of b".
+            let mut before = vec![vec![false; n]; n];
+            loop {
+                let mut changed = false;
+                for b in 0..n {
+                    for &p in &preds[b] {
+                        let p = p as usize;
+                        if !before[b][p] {
+                            before[b][p] = true;
+                            changed = true;
+                        }
+                        for a in 0..n {
+                            if before[p][a] && !before[b][a] {
+                                before[b][a] = true;
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            let mut new = false;
+            for &(l1, p1, _, r1) in &hs {
+                for &(l2, p2, c2, _) in &hs {
+                    if l1 == l2 && p1 != p2 && before[p2 as usize][p1 as usize] && !preds[c2 as usize].contains(&r1) {
+                        preds[c2 as usize].push(r1);
+                        new = true;
+                    }
+                }
+            }
+            if !new {
+                return before;
+            }
+        }
+    }
+
+    /// The chain clocks decide the relation the definition gives, on every EM-Explorer trace
+    /// and fixture small enough for a dense matrix.
+    #[test]
+    fn chain_clocks_decide_hb0_with_fifo_edges() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+        for root in [repo.join("../shared/traces/em-explorer"), repo.join("fixtures/em")] {
+            let mut stack = vec![root];
+            while let Some(d) = stack.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else { continue };
+                for e in rd.flatten() {
+                    let p = e.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if p.file_name().is_some_and(|f| f == "trace.txt") {
+                        dirs.push(d.clone());
+                    }
+                }
+            }
+        }
+        dirs.sort();
+        dirs.dedup();
+        assert!(dirs.len() >= 30, "traces not found: {dirs:?}");
+        let mut checked = 0;
+        for d in &dirs {
+            let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { panic!("cannot load {}", d.display()) };
+            // The naive closure is cubic: the TACAS traces (450-600 operations) are left out.
+            if model.trace.ops.len() > 300 {
+                continue;
+            }
+            checked += 1;
+            let mut search = Search::new(&model, Limits::default());
+            let st = Statics::new(&mut search).expect("not stopped");
+            let want = naive(&model);
+            let n = model.trace.ops.len();
+            for b in 0..n as u32 {
+                for a in 0..n as u32 {
+                    let w = a != b && want[b as usize][a as usize];
+                    assert_eq!(st.before(a, b), w, "{}: {a} before {b}", d.display());
+                }
+            }
+        }
+        assert!(checked >= 30, "only {checked} traces checked");
     }
 }

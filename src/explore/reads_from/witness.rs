@@ -319,10 +319,8 @@ impl<'s, 'm> Witness<'s, 'm> {
         match st.model.trace.ops[op as usize].kind {
             OpKind::Read { .. } if !c.values || c.read[op as usize] == FREE => {}
             OpKind::Read { .. } => each(&|q| self.live_writes[q] > 0),
-            OpKind::Write { loc } => {
-                if self.relevant(c, loc) {
-                    each(&|q| self.live_writes[q] > 0 || self.live_reads[q] > 0);
-                }
+            OpKind::Write { loc } if self.relevant(c, loc) => {
+                each(&|q| self.live_writes[q] > 0 || self.live_reads[q] > 0)
             }
             OpKind::Lock { .. } | OpKind::Post { .. } => each(&|q| self.live[q] > 0),
             _ => {}
@@ -508,17 +506,7 @@ impl<'s, 'm> Witness<'s, 'm> {
 
     /// Every end set a run can reach (the pre-pass, values ignored).
     pub fn end_sets(&mut self, search: &mut Search<'_, EmModel>, all: &[u64]) -> Vec<Box<[u64]>> {
-        let st = self.st;
-        let locs = st.model.trace.locations.len();
-        let c = Constraints {
-            read: Vec::new(),
-            fin: vec![FREE; locs],
-            constrained: vec![SmallVec::new(); locs],
-            touched: Vec::new(),
-            end: all.into(),
-            values: false,
-            after: FxHashMap::default(),
-        };
+        let c = Constraints::none(self.st, all, false);
         let mut ends = FxHashMap::default();
         self.search(search, &c, Some(&mut ends));
         ends.into_values().collect()
