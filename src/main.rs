@@ -403,7 +403,12 @@ and the options it reads; any other option is refused with exit 2.";
 fn strategies_help() -> String {
     let list = registry::help();
     let lines = list.split_once('\n').map_or("", |x| x.1);
-    format!("Comma-separated strategies (default: every one that runs on the input):\n{lines}")
+    format!(
+        "Comma-separated strategies (default: every one that runs on the input but full-stateless; each run \
+stops after {} s unless --time-limit or --max-states is given, and at {} MiB unless --max-memory is):\n{lines}",
+        check::COMPARE_DEFAULT_TIME_S,
+        check::COMPARE_DEFAULT_MAX_MEMORY_MIB
+    )
 }
 
 /// `--time-limit`: a finite number of seconds above zero.
@@ -596,7 +601,13 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             }
             Ok(regress::exit_code(&cases))
         }
-        Command::Compare { files, strategies, csv, markdown, svg, shard, common } => {
+        Command::Compare { files, strategies, csv, markdown, svg, shard, mut common } => {
+            // Limits that make a compare with no options end (compare --help).
+            if common.time_limit.is_none() && common.max_states.is_none() {
+                common.time_limit = Some(check::COMPARE_DEFAULT_TIME_S);
+            }
+            let half = tracepor::alloc::default_limit_bytes().map_or(u64::MAX, |b| b >> 20);
+            common.max_memory = common.max_memory.or(Some(check::COMPARE_DEFAULT_MAX_MEMORY_MIB.min(half)));
             tracepor::trace::input::set_max_memory(common.max_memory.map(|mb| mb.saturating_mul(1 << 20)));
             let mut inputs = check::expand_inputs(&files)?;
             if let Some(shard) = &shard {
