@@ -254,13 +254,23 @@ impl<'m, M: Registered> Check<'m, M> {
 }
 
 /// The strategies `compare` runs on `model`: those named, each checked to run on it, or by
-/// default every registered one that can.
+/// default every registered one that can, but those run only on request (`full-stateless`:
+/// `full` is the exhaustive reference, and every interleaving runs for ever on real traces).
 pub fn compare_set<M: Registered>(model: &M, names: Option<&[String]>) -> Result<Vec<&'static Entry>, CheckError> {
     match names {
         Some(names) => names.iter().map(|n| strategy_for(model, n)).collect(),
-        None => Ok(registry::applicable::<M>().filter(|e| e.runs_on(model)).collect()),
+        None => Ok(registry::applicable::<M>().filter(|e| e.runs_on(model) && !e.compare_on_request).collect()),
     }
 }
+
+/// `compare`'s per-run time limit when neither `--time-limit` nor `--max-states` is given, so
+/// that a `compare` with no options ends.
+pub const COMPARE_DEFAULT_TIME_S: f64 = 60.0;
+
+/// `compare`'s per-run memory limit, MiB, when `--max-memory` is not given (or half of the
+/// machine's memory, when that is less): an exhaustive run on a large input stops there
+/// instead of at half of the machine.
+pub const COMPARE_DEFAULT_MAX_MEMORY_MIB: u64 = 2048;
 
 /// One step of a replay: the choice taken, what it did, what it touched and what it changed.
 #[derive(Clone, Debug)]

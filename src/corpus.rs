@@ -98,25 +98,54 @@ pub fn read_pairs(path: &Path) -> Result<Vec<Pair>, CheckError> {
     parse_pairs(&text).map_err(|e| CheckError(format!("{}: {e}", path.display())))
 }
 
-/// [`read_pairs`] on text already read.
-pub fn parse_pairs(text: &str) -> Result<Vec<Pair>, String> {
-    let mut header: Option<Vec<&str>> = None;
-    let mut pairs = Vec::new();
+/// One data line of a TSV: its line number (from 1) and cells, read by the header's names.
+pub(crate) struct TsvLine<'t> {
+    pub no: usize,
+    header: std::rc::Rc<Vec<&'t str>>,
+    cells: Vec<&'t str>,
+}
+
+impl<'t> TsvLine<'t> {
+    /// The cell of column `name`, trimmed (empty when the line is short).
+    pub fn at(&self, name: &str) -> Result<&'t str, String> {
+        let k =
+            self.header.iter().position(|c| *c == name).ok_or_else(|| format!("no column `{name}` in the header"))?;
+        Ok(self.cells.get(k).copied().unwrap_or("").trim())
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.header.contains(&name)
+    }
+}
+
+/// The data lines of a TSV: `#` comments and blank lines skipped, the first other line the
+/// header.
+pub(crate) fn tsv_lines(text: &str) -> Result<Vec<TsvLine<'_>>, String> {
+    let mut header = None;
+    let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim_end_matches('\r');
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
         let cells: Vec<&str> = line.split('\t').collect();
-        let Some(h) = &header else {
-            header = Some(cells);
-            continue;
-        };
-        let at = |name: &str| -> Result<&str, String> {
-            let k = h.iter().position(|c| *c == name).ok_or_else(|| format!("no column `{name}` in the header"))?;
-            Ok(cells.get(k).copied().unwrap_or("").trim())
-        };
-        let line_no = i + 1;
+        match &header {
+            None => header = Some(std::rc::Rc::new(cells)),
+            Some(h) => out.push(TsvLine { no: i + 1, header: h.clone(), cells }),
+        }
+    }
+    if header.is_none() {
+        return Err("no header line".into());
+    }
+    Ok(out)
+}
+
+/// [`read_pairs`] on text already read.
+pub fn parse_pairs(text: &str) -> Result<Vec<Pair>, String> {
+    let mut pairs = Vec::new();
+    for line in tsv_lines(text)? {
+        let at = |name: &str| line.at(name);
+        let line_no = line.no;
         let count = |name: &str| -> Result<Option<u64>, String> {
             let c = at(name)?;
             if c == "Unf" || c.is_empty() {
@@ -153,9 +182,6 @@ pub fn parse_pairs(text: &str) -> Result<Vec<Pair>, String> {
                 time_s: secs("time_dpor")?,
             },
         });
-    }
-    if header.is_none() {
-        return Err("no header line".into());
     }
     Ok(pairs)
 }
@@ -264,14 +290,10 @@ pub struct Settings {
 pub fn run_pair(pair: Pair, settings: &Settings) -> Row {
     let mut row = Row::new(pair);
     let files = row.pair.files(&settings.smartapps);
-    let m = match model::load_all(&files, settings.load) {
-        Ok(Loaded::SmartApps(m)) => m,
-        Ok(other) => {
-            row.error = Some(format!("not SmartApps but {}", crate::with_model!(&other, m => m.kind())));
-            return row;
-        }
+    let m = match load_pair(&files, settings.load) {
+        Ok(m) => m,
         Err(e) => {
-            row.error = Some(e.to_string().lines().next().unwrap_or("").to_string());
+            row.error = Some(e);
             return row;
         }
     };
@@ -293,6 +315,15 @@ pub fn run_pair(pair: Pair, settings: &Settings) -> Row {
     row.full = Some(full);
     row.stateful = Some(stateful);
     row
+}
+
+/// The two apps of a pair as one system, or the first line of why they do not load.
+pub(crate) fn load_pair(files: &[PathBuf], load: LoadOptions) -> Result<crate::model::smartapp::SmartAppModel, String> {
+    match model::load_all(files, load) {
+        Ok(Loaded::SmartApps(m)) => Ok(m),
+        Ok(other) => Err(format!("not SmartApps but {}", crate::with_model!(&other, m => m.kind()))),
+        Err(e) => Err(e.to_string().lines().next().unwrap_or("").to_string()),
+    }
 }
 
 /// The runs `compare --strategies full,stateful-dpor` makes, without progress bars.

@@ -53,7 +53,10 @@ fn every_strategy_is_in_the_help_and_applies_to_some_input() {
 #[test]
 fn defaults_are_the_best_sound_strategy_for_each_input() {
     assert_eq!(registry::default_for::<EmModel>().name, "em-dpor");
-    assert_eq!(registry::default_for::<EventModel>().name, "stateful-dpor");
+    // Measured (docs/strategies.md): on event models `full`; on SmartApps `stateful-dpor`.
+    assert_eq!(registry::default_for::<EventModel>().name, "full");
+    assert_eq!(registry::default_for::<tracepor::model::smartapp::SmartAppModel>().name, "stateful-dpor");
+    assert_eq!(Check::new(&events("fixtures/events/example.events", None)).entry().name, "full");
     assert_eq!(Check::new(&em("fixtures/em/two-posters")).entry().name, "em-dpor");
 }
 
@@ -153,11 +156,19 @@ fn strategies_that_cannot_run_say_why() {
     assert_eq!(err("em-dpor"), "strategy `em-dpor` does not apply to events inputs");
     assert!(err("dpor").contains("--bound"));
     assert!(!m.deadlock_is_error());
-    // compare's default set leaves out what cannot run without a bound, and only that.
+    // compare's default set leaves out what cannot run without a bound, and what runs only on
+    // request (full-stateless), and only those.
     let names = |m: &EventModel| check::compare_set(m, None).unwrap().iter().map(|e| e.name).collect::<Vec<_>>();
     assert_eq!(names(&m), ["full", "stateful-dpor"]);
     let bounded = events("fixtures/events/premature-termination.events", Some(2));
-    assert_eq!(names(&bounded), applicable::<EventModel>());
+    let on_request: Vec<&str> =
+        registry::applicable::<EventModel>().filter(|e| e.compare_on_request).map(|e| e.name).collect();
+    assert_eq!(on_request, ["full-stateless"]);
+    assert_eq!(
+        names(&bounded),
+        registry::applicable::<EventModel>().filter(|e| !e.compare_on_request).map(|e| e.name).collect::<Vec<_>>()
+    );
+    assert!(check::compare_set(&bounded, Some(&["full-stateless".to_string()])).is_ok());
     assert!(check::compare_set(&m, Some(&["em-dpor".to_string()])).is_err());
 }
 

@@ -287,7 +287,7 @@ fn replay_texts_name_objects_and_changes() {
     m.step(&mut t, a).unwrap();
     assert_eq!(m.explain_step(&s, &t, a), "   -> door: locked -> open, enabled b");
     assert_eq!(m.describe(&s, a), "event a (handlers of A): R enabled(a), W door, W enabled(b)");
-    assert_eq!(m.summary(), "2 events, 2 handlers, 2 apps, 1 variables");
+    assert_eq!(m.summary(), "2 events, 2 handlers, 1 apps (and handlers outside any app), 1 variables");
     assert_eq!(m.stats()["events disabled at start"], 1);
 }
 

@@ -86,7 +86,7 @@ pub enum Command {
             long,
             value_delimiter = ',',
             value_name = "S,S,...",
-            help = "Comma-separated strategies (default: every one that runs on the input; the list is below)"
+            help = compare_strategies_help()
         )]
         strategies: Option<Vec<String>>,
         /// Also write the table as CSV.
@@ -442,6 +442,17 @@ const CONVERT_EXAMPLES: &str = "Examples:
       writes remind-me/trace.txt and remind-me/dependence.txt
   tracepor check ../shared/traces/em-explorer/tacas-2016/remind-me/abc_log.txt
       explores the same trace without writing it";
+
+/// `compare --strategies`: its default set and the limits that make it end.
+fn compare_strategies_help() -> String {
+    format!(
+        "Comma-separated strategies (default: every one that runs on the input but full-stateless, each run \
+stopped after {} s unless --time-limit or --max-states is given, and at {} MiB unless --max-memory is; the list \
+is below)",
+        crate::check::COMPARE_DEFAULT_TIME_S,
+        crate::check::COMPARE_DEFAULT_MAX_MEMORY_MIB
+    )
+}
 
 /// The end of the help of a command that runs strategies: its examples, the strategies (with
 /// `--dot` among their options when `dot` says the command has it), the exit codes.

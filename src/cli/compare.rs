@@ -28,6 +28,14 @@ pub fn compare(
     shard: Option<&str>,
     common: &Common,
 ) -> Result<i32, Fail> {
+    // Limits that make a compare with no options end (compare --help).
+    let mut common = common.clone();
+    if common.time_limit.is_none() && common.max_states.is_none() {
+        common.time_limit = Some(crate::check::COMPARE_DEFAULT_TIME_S);
+    }
+    let half = crate::alloc::default_limit_bytes().map_or(u64::MAX, |b| b >> 20);
+    common.max_memory = common.max_memory.or(Some(crate::check::COMPARE_DEFAULT_MAX_MEMORY_MIB.min(half)));
+    let common = &common;
     super::bound_inputs(common.max_memory);
     let mut inputs = crate::check::expand_inputs(files)?;
     if let Some(shard) = shard {

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::{Settings, Side};
 use crate::check::{self, Check, CheckError};
 use crate::explore::SearchOptions;
-use crate::model::{self, LoadOptions, Loaded, Model};
+use crate::model::{LoadOptions, Model};
 
 /// The first cells of the TSV's header line.
 pub const HEADER: [&str; 5] = ["group", "app1", "app2", "iotcheck", "manual"];
@@ -117,43 +117,26 @@ impl FsePair {
 
 /// Reads the TSV's pairs (`#` comments, the header, one pair per line).
 pub fn parse_pairs(text: &str) -> Result<Vec<FsePair>, String> {
-    let mut header: Option<Vec<&str>> = None;
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim_end_matches('\r');
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let cells: Vec<&str> = line.split('\t').collect();
-        let Some(h) = &header else {
-            header = Some(cells);
-            continue;
-        };
-        let line_no = i + 1;
-        let at = |name: &str| -> Result<&str, String> {
-            let k = h.iter().position(|c| *c == name).ok_or_else(|| format!("no column `{name}` in the header"))?;
-            Ok(cells.get(k).copied().unwrap_or("").trim())
-        };
-        let verdict = at("iotcheck")?;
+    for line in super::tsv_lines(text)? {
+        let line_no = line.no;
+        let verdict = line.at("iotcheck")?;
         let iotcheck = IotCheck::parse(verdict).ok_or_else(|| {
             format!("line {line_no}: `iotcheck` is `{verdict}`, not detected, no error or non-terminated")
         })?;
-        let (app1, app2) = (at("app1")?, at("app2")?);
+        let (app1, app2) = (line.at("app1")?, line.at("app2")?);
         if app1.is_empty() || app2.is_empty() {
             return Err(format!("line {line_no}: an app is missing"));
         }
-        let manual = h.contains(&"manual").then(|| at("manual")).transpose()?.filter(|m| !m.is_empty());
+        let manual = if line.has("manual") { Some(line.at("manual")?).filter(|m| !m.is_empty()) } else { None };
         out.push(FsePair {
-            group: at("group")?.to_string(),
+            group: line.at("group")?.to_string(),
             no: out.len() as u32 + 1,
             app1: app1.to_string(),
             app2: app2.to_string(),
             iotcheck,
             manual: manual.map(str::to_string),
         });
-    }
-    if header.is_none() {
-        return Err("no header line".into());
     }
     Ok(out)
 }
@@ -248,14 +231,10 @@ pub fn run_pair(pair: FsePair, settings: &Settings, strategy: Option<&str>) -> F
     let mut row = FseRow::new(pair);
     let files = row.pair.files(&settings.smartapps);
     let load = LoadOptions { conflicts: true, ..settings.load };
-    let m = match model::load_all(&files, load) {
-        Ok(Loaded::SmartApps(m)) => m,
-        Ok(other) => {
-            row.error = Some(format!("not SmartApps but {}", crate::with_model!(&other, m => m.kind())));
-            return row;
-        }
+    let m = match super::load_pair(&files, load) {
+        Ok(m) => m,
         Err(e) => {
-            row.error = Some(e.to_string().lines().next().unwrap_or("").to_string());
+            row.error = Some(e);
             return row;
         }
     };

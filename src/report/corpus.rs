@@ -101,13 +101,20 @@ pub fn cells(r: &Row) -> (Vec<String>, Option<String>) {
 }
 
 fn aligned(cells: &[String], note: Option<&str>) -> String {
+    aligned_cells(cells, &WIDTHS, |i| i == 2, note)
+}
+
+/// One line of fixed-width text: `cells` padded to `widths` (left-aligned where `left(i)`,
+/// right-aligned elsewhere), then the note. Shared with the FSE 2020 table.
+pub(crate) fn aligned_cells(
+    cells: &[String],
+    widths: &[usize],
+    left: impl Fn(usize) -> bool,
+    note: Option<&str>,
+) -> String {
     let mut out = String::new();
-    for (i, (c, w)) in cells.iter().zip(WIDTHS).enumerate() {
-        if i == 2 {
-            let _ = write!(out, "{c:<w$}  ");
-        } else {
-            let _ = write!(out, "{c:>w$}  ");
-        }
+    for (i, (c, &w)) in cells.iter().zip(widths).enumerate() {
+        let _ = if left(i) { write!(out, "{c:<w$}  ") } else { write!(out, "{c:>w$}  ") };
     }
     if let Some(n) = note {
         out.push_str(n);
@@ -159,10 +166,14 @@ pub fn render(rows: &[Row]) -> String {
 
 /// CSV: one row per pair, the columns of [`HEADER`] and `note`.
 pub fn csv(rows: &[Row]) -> String {
-    let mut out = HEADER.map(csv_cell).join(",");
+    csv_table(&HEADER, rows.iter().map(cells))
+}
+
+/// CSV of rows given as their cells and note, under `header` and `note`.
+pub(crate) fn csv_table(header: &[&str], rows: impl Iterator<Item = (Vec<String>, Option<String>)>) -> String {
+    let mut out = header.iter().map(|h| csv_cell(h)).collect::<Vec<_>>().join(",");
     out.push_str(",note\n");
-    for r in rows {
-        let (c, note) = cells(r);
+    for (c, note) in rows {
         let mut line: Vec<String> = c.iter().map(|c| csv_cell(c)).collect();
         line.push(csv_cell(note.as_deref().unwrap_or("")));
         let _ = writeln!(out, "{}", line.join(","));

@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
+use super::{aligned_cells, csv_table};
 use crate::corpus::fse::{summary, Confusion, FseRow, FseSummary, Ours, Tally};
-use crate::report::compare::csv_cell;
 
 /// Column names of the per-pair table.
 pub const HEADER: [&str; 12] =
@@ -72,20 +72,7 @@ pub fn cells(r: &FseRow) -> (Vec<String>, Option<String>) {
 }
 
 fn aligned(cells: &[String], note: Option<&str>) -> String {
-    let mut out = String::new();
-    for (i, (c, w)) in cells.iter().zip(WIDTHS).enumerate() {
-        if i == 1 || i >= 9 {
-            let _ = write!(out, "{c:>w$}  ");
-        } else {
-            let _ = write!(out, "{c:<w$}  ");
-        }
-    }
-    if let Some(n) = note {
-        out.push_str(n);
-    }
-    out.truncate(out.trim_end().len());
-    out.push('\n');
-    out
+    aligned_cells(cells, &WIDTHS, |i| i != 1 && i < 9, note)
 }
 
 pub fn text_header() -> String {
@@ -196,15 +183,7 @@ pub fn render(rows: &[FseRow]) -> String {
 
 /// CSV: one row per pair, the columns of [`HEADER`] and `note`.
 pub fn csv(rows: &[FseRow]) -> String {
-    let mut out = HEADER.map(csv_cell).join(",");
-    out.push_str(",note\n");
-    for r in rows {
-        let (c, note) = cells(r);
-        let mut line: Vec<String> = c.iter().map(|c| csv_cell(c)).collect();
-        line.push(csv_cell(note.as_deref().unwrap_or("")));
-        let _ = writeln!(out, "{}", line.join(","));
-    }
-    out
+    csv_table(&HEADER, rows.iter().map(cells))
 }
 
 fn md_row(cells: &[String]) -> String {
