@@ -62,6 +62,8 @@ pub use value::{Text, Value};
 /// One app of the system.
 struct App {
     name: String,
+    /// The path it was loaded from, as given (reports name file and line).
+    file: String,
     script: Script,
     methods: FxHashMap<String, usize>,
     /// Input name -> value (devices, enums ...).
@@ -80,6 +82,15 @@ struct Sub {
     handler: Handler,
 }
 
+impl Handler {
+    fn name(&self) -> &str {
+        match self {
+            Handler::Method(m) => m,
+            Handler::Closure(_) => "closure",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Handler {
     Method(String),
@@ -96,6 +107,8 @@ struct EnvEvent {
     value: Text,
     /// `schedule` events: the app method they run.
     run: Option<(usize, String)>,
+    /// An app touch (`subscribe(app, h)`): the one app tapped, whose handlers alone run.
+    touch: Option<usize>,
 }
 
 /// Options of the SmartApp model (`--conflicts`, `--bound k`).
@@ -183,6 +196,11 @@ pub struct SmartAppModel {
     events: Vec<EnvEvent>,
     init: SmartState,
     opts: SmartAppOptions,
+    /// What the model cannot bind or run, `file:line: why` each (nothing is dropped silently).
+    unsupported: Vec<String>,
+    /// The `data` of a presence event, not present and present: the JSON a hub sends, naming
+    /// the phone seen (a `mobilePresence` device when the system has one).
+    presence_data: [Text; 2],
 }
 
 /// Ways a handler run ends early.
@@ -217,6 +235,48 @@ struct Ctx<'m> {
     installing: Option<Vec<Sub>>,
     /// Both sides of the conflict that ended the firing, for the report.
     conflict: Option<Box<crate::model::Conflict>>,
+    /// The subscription whose handler is running (innermost), for reports.
+    sub: Option<usize>,
+    /// Where the error that ends the firing arose: (app, line, subscription running).
+    fault: Option<(usize, usize, Option<usize>)>,
+    /// While installing: what could not run (line, why).
+    problems: Vec<(usize, String)>,
+    /// The app tapped, when the event fired is an app touch.
+    touch_app: Option<usize>,
+}
+
+impl<'m> Ctx<'m> {
+    fn new(m: &'m SmartAppModel, st: &'m mut SmartState, app: usize, acc: Vec<Access>) -> Ctx<'m> {
+        Ctx {
+            m,
+            st,
+            acc,
+            app,
+            vars: Vec::with_capacity(16),
+            base: 0,
+            text: String::new(),
+            running: Vec::new(),
+            budget: 200_000,
+            depth: 0,
+            line: 0,
+            installing: None,
+            conflict: None,
+            sub: None,
+            fault: None,
+            problems: Vec::new(),
+            touch_app: None,
+        }
+    }
+
+    /// `file:line, handler h` of the error that ended the firing.
+    fn fault_place(&self) -> Option<String> {
+        let (app, line, sub) = self.fault?;
+        let mut at = format!("{}:{line}", self.m.apps[app].file);
+        if let Some(s) = sub {
+            at.push_str(&format!(", handler {}", self.m.subs[s].handler.name()));
+        }
+        Some(at)
+    }
 }
 
 /// A fixed instant for `now()`, `new Date()`, `timeToday` (IoTCheck's base time).
@@ -425,8 +485,12 @@ impl Model for SmartAppModel {
             self.subs.len()
         )
     }
+    fn unsupported(&self) -> Vec<String> {
+        self.unsupported.clone()
+    }
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
         std::collections::BTreeMap::from([
+            ("unsupported".to_string(), self.unsupported.len() as u64),
             ("apps".to_string(), self.apps.len() as u64),
             ("devices".to_string(), self.devices.len() as u64),
             ("events".to_string(), self.events.len() as u64),

@@ -26,21 +26,7 @@ impl SmartAppModel {
             st.fired[e] += 1;
         }
         let ev = &self.events[e];
-        let mut cx = Ctx {
-            m: self,
-            st,
-            acc: std::mem::take(acc),
-            app: 0,
-            vars: Vec::with_capacity(16),
-            base: 0,
-            text: String::new(),
-            running: Vec::new(),
-            budget: 200_000,
-            depth: 0,
-            line: 0,
-            installing: None,
-            conflict: None,
-        };
+        let mut cx = Ctx::new(self, st, 0, std::mem::take(acc));
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
             cx.call_method(*app, method, Vec::new()).map(|_| ())
@@ -49,10 +35,15 @@ impl SmartAppModel {
         } else if ev.attr == "mode" {
             cx.set_mode(ev.value.clone(), None)
         } else {
+            cx.touch_app = ev.touch;
             cx.deliver(None, &ev.attr, &ev.value)
         };
+        if let (Err(Flow::Error(_, line)), None) = (&r, cx.fault) {
+            cx.fault = Some((cx.app, *line, None));
+        }
         *acc = std::mem::take(&mut cx.acc);
         let app = cx.app;
+        let at = cx.fault_place();
         let conflict = cx.conflict.take();
         match r {
             Ok(()) => Ok(()),
@@ -64,6 +55,7 @@ impl SmartAppModel {
                 // The app whose write conflicted (the firing may have begun in another one).
                 app: Some(conflict.as_ref().map_or_else(|| self.apps[app].name.clone(), |c| c.app.clone())),
                 conflict,
+                at,
             }),
             Err(_) => Ok(()),
         }
@@ -109,6 +101,7 @@ impl Ctx<'_> {
                     last_app: other.to_string(),
                     last_value: last.text(),
                 }));
+                self.fault = Some((app, self.line, self.sub));
                 return self.err(format!(
                     "{CONFLICT}apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
                     self.m.apps[app].name,
@@ -120,10 +113,16 @@ impl Ctx<'_> {
             }
             self.st.writers[slot] = ((app + 1) as u8, value.clone());
         }
+        // A device reports a change only; an app's command to the value held sends nothing. The
+        // environment's event is a change by definition: the device came to this value (through
+        // others no app listens to, if it held it already), so its subscribers always run.
         if loose_eq(&self.st.attrs[slot], &value) {
-            return Ok(());
+            if by.is_some() {
+                return Ok(());
+            }
+        } else {
+            self.st.attrs[slot] = value.clone();
         }
-        self.st.attrs[slot] = value.clone();
         let text = match value {
             Value::Str(x) => x,
             v => v.text().into(),
@@ -132,13 +131,18 @@ impl Ctx<'_> {
         self.deliver(Some(dev), &m.slot_text[slot], &text)
     }
 
-    pub(super) fn set_mode(&mut self, mode: Text, _by: Option<usize>) -> R<()> {
+    pub(super) fn set_mode(&mut self, mode: Text, by: Option<usize>) -> R<()> {
         let o = self.m.mode_object();
         self.touch(o, *self.st.mode != *mode);
+        // As for a device: an app setting the mode it has changes nothing; the environment's
+        // mode event is a change to that mode.
         if *self.st.mode == *mode {
-            return Ok(());
+            if by.is_some() {
+                return Ok(());
+            }
+        } else {
+            self.st.mode = mode.clone();
         }
-        self.st.mode = mode.clone();
         self.deliver(None, &Text::Static("mode"), &mode)
     }
 
@@ -148,18 +152,23 @@ impl Ctx<'_> {
             return Ok(());
         }
         // One `evt` for every handler: shared, and copied on write should one change it.
+        // An app touch runs the tapped app's handlers only; every other event runs every
+        // handler subscribed to it, in every app, in subscription order.
+        let touched = self.touch_app.take();
         let mut evt = None;
-        for sub in &self.m.subs {
+        for (si, sub) in self.m.subs.iter().enumerate() {
             let hit = sub.dev == dev
                 && (sub.attr == **attr || (dev.is_none() && sub.attr == "location" && **attr == *"mode"))
-                && sub.value.as_deref().is_none_or(|v| v == &**value);
+                && sub.value.as_deref().is_none_or(|v| v == &**value)
+                && (sub.attr != "app" || touched.is_none_or(|a| a == sub.app));
             if !hit {
                 continue;
             }
             let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();
-            let saved = (self.app, self.base);
+            let saved = (self.app, self.base, self.sub);
             self.base = self.vars.len();
             self.app = sub.app;
+            self.sub = Some(si);
             self.depth += 1;
             let r = match &sub.handler {
                 Handler::Method(m) => self.call_method(sub.app, m, vec![evt]).map(|_| ()),
@@ -167,11 +176,12 @@ impl Ctx<'_> {
             };
             self.depth -= 1;
             self.vars.truncate(self.base);
-            self.app = saved.0;
-            self.base = saved.1;
-            match r {
-                Err(Flow::Error(m, l)) => return Err(Flow::Error(m, l)),
-                _ => {}
+            if let (Err(Flow::Error(_, line)), None) = (&r, self.fault) {
+                self.fault = Some((sub.app, *line, Some(si)));
+            }
+            (self.app, self.base, self.sub) = saved;
+            if let Err(Flow::Error(m, l)) = r {
+                return Err(Flow::Error(m, l));
             }
         }
         Ok(())
@@ -179,12 +189,22 @@ impl Ctx<'_> {
 
     /// The `evt` handlers get: a map of the few fields every event has; the rest (numeric
     /// values, description, ...) are derived on reading (see [`Ctx::member`]).
+    ///
+    /// `data` is the JSON text the device sent with it: a presence sensor (or beacon) names the
+    /// phone it saw and whether it is present (`{"presence":"1","dni":"..."}`, as hubs send and
+    /// beacon-control reads); other devices send an empty object.
     pub(super) fn event_value(&self, dev: Option<u16>, attr: &Text, value: &Text) -> Value {
+        let data = match (dev, &**attr) {
+            (Some(_), "presence") => Value::Str(self.m.presence_data[(**value == *"present") as usize].clone()),
+            _ => lit("{}"),
+        };
         map(vec![
             (lit("name"), Value::Str(attr.clone())),
             (lit("value"), Value::Str(value.clone())),
             (lit("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
             (lit("displayName"), dev.map_or(lit("location"), |d| Value::Str(self.m.device_text[d as usize].clone()))),
+            (lit("deviceId"), dev.map_or(lit("location"), |d| s(&format!("device{d}")))),
+            (lit("data"), data),
         ])
     }
 
@@ -208,7 +228,9 @@ impl Ctx<'_> {
     }
 
     pub(super) fn subscribe(&mut self, a: &[Value]) {
-        let Some(subs) = self.installing.as_mut() else { return };
+        if self.installing.is_none() {
+            return;
+        }
         let app = self.app;
         let (target, ev, h) = match a.len() {
             2 => (a[0].clone(), None, a[1].clone()),
@@ -216,9 +238,13 @@ impl Ctx<'_> {
             _ => return,
         };
         let handler = match h {
-            Value::Str(n) => Handler::Method(n.to_string()),
+            Value::Str(n) if self.m.apps[app].methods.contains_key(&*n) => Handler::Method(n.to_string()),
             Value::Closure(c) => Handler::Closure(c),
-            _ => return,
+            h => {
+                let why = format!("subscription whose handler `{}` is no method of the app: not made", h.text());
+                self.problems.push((self.line, why));
+                return;
+            }
         };
         let (attr, value) = match &ev {
             Some(e) => match e.split_once('.') {
@@ -227,6 +253,15 @@ impl Ctx<'_> {
             },
             None => (String::new(), None),
         };
+        if !matches!(target, Value::Obj("location" | "app"))
+            && !target.items().iter().any(|d| matches!(d, Value::Dev(_)))
+        {
+            let why =
+                format!("subscription to `{}` on no device (the input is unset): not made", ev.unwrap_or_default());
+            self.problems.push((self.line, why));
+            return;
+        }
+        let Some(subs) = self.installing.as_mut() else { return };
         match target {
             Value::Obj("location") => {
                 let attr = if attr.is_empty() || attr == "position" { "location".to_string() } else { attr };

@@ -45,8 +45,42 @@ pub(super) fn capability_attrs(cap: &str) -> &'static [(&'static str, &'static s
         "stepSensor" => &[("steps", "0"), ("goal", "1000")],
         "imageCapture" => &[("image", "")],
         "threeAxis" => &[("threeAxis", "0,0,0")],
+        "outlet" => &[("switch", "off")],
+        "touchSensor" => &[("touch", "touched")],
+        "tamperAlert" => &[("tamper", "clear")],
+        "windowShade" => &[("windowShade", "closed")],
+        "voltageMeasurement" => &[("voltage", "0")],
+        "soundSensor" => &[("sound", "not detected")],
+        "soundPressureLevel" => &[("soundPressureLevel", "0")],
+        "ultravioletIndex" => &[("ultravioletIndex", "0")],
+        "carbonDioxideMeasurement" => &[("carbonDioxide", "400")],
+        "pHMeasurement" => &[("pH", "7")],
+        "shockSensor" => &[("shock", "clear")],
+        "signalStrength" => &[("lqi", "100"), ("rssi", "0")],
+        "consumable" => &[("consumableStatus", "good")],
+        "videoCapture" => &[("clip", "")],
+        "mediaController" => &[("currentActivity", "")],
+        // Device handlers named by type: what they are.
+        "myEcobeeDevice" => capability_attrs("thermostat"),
+        "jawboneUser" => &[("sleeping", "not sleeping"), ("steps", "0"), ("goal", "1000")],
         _ => &[],
     }
+}
+
+/// Capabilities that have commands but no attributes (nothing to model beyond the calls).
+pub(super) fn capability_known_empty(cap: &str) -> bool {
+    matches!(
+        cap,
+        "momentary"
+            | "speechSynthesis"
+            | "sensor"
+            | "actuator"
+            | "notification"
+            | "tone"
+            | "refresh"
+            | "polling"
+            | "configuration"
+    )
 }
 
 /// IoTCheck's Extractor: how many events a subscribed event type stands for, and which.
@@ -81,6 +115,22 @@ pub(super) fn event_values(ty: &str) -> &'static [&'static str] {
         "battery" => &["5"],
         "level" => &["70"],
         "energy" => &["10"],
+        // Location events of the sun, and attributes IoTCheck's Extractor gives one value.
+        "sunset" => &["sunset"],
+        "sunrise" => &["sunrise"],
+        "sunsetTime" | "sunriseTime" => &["2019-07-27T03:00:00.000Z"],
+        "heatingSetpoint" | "coolingSetpoint" | "thermostatSetpoint" => &["72"],
+        "hue" | "saturation" => &["50"],
+        "color" => &["red"],
+        "colorTemperature" => &["3000"],
+        "trackDescription" | "trackData" => &["track"],
+        "threeAxis" => &["0,0,1000"],
+        "windowShade" => &["open", "closed"],
+        "tamper" => &["detected", "clear"],
+        "touch" | "touched" => &["touched"],
+        "voltage" | "ultravioletIndex" | "soundPressureLevel" | "pressure" | "rssi" => &["10"],
+        "sound" => &["detected", "not detected"],
+        "shock" => &["detected", "clear"],
         _ => &["1"],
     }
 }
@@ -143,7 +193,7 @@ impl Ctx<'_> {
             "unlock" => set(self, "lock", lit("unlocked"))?,
             "open" | "close" => {
                 let v = if name == "open" { "open" } else { "closed" };
-                for attr in ["valve", "door", "contact"] {
+                for attr in ["valve", "door", "contact", "windowShade"] {
                     if has(attr) {
                         set(self, attr, s(v))?;
                         break;

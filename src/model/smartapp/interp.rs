@@ -297,7 +297,7 @@ impl Ctx<'_> {
                 self.text = out;
                 v
             }
-            Expr::Var(n) => self.var(n),
+            Expr::Var(n) => self.var(n)?,
             Expr::List(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for i in items {
@@ -419,19 +419,20 @@ impl Ctx<'_> {
                 "Date" => Value::Int(NOW),
                 "ArrayList" | "LinkedList" | "HashSet" => list(Vec::new()),
                 "HashMap" | "LinkedHashMap" => map(Vec::new()),
+                t if t.ends_with("JsonSlurper") => Value::Obj("json"),
                 _ => Value::Null,
             },
         })
     }
 
-    pub(super) fn var(&mut self, n: &str) -> Value {
+    pub(super) fn var(&mut self, n: &str) -> R<Value> {
         if let Some(v) = self.lookup(n) {
-            return v;
+            return Ok(v);
         }
         if let Some(v) = self.m.apps[self.app].settings.get(n) {
-            return v.clone();
+            return Ok(v.clone());
         }
-        match n {
+        Ok(match n {
             "state" | "atomicState" => Value::Obj("state"),
             "location" => Value::Obj("location"),
             "log" => Value::Obj("log"),
@@ -441,11 +442,23 @@ impl Ctx<'_> {
             _ => {
                 if self.m.apps[self.app].methods.contains_key(n) {
                     // A method named as a value (a handler reference).
-                    return Value::Str(n.to_string().into());
+                    return Ok(Value::Str(n.to_string().into()));
+                }
+                // Groovy reads a property `allOk` through its getter `getAllOk()`.
+                let mut getter = String::with_capacity(n.len() + 3);
+                getter.push_str("get");
+                let mut c = n.chars();
+                if let Some(f) = c.next() {
+                    getter.extend(f.to_uppercase());
+                    getter.push_str(c.as_str());
+                }
+                if self.m.apps[self.app].methods.contains_key(getter.as_str()) {
+                    let app = self.app;
+                    return self.call_method(app, &getter, Vec::new());
                 }
                 Value::Null
             }
-        }
+        })
     }
 
     pub(super) fn state_get(&mut self, key: &str) -> Value {
@@ -543,7 +556,8 @@ impl Ctx<'_> {
                         "date" | "dateValue" => Value::Int(NOW),
                         "source" => lit("DEVICE"),
                         "deviceId" | "id" => lit("deviceID0"),
-                        "data" | "jsonData" => map(Vec::new()),
+                        "jsonData" => parse_json(&map_get_str(m, "data").map_or_else(String::new, Value::text)),
+                        "data" => lit("{}"),
                         _ => Value::Null,
                     }
                 }
@@ -713,7 +727,7 @@ impl Ctx<'_> {
             "getSunriseAndSunset" => map(vec![(lit("sunrise"), Value::Int(NOW)), (lit("sunset"), Value::Int(NOW))]),
             "canSchedule" => Value::Bool(true),
             "getTemperatureScale" => lit("F"),
-            "parseJson" => map(Vec::new()),
+            "parseJson" => parse_json(&arg(0).text()),
             "toDateTime" => Value::Int(NOW),
             "location" => Value::Obj("location"),
             _ => Value::Null,
@@ -741,6 +755,12 @@ impl Ctx<'_> {
                 })
             }
             Value::Obj("state") => return Ok(Value::Null),
+            Value::Obj("json") => {
+                return Ok(match name {
+                    "parseText" | "parse" => parse_json(&arg(0).text()),
+                    _ => Value::Null,
+                })
+            }
             Value::Obj("Math") => {
                 let x = arg(0).num().unwrap_or(0.0);
                 let y = arg(1).num().unwrap_or(0.0);

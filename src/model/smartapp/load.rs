@@ -8,56 +8,103 @@ use std::path::{Path, PathBuf};
 use super::*;
 use crate::trace::InputError;
 
-/// Calls `f` on every call expression of a script (top level and methods, inside closures,
-/// arguments and maps too), in source order.
-pub(super) fn each_call(script: &Script, f: &mut dyn FnMut(&Expr)) {
-    pub(super) fn stmts(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
+/// What [`walk`] shows its visitor: a call expression, or a local `def` given a map literal (an
+/// input declared through a map, `def inputMotionA = [name: ..., type: ...]`).
+pub(super) enum Node<'a> {
+    Call(&'a Expr),
+    MapDef(&'a str, &'a [(Expr, Expr)]),
+}
+
+/// Calls `f` on every call expression and map `def` of a script (top level and methods, inside
+/// closures, arguments and maps too), in source order, with the line of the statement it is in.
+pub(super) fn walk<'s>(script: &'s Script, f: &mut dyn FnMut(Node<'s>, usize)) {
+    fn stmts<'s>(body: &'s [Stmt], line: usize, f: &mut dyn FnMut(Node<'s>, usize)) {
+        let mut line = line;
         for st in body {
             match st {
-                Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) => expr(e, f),
-                Stmt::If(c, a, b) => {
-                    expr(c, f);
-                    stmts(a, f);
-                    stmts(b, f);
+                Stmt::Expr(e, l) => {
+                    line = *l;
+                    expr(e, line, f)
                 }
-                Stmt::Block(b) | Stmt::While(_, b) | Stmt::ForIn(_, _, b) | Stmt::For(_, _, _, b) => stmts(b, f),
-                Stmt::Switch(_, cases) => cases.iter().for_each(|c| stmts(&c.2, f)),
+                Stmt::Def(n, Some(e), l) => {
+                    line = *l;
+                    if let Expr::Map(m) = e {
+                        f(Node::MapDef(n, m), line);
+                    }
+                    expr(e, line, f)
+                }
+                Stmt::Return(Some(e)) | Stmt::Throw(e) => expr(e, line, f),
+                Stmt::If(c, a, b) => {
+                    expr(c, line, f);
+                    stmts(a, line, f);
+                    stmts(b, line, f);
+                }
+                Stmt::While(c, b) | Stmt::ForIn(_, c, b) => {
+                    expr(c, line, f);
+                    stmts(b, line, f)
+                }
+                Stmt::Block(b) | Stmt::For(_, _, _, b) => stmts(b, line, f),
+                Stmt::Switch(v, cases) => {
+                    expr(v, line, f);
+                    cases.iter().for_each(|c| stmts(&c.2, line, f))
+                }
                 Stmt::Try(a, c, fin) => {
-                    stmts(a, f);
-                    c.iter().for_each(|c| stmts(&c.1, f));
-                    stmts(fin, f);
+                    stmts(a, line, f);
+                    c.iter().for_each(|c| stmts(&c.1, line, f));
+                    stmts(fin, line, f);
                 }
                 _ => {}
             }
         }
     }
-    pub(super) fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    fn expr<'s>(e: &'s Expr, line: usize, f: &mut dyn FnMut(Node<'s>, usize)) {
         match e {
             Expr::Call { target, args, .. } => {
-                f(e);
+                f(Node::Call(e), line);
                 if let Some(t) = target {
-                    expr(t, f);
+                    expr(t, line, f);
                 }
                 for a in args {
                     match a {
-                        Arg::Pos(e) | Arg::Named(_, e) => expr(e, f),
+                        Arg::Pos(e) | Arg::Named(_, e) => expr(e, line, f),
                     }
                 }
             }
-            Expr::Closure(c) => stmts(&c.1, f),
-            Expr::Map(m) => m.iter().for_each(|(_, v)| expr(v, f)),
+            Expr::Closure(c) => stmts(&c.1, line, f),
+            Expr::Map(m) => m.iter().for_each(|(_, v)| expr(v, line, f)),
+            Expr::Assign { value, .. } => expr(value, line, f),
             _ => {}
         }
     }
-    stmts(&script.top, f);
+    stmts(&script.top, 0, f);
     for m in &script.methods {
-        stmts(&m.body, f);
+        stmts(&m.body, m.line, f);
     }
 }
 
-/// Every `input` of a script: (name, type, options/default).
-pub(super) fn inputs(script: &Script) -> Vec<(String, String, Value)> {
-    pub(super) fn literal(e: Option<&Expr>) -> Option<Value> {
+/// Calls `f` on every call expression of a script with its line.
+pub(super) fn each_call(script: &Script, f: &mut dyn FnMut(&Expr, usize)) {
+    walk(script, &mut |n, line| {
+        if let Node::Call(e) = n {
+            f(e, line)
+        }
+    });
+}
+
+/// One `input` of a script.
+pub(super) struct Input {
+    pub name: String,
+    pub ty: String,
+    /// Its default or first option (what IoTCheck's Extractor picks), or null.
+    pub default: Value,
+    pub line: usize,
+}
+
+/// Every `input` of a script, written out (`input "x", "capability.switch"`, `input name: "x",
+/// type: ...`) or declared through a map held by a local (`def m = [name: "x", type: ...]`, then
+/// `input m`, as lighting-director does); and, for each it cannot read, its line and why.
+pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
+    fn literal(e: Option<&Expr>) -> Option<Value> {
         match e? {
             Expr::Str(x) => Some(s(x)),
             Expr::Int(i) => Some(Value::Int(*i)),
@@ -66,19 +113,58 @@ pub(super) fn inputs(script: &Script) -> Vec<(String, String, Value)> {
             _ => None,
         }
     }
+    fn first_option(e: Option<&Expr>) -> Option<Value> {
+        match e? {
+            Expr::List(l) => match l.first()? {
+                // `options: [["k": "label"], ...]`: the key.
+                Expr::Map(m) => literal(m.first().map(|p| &p.0)),
+                x => literal(Some(x)),
+            },
+            Expr::Map(m) => literal(m.first().map(|p| &p.0)),
+            _ => None,
+        }
+    }
+    let mut maps: HashMap<String, Vec<(String, &Expr)>> = HashMap::new();
+    walk(script, &mut |n, _| {
+        if let Node::MapDef(name, m) = n {
+            let fields = m
+                .iter()
+                .filter_map(|(k, v)| match k {
+                    Expr::Str(k) => Some((k.to_string(), v)),
+                    Expr::Var(k) => Some((k.clone(), v)),
+                    _ => None,
+                })
+                .collect();
+            maps.insert(name.to_string(), fields);
+        }
+    });
     let mut out = Vec::new();
-    each_call(script, &mut |e| {
+    let mut unread = Vec::new();
+    each_call(script, &mut |e, line| {
         let Expr::Call { target: None, name, args, .. } = e else { return };
-        if name != "input" {
+        // `ifSet`/`ifUnset` (several apps' helpers around `input`) declare inputs too.
+        if name != "input" && name != "ifSet" && name != "ifUnset" {
             return;
         }
         let mut pos = Vec::new();
-        let mut named = HashMap::new();
+        let mut named: HashMap<String, &Expr> = HashMap::new();
         for a in args {
             match a {
                 Arg::Pos(Expr::Str(x)) => pos.push(x.to_string()),
+                Arg::Pos(Expr::Var(v)) if maps.contains_key(v) => {
+                    for (k, v) in &maps[v] {
+                        named.insert(k.clone(), v);
+                    }
+                }
+                Arg::Pos(Expr::Map(m)) => {
+                    for (k, v) in m {
+                        if let Expr::Str(k) = k {
+                            named.insert(k.to_string(), v);
+                        }
+                    }
+                }
                 Arg::Named(n, v) => {
-                    named.insert(n.as_str(), v);
+                    named.insert(n.clone(), v);
                 }
                 _ => {}
             }
@@ -90,18 +176,20 @@ pub(super) fn inputs(script: &Script) -> Vec<(String, String, Value)> {
         let (Some(n), Some(t)) =
             (pos.first().cloned().or_else(|| by_name("name")), pos.get(1).cloned().or_else(|| by_name("type")))
         else {
+            unread.push((line, "an `input` whose name or type is not written out: not bound".to_string()));
             return;
         };
+        let metadata_values = match named.get("metadata") {
+            Some(Expr::Map(m)) => m.iter().find(|(k, _)| matches!(k, Expr::Str(k) if &**k == "values")).map(|p| &p.1),
+            _ => None,
+        };
         let default = literal(named.get("defaultValue").copied())
-            .or_else(|| match named.get("options").copied() {
-                Some(Expr::List(l)) => literal(l.first()),
-                Some(Expr::Map(m)) => literal(m.first().map(|p| &p.0)),
-                _ => None,
-            })
+            .or_else(|| first_option(named.get("options").copied()))
+            .or_else(|| first_option(metadata_values))
             .unwrap_or(Value::Null);
-        out.push((n, t, default));
+        out.push(Input { name: n, ty: t, default, line });
     });
-    out
+    (out, unread)
 }
 
 /// The value IoTCheck's Extractor gives an input of a non-device type.
@@ -120,10 +208,20 @@ pub(super) fn setting_value(ty: &str, default: Value) -> Value {
     }
 }
 
-/// Subscribe calls in source order (statically): (variable or `location`/`app`, event name).
-pub(super) fn subscribe_calls(script: &Script) -> Vec<(String, String)> {
+/// A `subscribe` call found in the source.
+pub(super) struct SubscribeCall {
+    /// The input (or `location`, `app`) it subscribes on; empty when not a name.
+    pub var: String,
+    /// The event name (`switch`, `contact.open`, `location`, `app`); empty when computed.
+    pub event: String,
+    pub line: usize,
+}
+
+/// Subscribe calls in source order (statically). The target may be an input, an item of one
+/// (`theSensor[i]`, one device of a list), a member (`settings.x`), `location` or `app`.
+pub(super) fn subscribe_calls(script: &Script) -> Vec<SubscribeCall> {
     let mut out = Vec::new();
-    each_call(script, &mut |e| {
+    each_call(script, &mut |e, line| {
         let Expr::Call { target: None, name, args, .. } = e else { return };
         if name != "subscribe" {
             return;
@@ -131,15 +229,20 @@ pub(super) fn subscribe_calls(script: &Script) -> Vec<(String, String)> {
         let var = match args.first() {
             Some(Arg::Pos(Expr::Var(v))) => v.clone(),
             Some(Arg::Pos(Expr::Member { name, .. })) => name.clone(),
+            Some(Arg::Pos(Expr::Index(o, _))) => match o.as_ref() {
+                Expr::Var(v) => v.clone(),
+                Expr::Member { name, .. } => name.clone(),
+                _ => String::new(),
+            },
             _ => String::new(),
         };
-        let ev = match args.get(1) {
+        let event = match args.get(1) {
             Some(Arg::Pos(Expr::Str(x))) if args.len() >= 3 => x.to_string(),
             _ if var == "location" => "location".into(),
             _ if var == "app" => "app".into(),
             _ => String::new(),
         };
-        out.push((var, ev));
+        out.push(SubscribeCall { var, event, line });
     });
     out
 }
@@ -188,11 +291,22 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     }
     let mut devices: Vec<String> = Vec::new();
     let mut apps = Vec::new();
+    let mut unsupported = Vec::new();
     for (path, script) in parsed {
+        let file = path.display().to_string();
         let mut settings = FxHashMap::default();
-        for (name, ty, default) in inputs(&script) {
+        let (found, unread) = inputs(&script);
+        for (line, why) in unread {
+            unsupported.push(format!("{file}:{line}: {why}"));
+        }
+        for Input { name, ty, default, line } in found {
             let v = if ty.starts_with("capability.") || ty.starts_with("device.") {
                 let cap = ty.split('.').nth(1).unwrap_or("").to_string();
+                if capability_attrs(&cap).is_empty() && !capability_known_empty(&cap) {
+                    unsupported.push(format!(
+                        "{file}:{line}: input `{name}`: capability `{cap}` has no modelled attributes (only subscribed ones are kept)"
+                    ));
+                }
                 let d = devices.iter().position(|c| *c == cap).unwrap_or_else(|| {
                     devices.push(cap.clone());
                     devices.len() - 1
@@ -204,7 +318,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
             settings.entry(name).or_insert(v);
         }
         let methods = script.methods.iter().enumerate().map(|(i, m)| (m.name.clone(), i)).collect();
-        apps.push(App { name: app_name(&path), script, methods, settings });
+        apps.push(App { name: app_name(&path), file, script, methods, settings });
     }
     // Attribute slots: each device's capability attributes, plus any subscribed attribute.
     let mut slots: Vec<(u16, String)> = Vec::new();
@@ -223,7 +337,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     // Grouped by event type and device (None: location, app, sun): a subscription to a value
     // (`contact.open`) adds that value, one without adds every value of the type. Counted so,
     // the pairs' event numbers match the paper's Evt. (see docs/smartapps.md).
-    let mut groups: Vec<(String, Option<u16>, Vec<String>, usize)> = Vec::new();
+    // (type, device, values, owning app or usize::MAX, attribute set)
+    let mut groups: Vec<(String, Option<u16>, Vec<String>, usize, String)> = Vec::new();
     for (ai, app) in apps.iter().enumerate() {
         for h in opening_schedule(&app.script) {
             events.push(EnvEvent {
@@ -232,13 +347,57 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 attr: Text::Static("schedule"),
                 value: Text::Static(""),
                 run: Some((ai, h)),
+                touch: None,
             });
         }
-        for (var, ev) in subscribe_calls(&app.script) {
-            if ev == "unlock" || ev.is_empty() {
+        for SubscribeCall { var, event: ev, line } in subscribe_calls(&app.script) {
+            let file = &app.file;
+            if ev.is_empty() {
+                unsupported
+                    .push(format!("{file}:{line}: subscription with a computed event name: no event fired for it"));
+                continue;
+            }
+            if var.is_empty() {
+                unsupported.push(format!("{file}:{line}: subscription on a computed target: no event fired for it"));
+                continue;
+            }
+            if var != "location" && var != "app" && !matches!(app.settings.get(&var), Some(Value::Dev(_))) {
+                unsupported.push(format!(
+                    "{file}:{line}: subscription on `{var}`, which is not a device input: no event fired for it"
+                ));
+                continue;
+            }
+            if ev == "unlock" {
                 continue;
             }
             let ty = event_type(&ev);
+            // The attribute the event sets: the subscribed one (`tamper` for
+            // `tamper.tampered`, which IoTCheck's Extractor counts as a contact event).
+            let attr = match ty.as_str() {
+                "water.dry" | "water.wet" => "water".to_string(),
+                "doorState" => "door".to_string(),
+                "location" => "mode".to_string(),
+                "contact" if ev.starts_with("tamper") => "tamper".to_string(),
+                t => t.to_string(),
+            };
+            if var == "app" {
+                // A touch is of one app: its own event, running its own handlers.
+                events.push(EnvEvent {
+                    name: format!("app.touch.{}", app.name),
+                    dev: None,
+                    attr: Text::Static("app"),
+                    value: Text::Static("touch"),
+                    run: None,
+                    touch: Some(ai),
+                });
+                continue;
+            }
+            if event_values(&ty) == ["1"] && !ev.contains('.') {
+                unsupported.push(format!(
+                    "{}:{line}: subscription to `{ev}`: no values known for this event type; the environment sends `1`",
+                    app.file
+                ));
+            }
             let value = ev.split_once('.').map(|(_, v)| v.to_string()).filter(|_| !ev.starts_with("water."));
             let dev = match app.settings.get(&var) {
                 Some(Value::Dev(d)) if var != "location" => Some(*d),
@@ -251,7 +410,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 Some(v) => vec![v],
                 None => event_values(&ty).iter().map(|v| v.to_string()).collect(),
             };
-            match groups.iter_mut().find(|g| g.0 == ty && g.1 == dev && g.3 == owner_app) {
+            match groups.iter_mut().find(|g| g.0 == ty && g.1 == dev && g.3 == owner_app && g.4 == attr) {
                 Some(g) => {
                     for v in values {
                         if !g.2.contains(&v) {
@@ -259,17 +418,11 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                         }
                     }
                 }
-                None => groups.push((ty, dev, values, owner_app)),
+                None => groups.push((ty, dev, values, owner_app, attr)),
             }
         }
     }
-    for (ty, dev, values, ai) in groups {
-        let attr = match ty.as_str() {
-            "water.dry" | "water.wet" => "water".to_string(),
-            "doorState" => "door".to_string(),
-            "location" => "mode".to_string(),
-            t => t.to_string(),
-        };
+    for (_, dev, values, ai, attr) in groups {
         if let Some(d) = dev {
             if !slots.iter().any(|(x, a)| *x == d && *a == attr) {
                 slots.push((d, attr.clone()));
@@ -283,7 +436,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
             if events.iter().any(|e| e.name == name) {
                 name = format!("{name}.{}", apps[ai.min(apps.len() - 1)].name);
             }
-            events.push(EnvEvent { name, dev, attr: attr.clone().into(), value: v.into(), run: None });
+            events.push(EnvEvent { name, dev, attr: attr.clone().into(), value: v.into(), run: None, touch: None });
         }
     }
     let mut slot_of = vec![Vec::new(); devices.len()];
@@ -293,6 +446,12 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     let nslots = slots.len();
     let slot_text = slots.iter().map(|(_, a)| Text::from(a.clone())).collect();
     let device_text = devices.iter().map(|d| Text::from(d.clone())).collect();
+    let phone = devices
+        .iter()
+        .position(|c| c == "mobilePresence")
+        .or_else(|| devices.iter().position(|c| matches!(c.as_str(), "presenceSensor" | "beacon")));
+    let dni = phone.map_or_else(|| "device0".to_string(), |d| format!("device{d}"));
+    let presence_data = ["0", "1"].map(|p| Text::from(format!("{{\"presence\":\"{p}\",\"dni\":\"{dni}\"}}")));
     let mut model = SmartAppModel {
         apps,
         devices,
@@ -302,6 +461,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         device_text,
         subs: Vec::new(),
         events,
+        unsupported: Vec::new(),
+        presence_data,
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -318,28 +479,40 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     let mut st = model.init.clone();
     let mut subs = Vec::new();
     for ai in 0..model.apps.len() {
-        let mut cx = Ctx {
-            m: &model,
-            st: &mut st,
-            acc: Vec::new(),
-            app: ai,
-            vars: Vec::with_capacity(16),
-            base: 0,
-            text: String::new(),
-            running: Vec::new(),
-            budget: 200_000,
-            depth: 0,
-            line: 0,
-            installing: Some(Vec::new()),
-            conflict: None,
-        };
+        let mut cx = Ctx::new(&model, &mut st, ai, Vec::new());
+        cx.installing = Some(Vec::new());
         let entry = if model.apps[ai].methods.contains_key("installed") { "installed" } else { "initialize" };
-        let _ = cx.call_method(ai, entry, Vec::new());
-        subs.extend(cx.installing.take().unwrap_or_default());
+        let file = &model.apps[ai].file;
+        if let Err(Flow::Error(why, line)) = cx.call_method(ai, entry, Vec::new()) {
+            unsupported.push(format!("{file}:{line}: installing stopped: {}", why.trim_start_matches(CONFLICT)));
+        }
+        for (line, why) in std::mem::take(&mut cx.problems) {
+            unsupported.push(format!("{file}:{line}: {why}"));
+        }
+        let made = cx.installing.take().unwrap_or_default();
+        // A subscription in the source that installing did not make (in a branch not taken,
+        // or a method `installed()` does not reach), when no other one of that app covers it.
+        for c in subscribe_calls(&model.apps[ai].script) {
+            let covered = made.iter().any(|s| {
+                let attr = c.event.split('.').next().unwrap_or("");
+                s.attr == attr
+                    || (c.var == "location" && s.dev.is_none() && s.attr != "app")
+                    || (c.var == "app" && s.attr == "app")
+            });
+            let listed = unsupported.iter().any(|u| u.starts_with(&format!("{file}:{}:", c.line)));
+            if !covered && !listed && !c.event.is_empty() {
+                unsupported.push(format!(
+                    "{file}:{}: subscription to `{}` on `{}` not made when the app is installed",
+                    c.line, c.event, c.var
+                ));
+            }
+        }
+        subs.extend(made);
     }
     // Installing is not part of the checked executions: no conflicts from it.
     st.writers.iter_mut().for_each(|w| *w = (0, Value::Null));
     model.init = st;
     model.subs = subs;
+    model.unsupported = unsupported;
     Ok(model)
 }

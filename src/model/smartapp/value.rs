@@ -352,3 +352,21 @@ pub(super) fn binary(op: &str, x: &Value, y: &Value) -> Value {
         _ => arith(op, x, y),
     }
 }
+
+/// A JSON text as Groovy's `JsonSlurper` (and the platform's `parseJson`) gives it: objects as
+/// maps, arrays as lists, numbers as integers or decimals; text that is not JSON gives null.
+pub(super) fn parse_json(text: &str) -> Value {
+    fn conv(v: serde_json::Value) -> Value {
+        match v {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(b),
+            serde_json::Value::Number(n) => {
+                n.as_i64().map_or_else(|| Value::Dec(n.as_f64().unwrap_or(0.0)), Value::Int)
+            }
+            serde_json::Value::String(x) => Value::Str(x.into()),
+            serde_json::Value::Array(a) => list(a.into_iter().map(conv).collect()),
+            serde_json::Value::Object(o) => map(o.into_iter().map(|(k, v)| (Value::Str(k.into()), conv(v))).collect()),
+        }
+    }
+    serde_json::from_str(text).map_or(Value::Null, conv)
+}
