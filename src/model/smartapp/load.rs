@@ -487,7 +487,10 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
             unsupported.push(format!("{file}:{line}: installing stopped: {}", why.trim_start_matches(CONFLICT)));
         }
         for (line, why) in std::mem::take(&mut cx.problems) {
-            unsupported.push(format!("{file}:{line}: {why}"));
+            // Said once per line: a subscription on no input is listed already.
+            if !unsupported.iter().any(|u| u.starts_with(&format!("{file}:{line}:"))) {
+                unsupported.push(format!("{file}:{line}: {why}"));
+            }
         }
         let made = cx.installing.take().unwrap_or_default();
         // A subscription in the source that installing did not make (in a branch not taken,
