@@ -381,7 +381,11 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 t => t.to_string(),
             };
             if var == "app" {
-                // A touch is of one app: its own event, running its own handlers.
+                // A touch is of one app: its own event, running its own handlers (one however
+                // many `subscribe(app, ...)` the source has: installed() and updated()).
+                if events.iter().any(|e| e.touch == Some(ai)) {
+                    continue;
+                }
                 events.push(EnvEvent {
                     name: format!("app.touch.{}", app.name),
                     dev: None,
