@@ -157,10 +157,7 @@ def touched(evt) { setLocationMode(newMode) ; location.setMode("away") }
 def moded(evt) { state.seen = location.mode }
 "#;
     let m = system("touch", &[("T", touch)], SmartAppOptions::default());
-    assert_eq!(
-        m.event_names(),
-        ["app.touch.T", "location.mode.home", "location.mode.away", "location.mode.night"]
-    );
+    assert_eq!(m.event_names(), ["app.touch.T", "location.mode.home", "location.mode.away", "location.mode.night"]);
     let mut s = m.initial();
     fire(&m, &mut s, "app.touch.T").unwrap();
     let text = m.outcome(&s).to_string();

@@ -90,9 +90,7 @@ fn statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usi
     match choice {
         0 | 1 => src.push_str(&format!("{pad}{}\n", actuator(rng))),
         // A device of the list by index (the one device bound).
-        2 if rng.gen_bool(0.3) => {
-            src.push_str(&format!("{pad}sw[0].{}()\n", ["on", "off"][rng.gen_range(0..2)]))
-        }
+        2 if rng.gen_bool(0.3) => src.push_str(&format!("{pad}sw[0].{}()\n", ["on", "off"][rng.gen_range(0..2)])),
         2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
         3 => src.push_str(&format!("{pad}setLocationMode(\"{}\")\n", MODES[rng.gen_range(0..3)])),
         4 => src.push_str(&format!("{pad}runIn(60, later)\n")),
@@ -216,7 +214,9 @@ fn inputs<'a>(rng: &mut SmallRng, devices: impl Iterator<Item = (&'a str, &'a st
     for (i, (name, cap)) in devices.enumerate() {
         match rng.gen_range(0..4) {
             0 => {
-                maps.push_str(&format!("    def in{i} = [name: \"{name}\", type: \"capability.{cap}\", multiple: true]\n"));
+                maps.push_str(&format!(
+                    "    def in{i} = [name: \"{name}\", type: \"capability.{cap}\", multiple: true]\n"
+                ));
                 section.push_str(&format!("            input in{i}\n"));
             }
             1 => section.push_str(&format!("            input \"{name}\", \"capability.{cap}\", multiple: true\n")),
