@@ -73,7 +73,8 @@ fn a_command_delivers_its_event_to_another_apps_subscriber() {
     assert!(m.outcome(&s).to_string().contains("lock.lock=unlocked"), "{}", m.outcome(&s).to_string());
     // Accesses were recorded as the handlers ran: the contact, the switch, Opener's state, and
     // the lock, which Watcher locked while it was locked: a write that changes nothing is a read.
-    // (From the start: with the contact already open the event changes nothing and sends nothing.)
+    // (From the start: the contact is open, and the environment's `contact.open` still reaches its
+    // subscriber, as a device that closed and opened again unobserved would.)
     let mut acc = Accesses::new();
     m.accesses(&m.initial(), m.parse_choice("contactSensor.contact.open").unwrap(), &mut acc);
     let names: Vec<String> =
@@ -83,7 +84,7 @@ fn a_command_delivers_its_event_to_another_apps_subscriber() {
     }
     acc.clear();
     m.accesses(&s, m.parse_choice("contactSensor.contact.open").unwrap(), &mut acc);
-    assert_eq!(acc.len(), 1, "an event that changes nothing reaches no handler");
+    assert!(acc.len() > 1, "an environment event reaches its handlers even when the value is held: {acc:?}");
 }
 
 /// A store that leaves the state as it was is recorded as a read (docs/smartapps.md): an
@@ -156,12 +157,9 @@ def touched(evt) { setLocationMode(newMode) ; location.setMode("away") }
 def moded(evt) { state.seen = location.mode }
 "#;
     let m = system("touch", &[("T", touch)], SmartAppOptions::default());
-    assert_eq!(
-        m.event_names(),
-        ["location.app.touch", "location.mode.home", "location.mode.away", "location.mode.night"]
-    );
+    assert_eq!(m.event_names(), ["app.touch.T", "location.mode.home", "location.mode.away", "location.mode.night"]);
     let mut s = m.initial();
-    fire(&m, &mut s, "location.app.touch").unwrap();
+    fire(&m, &mut s, "app.touch.T").unwrap();
     let text = m.outcome(&s).to_string();
     assert!(text.contains("mode=away") && text.contains("seen=away"), "{text}");
 }

@@ -12,38 +12,59 @@ pub fn stats(files: &[PathBuf], json: bool) -> Result<i32, Fail> {
     let input = detect_input(files)?;
     if let Some(apps) = smartapp_coverage(files, &input) {
         let loaded = apps.iter().filter(|(_, r)| r.is_ok()).count();
+        let with_unsupported = apps.iter().filter(|(_, r)| r.as_ref().is_ok_and(|r| !r.1.is_empty())).count();
         if json {
             let apps: Vec<serde_json::Value> = apps
                 .iter()
                 .map(|(name, r)| match r {
-                    Ok(events) => serde_json::json!({ "app": name, "loaded": true, "events": events }),
+                    Ok((events, unsupported)) => serde_json::json!({
+                        "app": name, "loaded": true, "events": events, "unsupported": unsupported
+                    }),
                     Err(why) => serde_json::json!({ "app": name, "loaded": false, "error": why }),
                 })
                 .collect();
-            let doc = serde_json::json!({ "apps": apps, "loaded": loaded, "tool": tool_json() });
+            let doc = serde_json::json!({
+                "apps": apps, "loaded": loaded, "with_unsupported": with_unsupported, "tool": tool_json()
+            });
             println!("{}", serde_json::to_string_pretty(&doc)?);
         } else {
             for (name, r) in &apps {
                 match r {
-                    Ok(events) => println!("{name:<60} loaded ({events} events)"),
+                    Ok((events, unsupported)) => {
+                        println!("{name:<60} loaded ({events} events)");
+                        for u in unsupported {
+                            println!("    not modelled: {u}");
+                        }
+                    }
                     Err(why) => println!("{name:<60} {why}"),
                 }
             }
             println!("{loaded} of {} apps load", apps.len());
+            println!(
+                "{with_unsupported} of them with something not modelled ({} items, listed above)",
+                apps.iter().filter_map(|(_, r)| r.as_ref().ok()).map(|r| r.1.len()).sum::<usize>()
+            );
         }
         return Ok(0);
     }
     let file = joined(files);
     let loaded = model::load_input(input, LoadOptions::default())?;
-    let (kind, stats) = with_model!(&loaded, m => (m.kind(), m.stats()));
+    let (kind, stats, unsupported) = with_model!(&loaded, m => (m.kind(), m.stats(), m.unsupported()));
     if json {
         let stats: std::collections::BTreeMap<String, u64> =
             stats.into_iter().map(|(k, v)| (json_key(&k), v)).collect();
-        println!("{}", serde_json::to_string_pretty(&stats)?);
+        let mut doc = serde_json::to_value(&stats)?;
+        if kind == model::ModelKind::SmartApps {
+            doc["unsupported_list"] = serde_json::json!(unsupported);
+        }
+        println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!("{} ({kind})", file.display());
         for (k, v) in &stats {
             println!("  {k:<24} {v}");
+        }
+        for u in &unsupported {
+            println!("  not modelled: {u}");
         }
     }
     Ok(0)
@@ -56,7 +77,7 @@ fn json_key(key: &str) -> String {
 }
 
 /// What `stats` says of one app of a folder of SmartApps: its events, or why it did not load.
-type AppCoverage = (String, Result<u64, String>);
+type AppCoverage = (String, Result<(u64, Vec<String>), String>);
 
 /// `stats` on one folder of SmartApps: each app alone, loaded or the first construct that
 /// stops it (None when the input is not such a folder).
@@ -69,7 +90,7 @@ fn smartapp_coverage(files: &[PathBuf], input: &Input) -> Option<Vec<AppCoverage
     for app in apps {
         let name = app.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let result = match model::load_all(std::slice::from_ref(app), LoadOptions::default()) {
-            Ok(l) => Ok(with_model!(&l, m => m.stats().get("events").copied().unwrap_or(0))),
+            Ok(l) => Ok(with_model!(&l, m => (m.stats().get("events").copied().unwrap_or(0), m.unsupported()))),
             Err(e) => Err(e.to_string().replace(&app.display().to_string(), "")),
         };
         out.push((name, result));

@@ -566,6 +566,7 @@ impl EventModel {
                     event: Some(self.ast.events[ci].name.clone()),
                     app: Some(app.clone()),
                     conflict,
+                    at: None,
                 });
             }
         }

@@ -74,6 +74,9 @@ pub struct ModelError {
     /// For a conflict: who wrote what. Not part of what tells errors apart (the message is),
     /// since the values depend on the path taken to the same statement.
     pub conflict: Option<Box<Conflict>>,
+    /// Where in the source, when the line alone does not say it (several SmartApps): the
+    /// file and line, and the handler that was running (`a.groovy:72, handler lockHandler`).
+    pub at: Option<String>,
 }
 
 impl ModelError {
@@ -368,6 +371,11 @@ pub trait Model: Sync {
     /// One line on what the input holds (the report's "system under test").
     fn summary(&self) -> String {
         format!("{} choices", self.choices())
+    }
+    /// What of the input the model cannot bind or run, one `file:line: why` each: reported
+    /// (text, JSON, `stats`) so that nothing is dropped silently. Empty when all is modelled.
+    fn unsupported(&self) -> Vec<String> {
+        Vec::new()
     }
     /// What the input holds, by kind (`tracepor stats`).
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {

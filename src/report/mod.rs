@@ -34,6 +34,9 @@ pub struct ErrorReport {
     /// For a conflict: both apps and both values, as the schedule shown reaches it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflict: Option<Conflict>,
+    /// File, line and handler of the error, when the input has several files (SmartApps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
     /// Steps of `schedule`.
     #[serde(skip)]
     pub steps: usize,
@@ -79,6 +82,9 @@ pub struct RunReport {
     pub blocked: Option<u64>,
     /// Seconds spent in consistency checks (`optimal`, `em-dpor-sleep`).
     pub consistency_s: Option<f64>,
+    /// What of the input the model could not bind or run (`file:line: why`), so that a
+    /// silent part of an app is never mistaken for a checked one.
+    pub unsupported: Vec<String>,
     #[serde(skip)]
     pub found: Outcomes,
     /// The load options the model was built with (` --bound 1 --conflicts`), for replay lines.
@@ -114,6 +120,7 @@ impl RunReport {
                     shortened_from: (short.len() < first).then_some(first),
                     graph_shortest: f.graph_shortest_from.map(|_| f.schedule.len()),
                     conflict,
+                    at: f.error.at.clone(),
                     steps: short.len(),
                 }
             })
@@ -146,6 +153,7 @@ impl RunReport {
                     shortened_from: d.graph_shortest_from.filter(|&n| n > schedule.len()),
                     graph_shortest: d.graph_shortest_from.map(|_| schedule.len()),
                     conflict: None,
+                    at: None,
                     steps: schedule.len(),
                 });
             }
@@ -176,6 +184,7 @@ impl RunReport {
             redundant: stats.redundant,
             blocked: stats.blocked,
             consistency_s: stats.consistency_s,
+            unsupported: model.unsupported(),
             found,
         }
     }

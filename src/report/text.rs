@@ -25,11 +25,20 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     rule(&mut out, "system under test");
     let _ = writeln!(out, "{} ({})", r.file, r.model);
     let _ = writeln!(out, "{sut}");
+    if !r.unsupported.is_empty() {
+        let _ = writeln!(out, "not modelled ({}):", r.unsupported.len());
+        for u in &r.unsupported {
+            let _ = writeln!(out, "  {u}");
+        }
+    }
     rule(&mut out, &format!("search started: {}", r.strategy));
     for (i, e) in r.errors.iter().enumerate() {
         rule(&mut out, &format!("error {}", i + 1));
         let _ = writeln!(out, "{}: {}", e.kind, e.message);
         let place = match (&e.event, &e.app) {
+            (Some(ev), Some(app)) if e.at.is_some() => {
+                format!("{} (event {ev}, app {app})", e.at.as_deref().unwrap_or_default())
+            }
             (Some(ev), Some(app)) => format!("line {} (event {ev}, app {app})", e.line),
             _ if r.model == ModelKind::EmTrace => format!("operation {}", e.line),
             _ => format!("line {}", e.line),

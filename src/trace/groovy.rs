@@ -1368,7 +1368,17 @@ impl Parser<'_> {
                         if !self.skip_type() {
                             return self.err("expected a type after `new`");
                         }
-                        let ty = text_of(&self.toks[save].tok);
+                        // A qualified type (`groovy.json.JsonSlurper`) goes by its last name.
+                        // (Not a name inside its type arguments: `new ArrayList<String>()`.)
+                        let mut last = save;
+                        let mut k = save;
+                        while k + 2 < self.i && matches!(self.toks[k + 1].tok, Tok::P(".")) {
+                            k += 2;
+                            if matches!(self.toks[k].tok, Tok::Ident(_)) {
+                                last = k;
+                            }
+                        }
+                        let ty = text_of(&self.toks[last].tok);
                         let args = if self.eat("(") { self.arg_list(Some(")"))? } else { Vec::new() };
                         return Ok(Expr::New(ty, args));
                     }

@@ -2,6 +2,11 @@
 //! two or three apps that share devices of a few capabilities, as the IoTCheck pairs do, and
 //! whose handlers read what others write (device attributes, location mode) and branch on it.
 //!
+//! The inputs take every form the corpus uses (issue 26): written out, declared through a map
+//! held by a local (`def m = [name: ..., type: ...]; input m`), lists of devices used by index
+//! (`sw[0].on()`); handlers read `evt.data` as JSON (`parseJson`), apps may subscribe to their
+//! own touch, and two apps often subscribe to one event (every handler runs on it).
+//!
 //! Everything a handler stores has finitely many values (toggled strings, never a growing
 //! counter), so an exhaustive search of an unbounded system ends.
 
@@ -35,19 +40,15 @@ fn gen_app(rng: &mut SmallRng, index: usize) -> String {
         }
     }
     let mut src = format!("definition(name: \"Gen{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
-    src.push_str("preferences {\n    section(\"devices\") {\n");
-    for &d in &devices {
-        let (name, cap, _, _) = DEVICES[d];
-        src.push_str(&format!("        input \"{name}\", \"capability.{cap}\"\n"));
-    }
-    src.push_str("    }\n}\n");
+    src.push_str(&inputs(rng, devices.iter().map(|&d| (DEVICES[d].0, DEVICES[d].1))));
 
     // Subscriptions: one or two, to an attribute with or without a value, or to the mode.
     let handlers = rng.gen_range(1..=2);
     src.push_str("def installed() {\n");
     for h in 0..handlers {
-        match rng.gen_range(0..5) {
+        match rng.gen_range(0..6) {
             0 => src.push_str(&format!("    subscribe(location, \"mode\", h{h})\n")),
+            5 => src.push_str(&format!("    subscribe(app, h{h})\n")),
             1 | 2 => {
                 let (name, _, attr, values) = DEVICES[devices[rng.gen_range(0..devices.len())]];
                 let value = values[rng.gen_range(0..2)];
@@ -88,6 +89,8 @@ fn statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usi
     let choice = if depth >= 3 { rng.gen_range(0..5) } else { rng.gen_range(0..8) };
     match choice {
         0 | 1 => src.push_str(&format!("{pad}{}\n", actuator(rng))),
+        // A device of the list by index (the one device bound).
+        2 if rng.gen_bool(0.3) => src.push_str(&format!("{pad}sw[0].{}()\n", ["on", "off"][rng.gen_range(0..2)])),
         2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
         3 => src.push_str(&format!("{pad}setLocationMode(\"{}\")\n", MODES[rng.gen_range(0..3)])),
         4 => src.push_str(&format!("{pad}runIn(60, later)\n")),
@@ -100,6 +103,7 @@ fn statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usi
                     let (name, _, attr, values) = DEVICES[devices[rng.gen_range(0..devices.len())]];
                     format!("{name}.currentValue(\"{attr}\") == \"{}\"", values[rng.gen_range(0..2)])
                 }
+                3 if rng.gen_bool(0.3) => "parseJson(evt.data) == [:]".to_string(),
                 _ => format!("evt.value == \"{}\"", ["on", "off", "open", "locked"][rng.gen_range(0..4)]),
             };
             src.push_str(&format!("{pad}if ({cond}) {{\n"));
@@ -140,12 +144,8 @@ fn gen_loose_app(rng: &mut SmallRng, index: usize) -> String {
         }
     }
     let mut src = format!("definition(name: \"Loose{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
-    src.push_str("preferences {\n    section(\"devices\") {\n");
-    for &d in &devices {
-        let (name, cap, ..) = LOOSE[d];
-        src.push_str(&format!("        input \"{name}\", \"capability.{cap}\"\n"));
-    }
-    src.push_str("    }\n}\ndef installed() {\n");
+    src.push_str(&inputs(rng, devices.iter().map(|&d| (LOOSE[d].0, LOOSE[d].1))));
+    src.push_str("def installed() {\n");
     let handlers = rng.gen_range(1..=2);
     for h in 0..handlers {
         // One value per subscription: one environment event each, so that the stateless
@@ -204,4 +204,26 @@ fn loose_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, dept
             src.push_str(&format!("{pad}}}\n"));
         }
     }
+}
+
+/// The `preferences` of an app: each input written out, declared through a map held by a local
+/// of a page method (`input m`), or as a list of devices (`multiple: true`).
+fn inputs<'a>(rng: &mut SmallRng, devices: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let mut maps = String::new();
+    let mut section = String::new();
+    for (i, (name, cap)) in devices.enumerate() {
+        match rng.gen_range(0..4) {
+            0 => {
+                maps.push_str(&format!(
+                    "    def in{i} = [name: \"{name}\", type: \"capability.{cap}\", multiple: true]\n"
+                ));
+                section.push_str(&format!("            input in{i}\n"));
+            }
+            1 => section.push_str(&format!("            input \"{name}\", \"capability.{cap}\", multiple: true\n")),
+            _ => section.push_str(&format!("            input \"{name}\", \"capability.{cap}\"\n")),
+        }
+    }
+    format!(
+        "preferences {{ page(name: \"devicesPage\") }}\ndef devicesPage() {{\n{maps}    dynamicPage(name: \"devicesPage\") {{\n        section(\"devices\") {{\n{section}        }}\n    }}\n}}\n"
+    )
 }

@@ -38,7 +38,7 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
         "on" => &["switch"],
         "off" => &["switch", "thermostatMode", "alarm"],
         "lock" | "unlock" => &["lock"],
-        "open" | "close" => &["valve", "door", "contact"],
+        "open" | "close" => &["valve", "door", "contact", "windowShade"],
         "setLevel" => &["level"],
         "heat" | "cool" | "auto" | "emergencyHeat" | "setThermostatMode" => &["thermostatMode"],
         "fanOn" | "fanAuto" | "fanCirculate" | "setThermostatFanMode" => &["thermostatFanMode"],

@@ -1,0 +1,301 @@
+//! Groovy's library as the apps use it: collection methods with closures (each, find, collect,
+//! inject, ...), list and map mutation written back to where the collection came from, string
+//! and number methods.
+
+use super::*;
+
+impl Ctx<'_> {
+    /// Groovy's collection, string and number methods.
+    pub(super) fn collection(&mut self, o: &Value, name: &str, a: Vec<Value>) -> R<Value> {
+        let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
+        let closure = a.iter().rev().find_map(|v| match v {
+            Value::Closure(c) => Some(c.clone()),
+            _ => None,
+        });
+        // Closure-taking iteration methods.
+        if let Some(c) = &closure {
+            let items = o.items();
+            let pair_args = |x: &Value| -> Vec<Value> {
+                match (o, x, c.0.len()) {
+                    (Value::Map(_), Value::Map(kv), 2) => {
+                        vec![
+                            map_get(kv, &lit("key")).cloned().unwrap_or(Value::Null),
+                            map_get(kv, &lit("value")).cloned().unwrap_or(Value::Null),
+                        ]
+                    }
+                    _ => vec![x.clone()],
+                }
+            };
+            match name {
+                "each" | "eachWithIndex" => {
+                    for (i, x) in items.iter().enumerate() {
+                        let mut args = pair_args(x);
+                        if name == "eachWithIndex" {
+                            args.push(Value::Int(i as i64));
+                        }
+                        self.call_closure(c, args)?;
+                    }
+                    return Ok(o.clone());
+                }
+                "find" => {
+                    for x in &items {
+                        if self.call_closure(c, pair_args(x))?.truthy() {
+                            return Ok(x.clone());
+                        }
+                    }
+                    return Ok(Value::Null);
+                }
+                "findAll" | "grep" => {
+                    let mut out = Vec::new();
+                    for x in &items {
+                        if self.call_closure(c, pair_args(x))?.truthy() {
+                            out.push(x.clone());
+                        }
+                    }
+                    return Ok(list(out));
+                }
+                "any" | "every" | "count" => {
+                    let mut n = 0;
+                    for x in &items {
+                        if self.call_closure(c, pair_args(x))?.truthy() {
+                            n += 1;
+                        }
+                    }
+                    return Ok(match name {
+                        "any" => Value::Bool(n > 0),
+                        "every" => Value::Bool(n == items.len()),
+                        _ => Value::Int(n as i64),
+                    });
+                }
+                "collect" | "collectMany" => {
+                    let mut out = Vec::new();
+                    for x in &items {
+                        let v = self.call_closure(c, pair_args(x))?;
+                        if name == "collectMany" {
+                            out.extend(v.items());
+                        } else {
+                            out.push(v);
+                        }
+                    }
+                    return Ok(list(out));
+                }
+                "sum" => {
+                    let mut acc = Value::Int(0);
+                    for x in &items {
+                        let v = self.call_closure(c, pair_args(x))?;
+                        acc = arith("+", &acc, &v);
+                    }
+                    return Ok(acc);
+                }
+                "inject" => {
+                    let mut acc = arg(0);
+                    for x in &items {
+                        acc = self.call_closure(c, vec![acc, x.clone()])?;
+                    }
+                    return Ok(acc);
+                }
+                "times" => {
+                    let n = o.num().unwrap_or(0.0) as i64;
+                    for i in 0..n.min(10_000) {
+                        self.call_closure(c, vec![Value::Int(i)])?;
+                    }
+                    return Ok(Value::Null);
+                }
+                "sort" | "max" | "min" | "groupBy" | "unique" => {
+                    let mut keyed = Vec::new();
+                    for x in &items {
+                        keyed.push((self.call_closure(c, vec![x.clone()])?, x.clone()));
+                    }
+                    if c.0.len() < 2 {
+                        keyed.sort_by(|p, q| compare(&p.0, &q.0).unwrap_or(std::cmp::Ordering::Equal));
+                    }
+                    return Ok(match name {
+                        "max" => keyed.last().map_or(Value::Null, |p| p.1.clone()),
+                        "min" => keyed.first().map_or(Value::Null, |p| p.1.clone()),
+                        _ => list(keyed.into_iter().map(|p| p.1).collect()),
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(match (o, name) {
+            (_, "toString") => s(&o.text()),
+            (_, "is" | "equals") => Value::Bool(loose_eq(o, &arg(0))),
+            (Value::Str(x), _) => string_method(x, name, &a),
+            (Value::Int(_) | Value::Dec(_), _) => match name {
+                "toInteger" | "intValue" | "toLong" | "longValue" => Value::Int(o.num().unwrap_or(0.0) as i64),
+                "toDouble" | "doubleValue" | "toFloat" | "floatValue" | "toBigDecimal" => {
+                    Value::Dec(o.num().unwrap_or(0.0))
+                }
+                "round" => Value::Int(o.num().unwrap_or(0.0).round() as i64),
+                "abs" => Value::Dec(o.num().unwrap_or(0.0).abs()),
+                "plus" => arith("+", o, &arg(0)),
+                "minus" => arith("-", o, &arg(0)),
+                _ => Value::Null,
+            },
+            (Value::Map(m), _) => match name {
+                "get" | "getAt" => map_get(m, &arg(0)).cloned().unwrap_or_else(|| arg(1)),
+                "containsKey" => Value::Bool(map_get(m, &arg(0)).is_some()),
+                "containsValue" => Value::Bool(m.iter().any(|(_, v)| loose_eq(v, &arg(0)))),
+                "keySet" | "keys" => list(m.iter().map(|p| p.0.clone()).collect()),
+                "values" => list(m.iter().map(|p| p.1.clone()).collect()),
+                "size" => Value::Int(m.len() as i64),
+                "isEmpty" => Value::Bool(m.is_empty()),
+                _ => Value::Null,
+            },
+            (Value::Dev(_) | Value::List(_) | Value::Null, _) => {
+                let l = o.items();
+                match name {
+                    "size" | "count" => Value::Int(if name == "count" {
+                        l.iter().filter(|x| loose_eq(x, &arg(0))).count()
+                    } else {
+                        l.len()
+                    } as i64),
+                    "isEmpty" => Value::Bool(l.is_empty()),
+                    "contains" => Value::Bool(l.iter().any(|x| loose_eq(x, &arg(0)))),
+                    "first" | "head" => l.first().cloned().unwrap_or(Value::Null),
+                    "last" => l.last().cloned().unwrap_or(Value::Null),
+                    "get" | "getAt" => l.get(arg(0).num().unwrap_or(0.0) as usize).cloned().unwrap_or(Value::Null),
+                    "indexOf" => Value::Int(l.iter().position(|x| loose_eq(x, &arg(0))).map_or(-1, |p| p as i64)),
+                    "join" => s(&l.iter().map(Value::text).collect::<Vec<_>>().join(&match arg(0) {
+                        Value::Null => String::new(),
+                        v => v.text(),
+                    })),
+                    "sum" => l.iter().fold(Value::Int(0), |acc, x| arith("+", &acc, x)),
+                    "max" => l
+                        .iter()
+                        .cloned()
+                        .reduce(|p, q| if compare(&q, &p) == Some(std::cmp::Ordering::Greater) { q } else { p })
+                        .unwrap_or(Value::Null),
+                    "min" => l
+                        .iter()
+                        .cloned()
+                        .reduce(|p, q| if compare(&q, &p) == Some(std::cmp::Ordering::Less) { q } else { p })
+                        .unwrap_or(Value::Null),
+                    "sort" => {
+                        let mut l = l;
+                        l.sort_by(|p, q| compare(p, q).unwrap_or(std::cmp::Ordering::Equal));
+                        list(l)
+                    }
+                    "unique" | "toSet" => {
+                        let mut out: Vec<Value> = Vec::new();
+                        for x in l {
+                            if !out.iter().any(|y| loose_eq(y, &x)) {
+                                out.push(x);
+                            }
+                        }
+                        list(out)
+                    }
+                    "reverse" => list(l.into_iter().rev().collect()),
+                    "flatten" => list(l.iter().flat_map(Value::items).collect()),
+                    "toList" | "asList" | "collect" => list(l),
+                    "plus" => list(l.into_iter().chain(arg(0).items()).collect()),
+                    "minus" => {
+                        let r = arg(0).items();
+                        list(l.into_iter().filter(|x| !r.iter().any(|y| loose_eq(x, y))).collect())
+                    }
+                    "intersect" => {
+                        let r = arg(0).items();
+                        list(l.into_iter().filter(|x| r.iter().any(|y| loose_eq(x, y))).collect())
+                    }
+                    _ => Value::Null,
+                }
+            }
+            _ => Value::Null,
+        })
+    }
+}
+
+pub(super) fn mutate(c: &mut Value, name: &str, a: &[Value]) -> Value {
+    let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
+    match c {
+        Value::List(l) => match (name, Arc::make_mut(l)) {
+            ("add" | "push" | "leftShift", l) => {
+                if l.len() < 10_000 {
+                    l.push(arg(0));
+                }
+                Value::Bool(true)
+            }
+            ("addAll", l) => {
+                l.extend(arg(0).items());
+                Value::Bool(true)
+            }
+            ("remove", l) => match arg(0) {
+                Value::Int(i) if (i as usize) < l.len() => l.remove(i as usize),
+                v => {
+                    let p = l.iter().position(|x| loose_eq(x, &v));
+                    Value::Bool(p.map(|p| l.remove(p)).is_some())
+                }
+            },
+            ("clear", l) => {
+                l.clear();
+                Value::Null
+            }
+            _ => Value::Null,
+        },
+        Value::Map(m) => match (name, Arc::make_mut(m)) {
+            ("put", m) => {
+                map_put(m, arg(0), arg(1));
+                Value::Null
+            }
+            ("putAll", m) => {
+                if let Value::Map(o) = arg(0) {
+                    for (k, v) in o.iter().cloned() {
+                        map_put(m, k, v);
+                    }
+                }
+                Value::Null
+            }
+            ("remove", m) => {
+                let k = arg(0).text();
+                let p = m.iter().position(|(x, _)| x.text() == k);
+                p.map(|p| m.remove(p).1).unwrap_or(Value::Null)
+            }
+            ("clear", m) => {
+                m.clear();
+                Value::Null
+            }
+            _ => Value::Null,
+        },
+        _ => Value::Null,
+    }
+}
+
+pub(super) fn string_method(x: &str, name: &str, a: &[Value]) -> Value {
+    let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
+    match name {
+        "toInteger" | "toLong" | "intValue" => x.trim().parse::<f64>().map_or(Value::Null, |f| Value::Int(f as i64)),
+        "toDouble" | "toFloat" | "toBigDecimal" => x.trim().parse::<f64>().map_or(Value::Null, Value::Dec),
+        "isNumber" | "isInteger" | "isDouble" => Value::Bool(x.trim().parse::<f64>().is_ok()),
+        "toLowerCase" => s(&x.to_lowercase()),
+        "toUpperCase" => s(&x.to_uppercase()),
+        "trim" => s(x.trim()),
+        "size" | "length" => Value::Int(x.chars().count() as i64),
+        "contains" => Value::Bool(x.contains(&arg(0).text())),
+        "startsWith" => Value::Bool(x.starts_with(&arg(0).text())),
+        "endsWith" => Value::Bool(x.ends_with(&arg(0).text())),
+        "equalsIgnoreCase" => Value::Bool(x.eq_ignore_ascii_case(&arg(0).text())),
+        "indexOf" => Value::Int(x.find(&arg(0).text()).map_or(-1, |p| p as i64)),
+        "replace" | "replaceAll" => s(&x.replace(&arg(0).text(), &arg(1).text())),
+        "capitalize" => {
+            let mut c = x.chars();
+            s(&c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default())
+        }
+        "split" | "tokenize" => {
+            let sep = match arg(0) {
+                Value::Null => " ".to_string(),
+                v => v.text(),
+            };
+            list(x.split(sep.as_str()).filter(|p| !p.is_empty() || name == "split").map(s).collect())
+        }
+        "substring" => {
+            let chars: Vec<char> = x.chars().collect();
+            let i = (arg(0).num().unwrap_or(0.0) as usize).min(chars.len());
+            let j = arg(1).num().map_or(chars.len(), |f| f as usize).clamp(i, chars.len());
+            s(&chars[i..j].iter().collect::<String>())
+        }
+        "plus" => s(&format!("{x}{}", arg(0).text())),
+        "isEmpty" => Value::Bool(x.is_empty()),
+        _ => Value::Null,
+    }
+}

@@ -1,0 +1,287 @@
+//! Event delivery as a hub does it: a choice fires one environment event; a device attribute
+//! that changes (by the environment or by an app's command) delivers its event to every
+//! handler subscribed to it, synchronously, inside the running transition; `--conflicts`
+//! checks each app write against the attribute's last writer.
+
+use super::*;
+
+impl SmartAppModel {
+    pub(super) fn slot(&self, dev: u16, attr: &str) -> Option<usize> {
+        self.slot_of.get(dev as usize)?.iter().find(|(a, _)| a == attr).map(|p| p.1)
+    }
+    pub(super) fn mode_object(&self) -> u32 {
+        self.slots.len() as u32
+    }
+    pub(super) fn state_object(&self, app: usize) -> u32 {
+        (self.slots.len() + 1 + app) as u32
+    }
+
+    pub(super) fn is_enabled(&self, s: &SmartState, e: usize) -> bool {
+        self.opts.bound.is_none_or(|k| s.fired[e] < k)
+    }
+
+    /// Fires event `e` on `st`, recording accesses into `acc`.
+    pub(super) fn fire(&self, st: &mut SmartState, e: usize, acc: &mut Vec<Access>) -> Result<(), ModelError> {
+        if self.opts.bound.is_some() {
+            st.fired[e] += 1;
+        }
+        let ev = &self.events[e];
+        let mut cx = Ctx::new(self, st, 0, std::mem::take(acc));
+        let r = if let Some((app, method)) = &ev.run {
+            cx.app = *app;
+            cx.call_method(*app, method, Vec::new()).map(|_| ())
+        } else if let Some(d) = ev.dev {
+            cx.set_attr(d, &ev.attr, Value::Str(ev.value.clone()), None)
+        } else if ev.attr == "mode" {
+            cx.set_mode(ev.value.clone(), None)
+        } else {
+            cx.touch_app = ev.touch;
+            cx.deliver(None, &ev.attr, &ev.value)
+        };
+        if let (Err(Flow::Error(_, line)), None) = (&r, cx.fault) {
+            cx.fault = Some((cx.app, *line, None));
+        }
+        *acc = std::mem::take(&mut cx.acc);
+        let app = cx.app;
+        let at = cx.fault_place();
+        let conflict = cx.conflict.take();
+        match r {
+            Ok(()) => Ok(()),
+            Err(Flow::Error(msg, line)) => Err(ModelError {
+                kind: if msg.starts_with(CONFLICT) { "conflict" } else { "exception" },
+                message: msg.trim_start_matches(CONFLICT).to_string(),
+                line,
+                event: Some(ev.name.clone()),
+                // The app whose write conflicted (the firing may have begun in another one).
+                app: Some(conflict.as_ref().map_or_else(|| self.apps[app].name.clone(), |c| c.app.clone())),
+                conflict,
+                at,
+            }),
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+impl Ctx<'_> {
+    pub(super) fn touch(&mut self, object: u32, write: bool) {
+        self.acc.push(Access { object, write });
+    }
+
+    pub(super) fn err<T>(&self, msg: impl Into<String>) -> R<T> {
+        Err(Flow::Error(msg.into(), self.line))
+    }
+
+    /// Sets a device attribute; an app write (`by`) is checked for conflicts; a change delivers
+    /// the event to the subscribers.
+    pub(super) fn set_attr(&mut self, dev: u16, attr: &str, value: Value, by: Option<usize>) -> R<()> {
+        let Some(slot) = self.m.slot(dev, attr) else { return Ok(()) };
+        // A command given no value (an unset optional input) leaves the device as it is.
+        if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
+            return Ok(());
+        }
+        // A write that leaves the state as it was (the same value, and with `--conflicts` the
+        // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
+        let new_writer = match (by, self.m.opts.conflicts) {
+            (Some(app), true) => {
+                let (w, last) = &self.st.writers[slot];
+                *w as usize != app + 1 || last != &value
+            }
+            _ => false,
+        };
+        let changes = new_writer || !loose_eq(&self.st.attrs[slot], &value);
+        self.touch(slot as u32, changes);
+        if let (Some(app), true) = (by, self.m.opts.conflicts) {
+            let (w, last) = &self.st.writers[slot];
+            if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
+                let other = &self.m.apps[*w as usize - 1].name;
+                self.conflict = Some(Box::new(crate::model::Conflict {
+                    variable: format!("{}.{attr}", self.m.devices[dev as usize]),
+                    app: self.m.apps[app].name.to_string(),
+                    value: value.text(),
+                    last_app: other.to_string(),
+                    last_value: last.text(),
+                }));
+                self.fault = Some((app, self.line, self.sub));
+                return self.err(format!(
+                    "{CONFLICT}apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
+                    self.m.apps[app].name,
+                    self.m.devices[dev as usize],
+                    last.text(),
+                    self.m.apps[app].name,
+                    value.text()
+                ));
+            }
+            self.st.writers[slot] = ((app + 1) as u8, value.clone());
+        }
+        // A device reports a change only; an app's command to the value held sends nothing. The
+        // environment's event is a change by definition: the device came to this value (through
+        // others no app listens to, if it held it already), so its subscribers always run.
+        if loose_eq(&self.st.attrs[slot], &value) {
+            if by.is_some() {
+                return Ok(());
+            }
+        } else {
+            self.st.attrs[slot] = value.clone();
+        }
+        let text = match value {
+            Value::Str(x) => x,
+            v => v.text().into(),
+        };
+        let m = self.m;
+        self.deliver(Some(dev), &m.slot_text[slot], &text)
+    }
+
+    pub(super) fn set_mode(&mut self, mode: Text, by: Option<usize>) -> R<()> {
+        let o = self.m.mode_object();
+        self.touch(o, *self.st.mode != *mode);
+        // As for a device: an app setting the mode it has changes nothing; the environment's
+        // mode event is a change to that mode.
+        if *self.st.mode == *mode {
+            if by.is_some() {
+                return Ok(());
+            }
+        } else {
+            self.st.mode = mode.clone();
+        }
+        self.deliver(None, &Text::Static("mode"), &mode)
+    }
+
+    /// Runs the handlers subscribed to `attr` of `dev` (None: location/app) with `value`.
+    pub(super) fn deliver(&mut self, dev: Option<u16>, attr: &Text, value: &Text) -> R<()> {
+        if self.depth > 24 {
+            return Ok(());
+        }
+        // One `evt` for every handler: shared, and copied on write should one change it.
+        // An app touch runs the tapped app's handlers only; every other event runs every
+        // handler subscribed to it, in every app, in subscription order.
+        let touched = self.touch_app.take();
+        let mut evt = None;
+        for (si, sub) in self.m.subs.iter().enumerate() {
+            let hit = sub.dev == dev
+                && (sub.attr == **attr || (dev.is_none() && sub.attr == "location" && **attr == *"mode"))
+                && sub.value.as_deref().is_none_or(|v| v == &**value)
+                && (sub.attr != "app" || touched.is_none_or(|a| a == sub.app));
+            if !hit {
+                continue;
+            }
+            let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();
+            let saved = (self.app, self.base, self.sub);
+            self.base = self.vars.len();
+            self.app = sub.app;
+            self.sub = Some(si);
+            self.depth += 1;
+            let r = match &sub.handler {
+                Handler::Method(m) => self.call_method(sub.app, m, vec![evt]).map(|_| ()),
+                Handler::Closure(c) => self.call_closure(c, vec![evt]).map(|_| ()),
+            };
+            self.depth -= 1;
+            self.vars.truncate(self.base);
+            if let (Err(Flow::Error(_, line)), None) = (&r, self.fault) {
+                self.fault = Some((sub.app, *line, Some(si)));
+            }
+            (self.app, self.base, self.sub) = saved;
+            if let Err(Flow::Error(m, l)) = r {
+                return Err(Flow::Error(m, l));
+            }
+        }
+        Ok(())
+    }
+
+    /// The `evt` handlers get: a map of the few fields every event has; the rest (numeric
+    /// values, description, ...) are derived on reading (see [`Ctx::member`]).
+    ///
+    /// `data` is the JSON text the device sent with it: a presence sensor (or beacon) names the
+    /// phone it saw and whether it is present (`{"presence":"1","dni":"..."}`, as hubs send and
+    /// beacon-control reads); other devices send an empty object.
+    pub(super) fn event_value(&self, dev: Option<u16>, attr: &Text, value: &Text) -> Value {
+        let data = match (dev, &**attr) {
+            (Some(_), "presence") => Value::Str(self.m.presence_data[(**value == *"present") as usize].clone()),
+            _ => lit("{}"),
+        };
+        map(vec![
+            (lit("name"), Value::Str(attr.clone())),
+            (lit("value"), Value::Str(value.clone())),
+            (lit("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
+            (lit("displayName"), dev.map_or(lit("location"), |d| Value::Str(self.m.device_text[d as usize].clone()))),
+            (lit("deviceId"), dev.map_or(lit("location"), |d| s(&format!("device{d}")))),
+            (lit("data"), data),
+        ])
+    }
+
+    pub(super) fn run_handler(&mut self, h: Value) -> R<()> {
+        let app = self.app;
+        match h {
+            Value::Str(n) => {
+                self.call_method(app, &n, Vec::new())?;
+            }
+            Value::Closure(c) => {
+                let saved = self.base;
+                self.base = self.vars.len();
+                let r = self.call_closure(&c, Vec::new());
+                self.vars.truncate(self.base);
+                self.base = saved;
+                r?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    pub(super) fn subscribe(&mut self, a: &[Value]) {
+        if self.installing.is_none() {
+            return;
+        }
+        let app = self.app;
+        let (target, ev, h) = match a.len() {
+            2 => (a[0].clone(), None, a[1].clone()),
+            n if n >= 3 => (a[0].clone(), Some(a[1].text()), a[2].clone()),
+            _ => return,
+        };
+        let handler = match h {
+            Value::Str(n) if self.m.apps[app].methods.contains_key(&*n) => Handler::Method(n.to_string()),
+            Value::Closure(c) => Handler::Closure(c),
+            h => {
+                let why = format!("subscription whose handler `{}` is no method of the app: not made", h.text());
+                self.problems.push((self.line, why));
+                return;
+            }
+        };
+        let (attr, value) = match &ev {
+            Some(e) => match e.split_once('.') {
+                Some((a, v)) => (a.to_string(), Some(v.to_string())),
+                None => (e.clone(), None),
+            },
+            None => (String::new(), None),
+        };
+        if !matches!(target, Value::Obj("location" | "app"))
+            && !target.items().iter().any(|d| matches!(d, Value::Dev(_)))
+        {
+            let why =
+                format!("subscription to `{}` on no device (the input is unset): not made", ev.unwrap_or_default());
+            self.problems.push((self.line, why));
+            return;
+        }
+        let Some(subs) = self.installing.as_mut() else { return };
+        match target {
+            Value::Obj("location") => {
+                let attr = if attr.is_empty() || attr == "position" { "location".to_string() } else { attr };
+                let value = if attr == "mode" { value } else { None };
+                subs.push(Sub { app, dev: None, attr, value, handler });
+            }
+            Value::Obj("app") => subs.push(Sub { app, dev: None, attr: "app".into(), value: None, handler }),
+            t => {
+                for d in t.items() {
+                    if let Value::Dev(d) = d {
+                        subs.push(Sub {
+                            app,
+                            dev: Some(d),
+                            attr: attr.clone(),
+                            value: value.clone(),
+                            handler: handler.clone(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+}

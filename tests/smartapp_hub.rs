@@ -1,0 +1,245 @@
+//! SmartApps as a hub runs them (issue 26): every input form the corpus uses is bound (map-declared
+//! inputs, device lists and indexing, `ifSet`), event data (`evt.data` as JSON, `evt.deviceId`),
+//! one device event runs every handler subscribed to it, an app touch runs the tapped app only,
+//! `tamper.tampered`, whole-type and one-value subscriptions, comments never read as code, and
+//! what the model cannot bind or run is reported with file and line, never dropped silently.
+
+use std::path::PathBuf;
+
+use tracepor::model::smartapp::{load, SmartAppModel, SmartAppOptions};
+use tracepor::model::Model;
+
+fn system(name: &str, apps: &[(&str, &str)], opts: SmartAppOptions) -> (SmartAppModel, Vec<PathBuf>) {
+    let dir = std::env::temp_dir().join(format!("tracepor-hub-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<PathBuf> = apps
+        .iter()
+        .map(|(n, src)| {
+            let p = dir.join(format!("{n}.groovy"));
+            std::fs::write(&p, src).unwrap();
+            p
+        })
+        .collect();
+    (load(&files, opts).unwrap_or_else(|e| panic!("{e}")), files)
+}
+
+fn fire(
+    m: &SmartAppModel,
+    s: &mut <SmartAppModel as Model>::State,
+    event: &str,
+) -> Result<(), tracepor::model::ModelError> {
+    let c = m.parse_choice(event).unwrap_or_else(|| panic!("no event {event}: {:?}", m.event_names()));
+    m.step(s, c)
+}
+
+fn outcome(m: &SmartAppModel, s: &<SmartAppModel as Model>::State) -> String {
+    m.outcome(s).to_string()
+}
+
+const MAP_INPUTS: &str = r#"
+definition(name: "MapInputs", namespace: "t", author: "t")
+preferences { page(name: "p") }
+def p() {
+    // input "ignored", "capability.valve"
+    def inputMotion = [
+        name:     "motions",
+        type:     "capability.motionSensor",
+        multiple: true
+    ]
+    def inputLights = [name: "lights", type: "capability.switch", multiple: true]
+    def inputMode = [name: "when", type: "enum", metadata: [values: ["night", "day"]]]
+    return dynamicPage([name: "p"]) {
+        section("s") {
+            input inputMotion
+            input inputLights
+            input inputMode
+        }
+    }
+}
+def installed() { subscribe(motions, "motion.active", moved) }
+def moved(evt) { if (when == "night") { lights.on() } }
+"#;
+
+#[test]
+fn inputs_declared_through_a_map_are_bound_and_comments_are_not_code() {
+    let (m, _) = system("map", &[("MapInputs", MAP_INPUTS)], SmartAppOptions::default());
+    assert_eq!(m.device_names(), ["motionSensor", "switch"], "the two map inputs bound, the commented valve not");
+    assert_eq!(m.stats()["subscriptions"], 1);
+    assert!(m.unsupported().is_empty(), "{:?}", m.unsupported());
+    let mut s = m.initial();
+    fire(&m, &mut s, "motionSensor.motion.active").unwrap();
+    // The enum's first metadata value, night, was chosen: the handler turned the lights on.
+    assert!(outcome(&m, &s).contains("switch.switch=on"), "{}", outcome(&m, &s));
+}
+
+const INDEXED: &str = r#"
+definition(name: "Indexed", namespace: "t", author: "t")
+preferences { section("s") {
+    input "theSensor", "capability.contactSensor", multiple: true
+    ifSet "alarm1", "capability.alarm", required: false
+} }
+def installed() {
+    for (int i = 0; i < theSensor.size(); i++) {
+        subscribe(theSensor[i], "contact.open", "sensorTriggered${i}")
+    }
+}
+def sensorTriggered0(evt) { alarm1.siren() }
+"#;
+
+#[test]
+fn a_device_of_a_list_is_subscribed_by_index_with_a_computed_handler_name() {
+    let (m, _) = system("indexed", &[("Indexed", INDEXED)], SmartAppOptions::default());
+    assert_eq!(m.device_names(), ["contactSensor", "alarm"], "ifSet declares an input too");
+    assert_eq!(m.stats()["subscriptions"], 1);
+    let mut s = m.initial();
+    fire(&m, &mut s, "contactSensor.contact.open").unwrap();
+    assert!(outcome(&m, &s).contains("alarm.alarm=siren"), "{}", outcome(&m, &s));
+}
+
+const BEACON: &str = r#"
+definition(name: "Beacon", namespace: "t", author: "t")
+preferences { section("s") {
+    input name: "beacons", type: "capability.beacon"
+    input name: "phones", type: "device.mobilePresence"
+    input "locks", "capability.lock"
+} }
+def installed() { subscribe(beacons, "presence", seen) }
+def seen(evt) {
+    if (allOk) {
+        def data = new groovy.json.JsonSlurper().parseText(evt.data)
+        def same = parseJson(evt.data)
+        def phone = phones.find { p -> p.deviceNetworkId.split('\\|')[0] == data.dni.split('\\|')[0] }
+        if (phone != null && same.presence == data.presence) {
+            if (data.presence == "1") { locks.unlock() } else { locks.lock() }
+        }
+    }
+}
+private getAllOk() { true }
+"#;
+
+#[test]
+fn event_data_is_the_json_the_device_sends() {
+    let (m, _) = system("beacon", &[("Beacon", BEACON)], SmartAppOptions::default());
+    let mut s = m.initial();
+    fire(&m, &mut s, "beacon.presence.present").unwrap();
+    assert!(outcome(&m, &s).contains("lock.lock=unlocked"), "the phone is named in evt.data: {}", outcome(&m, &s));
+    fire(&m, &mut s, "beacon.presence.not_present").unwrap();
+    assert!(outcome(&m, &s).contains("lock.lock=locked"), "{}", outcome(&m, &s));
+}
+
+const COUNTER_A: &str = r#"
+definition(name: "A", namespace: "t", author: "t")
+preferences { section("s") { input "door", "capability.contactSensor" } }
+def installed() { subscribe(door, "contact.open", h); subscribe(app, touched) }
+def h(evt) { state.n = (state.n ?: 0) + 1 }
+def touched(evt) { state.t = (state.t ?: 0) + 1 }
+"#;
+
+const COUNTER_B: &str = r#"
+definition(name: "B", namespace: "t", author: "t")
+preferences { section("s") {
+    input "door", "capability.contactSensor"
+    input "tampered", "capability.contactSensor"
+} }
+def installed() {
+    subscribe(door, "contact.open", h)
+    subscribe(door, "contact", any)
+    subscribe(tampered, "tamper.tampered", tamper)
+    subscribe(app, touched)
+}
+def h(evt) { state.n = (state.n ?: 0) + 1 }
+def any(evt) { state.any = (state.any ?: 0) + 1 }
+def tamper(evt) { state.tamper = evt.value }
+def touched(evt) { state.t = (state.t ?: 0) + 1 }
+"#;
+
+#[test]
+fn one_event_runs_every_subscribed_handler_and_a_touch_only_its_app() {
+    let (m, _) = system("shared", &[("A", COUNTER_A), ("B", COUNTER_B)], SmartAppOptions::default());
+    let mut s = m.initial();
+    // contact.open: A's and B's one-value handlers and B's whole-type one, all on one event.
+    fire(&m, &mut s, "contactSensor.contact.open").unwrap();
+    let o = outcome(&m, &s);
+    assert!(o.contains("state A: n=1") && o.contains("any=1") && o.contains("n=1"), "{o}");
+    assert_eq!(o.matches("n=1").count(), 2, "{o}");
+    // The environment's event reaches its subscribers even when the sensor reads open already.
+    fire(&m, &mut s, "contactSensor.contact.open").unwrap();
+    assert_eq!(outcome(&m, &s).matches("n=2").count(), 2, "{}", outcome(&m, &s));
+    // contact.closed: the whole-type subscription alone.
+    fire(&m, &mut s, "contactSensor.contact.closed").unwrap();
+    let o = outcome(&m, &s);
+    assert!(o.contains("any=3") && o.matches("n=2").count() == 2, "{o}");
+    // Tapping A runs A's touch handler, not B's.
+    fire(&m, &mut s, "app.touch.A").unwrap();
+    let o = outcome(&m, &s);
+    assert!(o.contains("state A: n=2 t=1") && o.ends_with("state B: any=3 n=2"), "{o}");
+    // tamper.tampered is its own attribute's event.
+    let tamper = m.event_names().into_iter().find(|e| e.contains("tamper")).expect("a tamper event").to_string();
+    fire(&m, &mut s, &tamper).unwrap();
+    assert!(outcome(&m, &s).contains("tamper=tampered"), "{}", outcome(&m, &s));
+}
+
+const LOCKER: &str = r#"
+definition(name: "Locker", namespace: "t", author: "t")
+preferences { section("s") {
+    input "p", "capability.presenceSensor"
+    input "l", "capability.lock"
+} }
+def installed() { subscribe(p, "presence", h) }
+def h(evt) {
+    if (evt.value == "present") { l.unlock() } else { l.lock() }
+}
+"#;
+
+const NIGHT: &str = r#"
+definition(name: "Night", namespace: "t", author: "t")
+preferences { section("s") {
+    input "m", "capability.motionSensor"
+    input "l", "capability.lock"
+} }
+def installed() { subscribe(m, "motion.inactive", quiet) }
+def quiet(evt) {
+    l.lock()
+}
+"#;
+
+#[test]
+fn a_conflict_names_the_file_line_app_and_handler() {
+    let opts = SmartAppOptions { conflicts: true, bound: None };
+    let (m, files) = system("conflict", &[("Locker", LOCKER), ("Night", NIGHT)], opts);
+    let mut s = m.initial();
+    fire(&m, &mut s, "presenceSensor.presence.present").unwrap();
+    let e = fire(&m, &mut s, "motionSensor.motion.inactive").expect_err("Night locks what Locker unlocked");
+    assert_eq!(e.kind, "conflict");
+    assert_eq!(e.app.as_deref(), Some("Night"));
+    let at = e.at.expect("a place");
+    assert_eq!(at, format!("{}:9, handler quiet", files[1].display()), "{at}");
+}
+
+const UNBOUND: &str = r#"
+definition(name: "Unbound", namespace: "t", author: "t")
+preferences { section("s") {
+    input "sw", "capability.switch"
+    input "n${1}", "capability.lock"
+} }
+def installed() {
+    subscribe(nothing, "switch.on", h)
+    subscribe(sw, "weird", h)
+    if (false) { subscribe(sw, "switch.off", h) }
+}
+def h(evt) { }
+"#;
+
+#[test]
+fn what_cannot_be_bound_is_reported_with_file_and_line() {
+    let (m, files) = system("unbound", &[("Unbound", UNBOUND)], SmartAppOptions::default());
+    let f = files[0].display().to_string();
+    let u = m.unsupported();
+    let has = |line: usize, what: &str| u.iter().any(|x| x.starts_with(&format!("{f}:{line}: ")) && x.contains(what));
+    assert!(has(5, "input"), "{u:#?}");
+    assert!(has(8, "not a device input"), "{u:#?}");
+    assert!(has(9, "no values known"), "{u:#?}");
+    assert!(has(10, "not made when the app is installed"), "{u:#?}");
+    assert_eq!(u.len(), 4, "{u:#?}");
+    assert_eq!(m.stats()["unsupported"], 4);
+}
