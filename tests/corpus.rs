@@ -41,7 +41,7 @@ fn one_row_per_pair_and_a_missing_app_says_why() {
     let jsonl = dir.join("all.jsonl");
     let csv = dir.join("all.csv");
     let o = tracepor()
-        .args(["corpus", PAIRS, "--smartapps", APPS, "--time-limit", "20", "--jsonl"])
+        .args(["corpus", PAIRS, "--smartapps", APPS, "--max-memory", "1000", "--jsonl"])
         .arg(&jsonl)
         .arg("--csv")
         .arg(&csv)
@@ -102,7 +102,7 @@ fn shards_run_at_once_merge_into_the_unsharded_table() {
     let dir = scratch("shards");
     let whole = dir.join("whole.jsonl");
     ok(&tracepor()
-        .args(["corpus", PAIRS, "--smartapps", APPS, "--time-limit", "20", "--jsonl"])
+        .args(["corpus", PAIRS, "--smartapps", APPS, "--max-memory", "1000", "--jsonl"])
         .arg(&whole)
         .output()
         .unwrap());
@@ -112,7 +112,7 @@ fn shards_run_at_once_merge_into_the_unsharded_table() {
         .enumerate()
         .map(|(i, out)| {
             tracepor()
-                .args(["corpus", PAIRS, "--smartapps", APPS, "--time-limit", "20", "--shard", &format!("{i}/3")])
+                .args(["corpus", PAIRS, "--smartapps", APPS, "--max-memory", "1000", "--shard", &format!("{i}/3")])
                 .arg("--jsonl")
                 .arg(out)
                 .stdout(std::process::Stdio::piped())

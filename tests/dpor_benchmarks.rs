@@ -7,9 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
-use tracepor::explore::{self, Limits, Outcomes, Stats};
+use tracepor::explore::{self, Outcomes, Stats};
 use tracepor::model::em::EmModel;
 use tracepor::model::{load, LoadOptions, Loaded};
 
@@ -28,9 +27,10 @@ fn model(dir: &Path) -> EmModel {
     }
 }
 
-fn run(m: &EmModel, name: &str, limit: Duration) -> (Stats, Outcomes) {
+/// Runs strategy `name` on `m`, which must finish.
+fn run(m: &EmModel, name: &str) -> (Stats, Outcomes) {
     let mut s = explore::for_em_trace(name).expect("strategy registered");
-    let limits = Limits { time: Some(limit), ..Limits::default() };
+    let limits = common::within(common::MUST_FINISH);
     explore::run(m, s.as_mut(), limits, Arc::new(AtomicBool::new(false)))
 }
 
@@ -81,10 +81,10 @@ fn benchmark_traces_keep_full_outcome_sets_and_reference_counts() {
     let mut problems = Vec::new();
     for t in &traces {
         let m = model(&common::em_explorer().join(t));
-        let (fs, full) = run(&m, "full", Duration::from_secs(60));
+        let (fs, full) = run(&m, "full");
         assert!(fs.finished, "{t}: full did not finish");
         for name in ["dpor", "dpor-sleep", "em-dpor"] {
-            let (st, found) = run(&m, name, Duration::from_secs(60));
+            let (st, found) = run(&m, name);
             if !st.finished {
                 problems.push(format!("{t} {name}: did not finish"));
                 continue;
@@ -112,7 +112,7 @@ fn tacas_traces_em_dpor_counts() {
     for app in ["remind-me", "aarddict", "music", "charachter-recognition"] {
         let t = format!("tacas-2016/{app}");
         let m = model(&common::em_explorer().join(&t));
-        let (st, _) = run(&m, "em-dpor", Duration::from_secs(60));
+        let (st, _) = run(&m, "em-dpor");
         assert!(st.finished, "{t}: em-dpor did not finish");
         assert_eq!(Some((st.executions, st.transitions)), reference(&t, "em-dpor"), "{t}");
     }
@@ -122,8 +122,8 @@ fn tacas_traces_em_dpor_counts() {
 fn remind_me_dpor_matches_reference_and_em_dpor_outcomes() {
     let t = "tacas-2016/remind-me";
     let m = model(&common::em_explorer().join(t));
-    let (sd, dpor) = run(&m, "dpor", Duration::from_secs(60));
-    let (se, em) = run(&m, "em-dpor", Duration::from_secs(60));
+    let (sd, dpor) = run(&m, "dpor");
+    let (se, em) = run(&m, "em-dpor");
     assert!(sd.finished && se.finished);
     assert_eq!(Some((sd.executions, sd.transitions)), reference(t, "dpor"));
     assert!(dpor.same_as(&em), "dpor and em-dpor disagree on {t}");
@@ -137,8 +137,8 @@ fn tacas_traces_dpor_sleep_keeps_em_dpor_outcomes() {
     for (app, dpor_runs) in [("remind-me", 24), ("charachter-recognition", 1_284_788), ("mytracks", 6_051_416)] {
         let t = format!("tacas-2016/{app}");
         let m = model(&common::em_explorer().join(&t));
-        let (ss, sleep) = run(&m, "dpor-sleep", Duration::from_secs(120));
-        let (se, em) = run(&m, "em-dpor", Duration::from_secs(120));
+        let (ss, sleep) = run(&m, "dpor-sleep");
+        let (se, em) = run(&m, "em-dpor");
         assert!(ss.finished && se.finished, "{t}: did not finish");
         assert!(sleep.same_as(&em), "{t}: dpor-sleep and em-dpor disagree");
         assert!(ss.executions < dpor_runs, "{t}: {} runs, dpor {dpor_runs}", ss.executions);
@@ -160,10 +160,10 @@ fn fixtures_keep_full_outcome_sets() {
             continue;
         }
         let m = model(&dir);
-        let (fs, full) = run(&m, "full", Duration::from_secs(60));
+        let (fs, full) = run(&m, "full");
         assert!(fs.finished, "{}: full did not finish", dir.display());
         for name in ["dpor", "dpor-sleep", "em-dpor"] {
-            let (st, found) = run(&m, name, Duration::from_secs(60));
+            let (st, found) = run(&m, name);
             assert!(st.finished, "{} {name}: did not finish", dir.display());
             assert!(found.same_as(&full), "{} {name}: outcome set differs from full's", dir.display());
         }

@@ -4,15 +4,14 @@
 //! more executions than `em-dpor`, whose backtracking it keeps (on music it runs more,
 //! docs/optimal.md §4). The random differential check is tests/soundness.rs.
 
-use std::time::Duration;
-
-use tracepor::explore::{Limits, Outcomes, Stats};
+use tracepor::explore::{Outcomes, Stats};
 use tracepor::model::em::EmModel;
 
 mod common;
 
-fn run(m: &EmModel, name: &str, secs: u64) -> (Stats, Outcomes) {
-    common::run_em(m, name, Limits { time: Some(Duration::from_secs(secs)), ..Limits::default() })
+/// Runs strategy `name` on `m`, which must finish.
+fn run(m: &EmModel, name: &str) -> (Stats, Outcomes) {
+    common::run_em(m, name, common::within(common::MUST_FINISH))
 }
 
 /// The counters `em-dpor-sleep` keeps add up: every execution beyond the first of each outcome is
@@ -33,7 +32,7 @@ fn benchmark_traces_keep_full_outcome_sets() {
                 continue;
             }
         };
-        let (se, _) = run(&common::em(dir), "em-dpor", 60);
+        let (se, _) = run(&common::em(dir), "em-dpor");
         if se.finished && st.executions > se.executions {
             problems.push(format!("{}: {} executions, em-dpor {}", dir.display(), st.executions, se.executions));
         }
@@ -51,7 +50,7 @@ fn fixtures_keep_expected_outcomes() {
             continue;
         };
         let m = common::em(&dir);
-        let (st, found) = run(&m, "em-dpor-sleep", 60);
+        let (st, found) = run(&m, "em-dpor-sleep");
         assert!(st.finished, "{}: did not finish", dir.display());
         assert_eq!(common::outcome_text(&found), expected, "{}: outcome lines", dir.display());
     }
@@ -70,8 +69,8 @@ fn tacas_traces_keep_sound_outcome_sets() {
         ("mytracks", "dpor-sleep", 10),
     ] {
         let m = common::em(&common::em_explorer().join("tacas-2016").join(app));
-        let (st, found) = run(&m, "em-dpor-sleep", 60);
-        let (sr, expected) = run(&m, reference, 120);
+        let (st, found) = run(&m, "em-dpor-sleep");
+        let (sr, expected) = run(&m, reference);
         assert!(st.finished && sr.finished, "{app}: did not finish");
         assert!(found.same_as(&expected), "{app}: em-dpor-sleep and {reference} disagree");
         assert_eq!(found.len(), outcomes, "{app}: distinct outcomes");

@@ -22,7 +22,7 @@ fn fuzz_findings_end_cleanly_under_every_strategy() {
                 let o = Command::new(env!("CARGO_BIN_EXE_tracepor"))
                     .arg("check")
                     .arg(f)
-                    .args(["--strategy", strategy, "--quiet", "--time-limit", "5", "--max-states", "10000"])
+                    .args(["--strategy", strategy, "--quiet", "--max-states", "10000"])
                     .args(extra)
                     .output()
                     .unwrap();

@@ -35,12 +35,13 @@ fn two_threads(n: usize, writes: bool) -> PathBuf {
     path
 }
 
-/// `dpor` on the 20,000-operation alternating trace under `--max-memory 200`, with `extra`.
-fn dpor_on_alternating_20k(seconds: u32, extra: &[&str]) -> Output {
+/// `dpor` on the 20,000-operation alternating trace under `--max-memory 200`, within
+/// `transitions` (`--max-states`: states visited), with `extra`.
+fn dpor_on_alternating_20k(transitions: u32, extra: &[&str]) -> Output {
     let trace = alternating(20_000);
-    let seconds = seconds.to_string();
+    let transitions = transitions.to_string();
     let mut args = vec!["check", trace.to_str().unwrap(), "--strategy", "dpor", "--max-memory", "200"];
-    args.extend(["--time-limit", &seconds, "--json", "--no-progress"]);
+    args.extend(["--max-states", &transitions, "--json", "--no-progress"]);
     args.extend(extra);
     tracepor(&args)
 }
@@ -50,7 +51,8 @@ fn max_memory_stops_cleanly_within_ten_percent() {
     // With `--outcomes` every outcome's text is kept (about 119 KB each here), so memory grows
     // until the limit stops the search; without it dpor holds its path and fingerprints only.
     let out = alternating(20_000).with_extension("outcomes");
-    let o = dpor_on_alternating_20k(300, &["--outcomes", out.to_str().unwrap()]);
+    // The memory limit is reached at about 54,000 transitions; the budget is a safety net.
+    let o = dpor_on_alternating_20k(2_000_000, &["--outcomes", out.to_str().unwrap()]);
     let v = json(&o);
     assert_eq!(o.status.code(), Some(3), "a limit stopped it: {v}");
     assert_eq!(v["finished"], false);
@@ -63,11 +65,11 @@ fn max_memory_stops_cleanly_within_ten_percent() {
 #[test]
 fn default_limit_is_reported() {
     let trace = alternating(100);
-    let o = tracepor(&["check", trace.to_str().unwrap(), "--strategy", "dpor", "--json", "--time-limit", "5"]);
+    let o = tracepor(&["check", trace.to_str().unwrap(), "--strategy", "dpor", "--json", "--max-states", "10000"]);
     let v = json(&o);
     // Half of physical memory: some MiB, whatever the machine.
     assert!(v["memory_limit_mib"].as_u64().is_some_and(|m| m > 0), "{v}");
-    let o = tracepor(&["check", trace.to_str().unwrap(), "--strategy", "dpor", "--time-limit", "5"]);
+    let o = tracepor(&["check", trace.to_str().unwrap(), "--strategy", "dpor", "--max-states", "10000"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("memory limit:"));
 }
 
@@ -83,8 +85,6 @@ fn compare_reports_each_runs_own_peak() {
         "full,dpor",
         "--max-states",
         "3000",
-        "--time-limit",
-        "2",
         "--json",
         "--no-progress",
     ]);
@@ -123,12 +123,13 @@ fn common_trace(name: &str) -> String {
 }
 
 /// Without `--outcomes` a stateless search holds its path and a fingerprint per outcome: on the
-/// trace above, where the outcome texts fill 200 MiB within seconds, the peak stays far lower.
+/// trace above, where the outcome texts fill 200 MiB within 54,000 transitions, the peak stays
+/// far lower.
 #[test]
 fn a_stateless_search_without_an_outcome_file_stays_small() {
-    let o = dpor_on_alternating_20k(15, &[]);
+    let o = dpor_on_alternating_20k(40_000, &[]);
     let v = json(&o);
-    assert_eq!(v["stopped_by"], "time", "{v}");
+    assert_eq!(v["stopped_by"], "transitions", "{v}");
     let (peak, outcomes) = (v["peak_alloc_bytes"].as_u64().unwrap(), v["outcomes"].as_u64().unwrap());
     // An outcome's text is about 119 KB here (a reads-from pair per READ); a fingerprint is 16
     // bytes. Kept as texts, 200 outcomes alone would pass the bound below.
@@ -165,8 +166,6 @@ fn a_path_step_costs_the_same_whatever_the_number_of_handlers() {
             "em-dpor",
             "--max-memory",
             "500",
-            "--time-limit",
-            "60",
             "--json",
             "--no-progress",
         ]);
@@ -180,4 +179,22 @@ fn a_path_step_costs_the_same_whatever_the_number_of_handlers() {
     // The model and the path, per operation of the trace (about 500 bytes today).
     let per_op = large.saturating_sub(small) / 30_000;
     assert!(per_op < 2_000, "{per_op} bytes per operation (peaks {small}, {large})");
+}
+
+/// `full`'s visited set grows by doubling its arena and table: the limit is checked before a
+/// doubling, not after one passed it (issue 31: 58.6 MiB at `--max-memory 50` on this pair).
+/// Counted heap bytes, one thread: the same peak on any machine.
+#[test]
+fn full_stops_before_its_visited_set_doubles_past_the_limit() {
+    let apps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/smartthings/smartapps");
+    let (a, b) = (apps.join("enhanced-auto-lock-door.groovy"), apps.join("initialstate-smart-app-v1.2.0.groovy"));
+    for extra in [&[][..], &["--hash-compact"]] {
+        let mut args = vec!["check", a.to_str().unwrap(), b.to_str().unwrap(), "--strategy", "full"];
+        args.extend(["--max-memory", "50", "--json", "--no-progress"]);
+        args.extend(extra);
+        let v = json(&tracepor(&args));
+        assert_eq!(v["stopped_by"], "memory", "{extra:?}: {v}");
+        let peak = v["peak_alloc_bytes"].as_u64().unwrap();
+        assert!(peak as f64 <= 1.01 * (50u64 << 20) as f64, "{extra:?}: peak {peak} over the limit");
+    }
 }

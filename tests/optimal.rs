@@ -4,15 +4,14 @@
 //! outcome set of `em-dpor-sleep`, also with one execution per outcome. The random differential check is tests/soundness.rs (the
 //! strategy is registered, so it runs there on every generated trace).
 
-use std::time::Duration;
-
-use tracepor::explore::{Limits, Outcomes, Stats};
+use tracepor::explore::{Outcomes, Stats};
 use tracepor::model::em::EmModel;
 
 mod common;
 
-fn run(m: &EmModel, name: &str, secs: u64) -> (Stats, Outcomes) {
-    common::run_em(m, name, Limits { time: Some(Duration::from_secs(secs)), ..Limits::default() })
+/// Runs strategy `name` on `m`, which must finish.
+fn run(m: &EmModel, name: &str) -> (Stats, Outcomes) {
+    common::run_em(m, name, common::within(common::MUST_FINISH))
 }
 
 /// One execution per outcome, and the counters say so.
@@ -44,9 +43,9 @@ fn tacas_traces_reach_the_sound_outcome_sets_once_each() {
         [("remind-me", 2), ("aarddict", 2), ("music", 6), ("charachter-recognition", 20), ("mytracks", 10)]
     {
         let m = common::em(&common::em_explorer().join("tacas-2016").join(app));
-        let (sr, expected) = run(&m, "em-dpor-sleep", 120);
+        let (sr, expected) = run(&m, "em-dpor-sleep");
         assert!(sr.finished, "{app}: em-dpor-sleep did not finish");
-        let (st, found) = run(&m, "optimal", 60);
+        let (st, found) = run(&m, "optimal");
         assert!(st.finished, "{app}: optimal did not finish");
         assert!(found.same_as(&expected), "{app}: optimal and em-dpor-sleep disagree");
         assert_eq!(found.len(), outcomes, "{app}: distinct outcomes");
@@ -68,7 +67,7 @@ fn huge_operation_numbers_cost_nothing() {
     )
     .unwrap();
     let m = common::em(&path);
-    let (st, found) = run(&m, "optimal", 60);
+    let (st, found) = run(&m, "optimal");
     assert!(st.finished, "did not finish");
     assert_eq!(common::outcome_text(&found), "rf 3000000000<-3 | final 3 | stuck\n");
 }

@@ -243,7 +243,7 @@ fn fireco2alarm_and_lock_it_when_i_leave_conflict_on_the_lock() {
         panic!("the IoTCheck corpus is expected at {}", files[0].display());
     }
     let m = load(&files, SmartAppOptions { conflicts: true, bound: None }).unwrap();
-    let limits = Limits { time: Some(std::time::Duration::from_secs(60)), ..Limits::default() };
+    let limits = Limits { max_transitions: Some(200_000_000), ..Limits::default() };
     let (stats, found) = explore::run(&m, &mut StatefulDpor::new(), limits, Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);
     let conflict = found.errors().find(|f| f.error.kind == "conflict").expect("a conflict on the lock");

@@ -7,11 +7,15 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 use tracepor::explore::stateful_dpor::StatefulDpor;
 use tracepor::explore::{self, full::Full, Limits, Outcomes};
 use tracepor::model::smartapp::{load, SmartAppOptions};
+
+/// The transitions a run that must finish may take: only a search without end reaches it.
+const MUST_FINISH: u64 = 200_000_000;
+/// The transitions within which `full` must end for a pair to be compared.
+const FULL_BUDGET: u64 = 250_000;
 
 fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
@@ -45,14 +49,14 @@ fn full_and_stateful_dpor_agree_on_sampled_pairs() {
     for (name, files, _) in all.iter().filter(|p| p.2 <= 12).step_by(9) {
         for bound in [None, Some(2)] {
             let Ok(m) = load(files, SmartAppOptions { conflicts: true, bound }) else { continue };
-            let limits = Limits { time: Some(Duration::from_secs(5)), ..Limits::default() };
+            // The pairs whose `full` search ends within a budget of transitions (the same ones on
+            // every machine).
+            let limits = Limits { max_transitions: Some(FULL_BUDGET), ..Limits::default() };
             let (sf, full) = explore::run(&m, &mut Full, limits, Arc::new(AtomicBool::new(false)));
             if !sf.finished {
                 continue;
             }
-            // More time than `full` had: on a few bounded pairs it is the slower of the two (a
-            // shared machine makes times vary, too).
-            let limits = Limits { time: Some(Duration::from_secs(60)), ..Limits::default() };
+            let limits = Limits { max_transitions: Some(MUST_FINISH), ..Limits::default() };
             let (sd, dpor) = explore::run(&m, &mut StatefulDpor::new(), limits, Arc::new(AtomicBool::new(false)));
             assert!(sd.finished, "{name} {bound:?}: stateful-dpor did not finish where full did");
             assert_eq!(errors(&full), errors(&dpor), "{name} {bound:?}: errors differ");
@@ -105,7 +109,7 @@ fn stateful_dpor_takes_no_more_transitions_than_full_on_one_state_pairs() {
     let mut one_state = 0;
     for (name, files, _) in pairs().iter().filter(|p| p.0.contains("turn-on-by-zip-code")) {
         let Ok(m) = load(files, SmartAppOptions::default()) else { continue };
-        let limits = Limits { time: Some(Duration::from_secs(10)), ..Limits::default() };
+        let limits = Limits { max_transitions: Some(MUST_FINISH), ..Limits::default() };
         let (sf, _) = explore::run(&m, &mut Full, limits.clone(), Arc::new(AtomicBool::new(false)));
         let (sd, _) = explore::run(&m, &mut StatefulDpor::new(), limits, Arc::new(AtomicBool::new(false)));
         assert!(sf.finished && sd.finished, "{name}");

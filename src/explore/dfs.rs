@@ -68,8 +68,8 @@ const RECENT: usize = 2048;
 
 /// Whole states, each stored once: keys end to end in one arena (no allocation per state), found
 /// through an open-addressing table of `tag << 32 | id + 1` words (0: empty), where the tag is the
-/// upper half of the key's hash and the slot comes from its lower bits. A probe compares keys only
-/// when tags agree, so a lookup costs one table line and, on a hit, one arena line.
+/// upper half of the key's hash and the slot comes from the tag ([`slot`]). A probe compares keys
+/// only when tags agree, so a lookup costs one table line and, on a hit, one arena line.
 pub(crate) struct StateStore {
     arena: Vec<u32>,
     /// Length of every key while all have had the same (ids then find keys by multiplying).
@@ -121,7 +121,7 @@ impl StateStore {
             return (false, (e as u32) - 1);
         }
         let mask = self.table.len() - 1;
-        let mut i = hash as usize & mask;
+        let mut i = slot(tag, mask);
         loop {
             let e = self.table[i];
             if e == 0 {
@@ -138,6 +138,22 @@ impl StateStore {
         self.recent[r] = self.table[i];
         self.push_key(key);
         (true, id)
+    }
+
+    /// The bytes storing one more key of `len` words may allocate: the table doubled (the old
+    /// one is freed only after the re-hash), the arena or the start list grown (a `Vec` doubles).
+    pub(crate) fn growth(&self, len: usize) -> u64 {
+        let mut bytes = 0;
+        if 8 * (self.len + 1) > 5 * self.table.len() {
+            bytes += 16 * self.table.len() as u64;
+        }
+        if self.arena.len() + len > self.arena.capacity() {
+            bytes += 4 * self.arena.capacity().max(len) as u64;
+        }
+        if self.width.is_none() && self.starts.len() == self.starts.capacity() {
+            bytes += 8 * self.starts.capacity().max(4) as u64;
+        }
+        bytes
     }
 
     fn push_key(&mut self, key: &[u32]) {
@@ -157,21 +173,30 @@ impl StateStore {
         self.len += 1;
     }
 
-    /// Doubles the table, re-hashing the keys from the arena (read in order, so this is cheap next
-    /// to the random probes it saves).
+    /// Doubles the table, each entry placed again by its tag alone ([`slot`]): no key is read.
+    /// (Re-hashing every key from the arena read all stored states, 400 MB on mytracks after
+    /// 160,000 states, between two limit checks: a time limit overshot by that long.)
     fn grow(&mut self) {
         let mut table = zeroed_table(2 * self.table.len());
         let mask = table.len() - 1;
-        for id in 0..self.len as u32 {
-            let h = fingerprint(self.key(id));
-            let mut i = h as usize & mask;
+        for &e in self.table.iter().filter(|&&e| e != 0) {
+            let mut i = slot(e >> 32, mask);
             while table[i] != 0 {
                 i = (i + 1) & mask;
             }
-            table[i] = (h >> 32) << 32 | (id as u64 + 1);
+            table[i] = e;
         }
         self.table = table;
     }
+}
+
+/// The table slot of a key whose tag (the upper half of its hash) is `tag`, in a table of
+/// `mask + 1` entries: from the tag alone, mixed (Fibonacci hashing) so that any table size takes
+/// bits of all of it, so that the table doubles without reading keys. Entries in one probe run
+/// mostly have different tags, so the tag still spares most key comparisons.
+#[inline]
+fn slot(tag: u64, mask: usize) -> usize {
+    (tag.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask
 }
 
 /// A set of 64-bit fingerprints: open addressing over the fingerprints themselves (0 marks an
@@ -221,6 +246,15 @@ impl FingerprintSet {
         true
     }
 
+    /// The bytes storing one more fingerprint may allocate (the table doubled).
+    fn growth(&self) -> u64 {
+        if 8 * (self.len + 1) > 5 * self.table.len() {
+            16 * self.table.len() as u64
+        } else {
+            0
+        }
+    }
+
     /// Where `fp` is, or the empty slot where it would go.
     fn slot(&self, fp: u64) -> usize {
         let mask = self.table.len() - 1;
@@ -253,7 +287,8 @@ impl Shared {
     /// Inserts; true when the state is new. Second value: bytes stored.
     fn insert(&self, key: &[u32]) -> (bool, u64) {
         let h = fingerprint(key);
-        // The shard takes the top bits, the table slot the bottom ones: independent.
+        // The shard takes the top bits; the table slot mixes all of the upper half (`slot`), or
+        // takes the bottom bits (fingerprints): either way it varies within a shard.
         let shard = (h >> 58) as usize;
         if self.compact.is_empty() {
             let mut set = self.whole[shard].lock().unwrap_or_else(|e| e.into_inner());
@@ -301,6 +336,18 @@ impl Seen<'_> {
 
     fn stateful(&self) -> bool {
         !matches!(self, Seen::Nothing { .. })
+    }
+
+    /// The bytes recording one more state of `len` words may allocate at once (a table or an
+    /// arena doubling): `--max-memory` is checked against them before they are allocated, not
+    /// after (a doubling arena passed a limit of 50 MiB by 15%). The shared set of a parallel
+    /// search grows by shards, each a small part of it.
+    fn growth(&self, len: usize) -> u64 {
+        match self {
+            Seen::Nothing { .. } | Seen::Shared(_) => 0,
+            Seen::Whole(store) => store.growth(len),
+            Seen::Fingerprints(set) => set.growth(),
+        }
     }
 }
 
@@ -448,6 +495,11 @@ fn arrive<M: Model>(
     if seen.stateful() {
         key.clear();
         search.model.encode(state, key);
+        // Stops the search, as the memory limit would, before a doubling passes the limit.
+        let growth = seen.growth(key.len());
+        if growth > 0 && search.reserve(growth) {
+            return None;
+        }
     }
     let (new, id, bytes) = seen.visit(key);
     if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
@@ -635,7 +687,7 @@ mod tests {
         assert_eq!(s.insert(&[1, 2, 4], h), (true, 1));
         assert_eq!(s.insert(&[1, 2, 3], h), (false, 0));
         assert_eq!(s.insert(&[1, 2, 4], h), (false, 1));
-        // Same slot, different tag.
+        // Same lower half, another tag.
         assert_eq!(s.insert(&[9, 9, 9], 0x1234_5678_0000_0007), (true, 2));
         assert_eq!(s.insert(&[9, 9, 9], 0x1234_5678_0000_0007), (false, 2));
         assert_eq!(s.len(), 3);

@@ -9,6 +9,16 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use tracepor::explore::{self, Limits, Outcomes, Stats};
+
+/// The transitions a run that must finish may take: far more than any test's run takes, so
+/// that only a search that does not end (a bug) reaches it. Tests budget runs in transitions
+/// or states, never in time: a verdict must not depend on the machine's load.
+pub const MUST_FINISH: u64 = 200_000_000;
+
+/// Limits of at most `transitions` transitions.
+pub fn within(transitions: u64) -> Limits {
+    Limits { max_transitions: Some(transitions), ..Limits::default() }
+}
 use tracepor::model::em::EmModel;
 use tracepor::model::{self, LoadOptions, Loaded};
 
@@ -69,7 +79,7 @@ pub fn benchmark_dirs() -> Vec<PathBuf> {
 pub fn against_full(dir: &Path, name: &str) -> Result<(Stats, Outcomes), String> {
     let t = dir.display();
     let m = em(dir);
-    let limits = || Limits { time: Some(std::time::Duration::from_secs(60)), ..Limits::default() };
+    let limits = || within(MUST_FINISH);
     let (fs, full) = run_em(&m, "full", limits());
     assert!(fs.finished, "{t}: full did not finish");
     let (st, found) = run_em(&m, name, limits());
