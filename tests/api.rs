@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use tracepor::check::{self, Check, ReplayEnd, Shard};
 use tracepor::explore::registry::{self, REGISTRY};
-use tracepor::explore::{applicable, Limits, STRATEGIES};
+use tracepor::explore::{Limits, STRATEGIES};
 use tracepor::model::em::EmModel;
 use tracepor::model::events::EventModel;
 use tracepor::model::{self, LoadOptions, Loaded, Model, ModelKind};

@@ -381,7 +381,7 @@ fn optimal_is_exact_on_large_em_traces() {
         tally.checked += 1;
         ops.push(m.trace.ops.len());
         let mut s = entry.build::<EmModel>().expect("registered");
-        let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], Ablation::default(), Duration::from_secs(60));
+        let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], Ablation::default(), MUST_FINISH);
         let input = format!("{text}-- dependence.txt\n{dependence}");
         tally.compare(format!("seed {seed} (pad {pad}): optimal"), &input, &expected, &stats, &found);
         if stats.finished && stats.executions != found.len() as u64 {
