@@ -292,8 +292,8 @@ pub struct CorpusRun {
     /// of the machine's memory (or of its cgroup limit).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: Option<u64>,
-    /// Stop each run after storing this many states. Default: 50,000 when --time-limit is not
-    /// given either (so that every pair ends), otherwise none.
+    /// Stop each run after storing this many states. Default: none when a time limit is
+    /// given, otherwise 50,000, so that every pair ends.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_states: Option<u64>,
     /// Fire each event at most K times. Default: no bound, as the paper's runs.
