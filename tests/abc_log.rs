@@ -32,7 +32,7 @@ fn fixture_dirs() -> Vec<PathBuf> {
 #[test]
 fn fixtures_convert_to_their_expected_files() {
     let dirs = fixture_dirs();
-    assert!(dirs.len() >= 8, "fixtures missing");
+    assert!(dirs.len() >= 12, "fixtures missing");
     for d in dirs {
         let got = convert(&d.join("abc_log.txt"));
         let trace = std::fs::read_to_string(d.join("trace.txt")).unwrap();
