@@ -9,7 +9,8 @@
 //!    event (the main thread's task that holds a TRIGGER-EVENT), how many posts come from binder
 //!    threads (each gets a fresh thread), which LOCKs and CALLs are left open at the end.
 //! 3. Main pass ([`Converter::main_pass`]): what each operation becomes, and the environment
-//!    model's happens-before edges (lifecycle, window focus, UI events).
+//!    model's happens-before edges (lifecycle, window focus, UI events; activities, services
+//!    and broadcast receivers through [`super::components`]).
 //! 4. Closing: UNLOCKs and RETs for open sections; tasks left without operations are removed
 //!    with their POST (one backward sweep); each delayed post gets a fresh thread that forks
 //!    and posts; threads still running get a THREADEXIT, loopers excepted.
