@@ -53,8 +53,8 @@ struct Binding {
     unbound: bool,
 }
 
-/// How an onReceive came about: the send (if the app sent it) and the registration (if the
-/// receiver was registered at run time), with whether the send was sticky.
+/// How an onReceive came about: the send (if the app sent it, with the sending thread) and the
+/// registration (if the receiver was registered at run time).
 #[derive(Clone, Copy, Default)]
 struct Delivery {
     send: Option<(usize, u32)>,
@@ -96,7 +96,7 @@ impl<'a> Components<'a> {
         }
     }
 
-    fn to_post(&mut self, op: Option<usize>, cur: Callback) {
+    fn orders_post(&mut self, op: Option<usize>, cur: Callback) {
         if let (Some(o), Some(m)) = (op, cur.task) {
             self.edges.push(Edge::OpToPost(o, m));
         }
@@ -186,7 +186,7 @@ impl<'a> Components<'a> {
                 s.prev_started = Some((cur, "CREATE-SERVICE"));
                 s.prev_bound = Some((cur, "CREATE-SERVICE"));
                 let req = s.first_create_request;
-                self.to_post(req, cur);
+                self.orders_post(req, cur);
             }
             b"BIND-SERVICE" => {
                 let Some(s) = self.services.get_mut(name).filter(|s| s.created && s.bind.is_none()) else {
@@ -194,7 +194,7 @@ impl<'a> Components<'a> {
                 };
                 s.bind = Some(cur.op);
                 let (req, prev) = (s.first_bind_request, s.prev_bound.replace((cur, "BIND-SERVICE")));
-                self.to_post(req, cur);
+                self.orders_post(req, cur);
                 if let Some((p, _)) = prev {
                     self.successor(p, cur);
                 }
@@ -206,7 +206,7 @@ impl<'a> Components<'a> {
                 s.bind = None;
                 s.first_bind_request = None;
                 for r in reqs {
-                    self.to_post(Some(r), cur);
+                    self.orders_post(Some(r), cur);
                 }
                 if let Some((p, _)) = prev {
                     self.successor(p, cur);
@@ -216,14 +216,14 @@ impl<'a> Components<'a> {
                 let Some(s) = self.services.get_mut(name).filter(|s| s.created) else { return };
                 let prev = s.prev_started.replace((cur, "SERVICE-ARGS"));
                 let req = self.start_requests.remove(&id);
-                self.to_post(req, cur);
+                self.orders_post(req, cur);
                 if let Some((p, _)) = prev {
                     self.successor(p, cur);
                 }
             }
             b"SERVICE_CONNECT" => {
                 let bind = self.services.get(name).and_then(|s| s.bind);
-                self.to_post(bind, cur);
+                self.orders_post(bind, cur);
                 // The connection's request for this service, if it came before the callback.
                 let req = self
                     .connections
@@ -231,7 +231,7 @@ impl<'a> Components<'a> {
                     .and_then(|bs| bs.iter().find(|b| b.service == name))
                     .map(|b| b.request)
                     .filter(|&r| r < cur.op);
-                self.to_post(req, cur);
+                self.orders_post(req, cur);
             }
             b"STOP-SERVICE" => {
                 let Some(s) = self.services.remove(name).filter(|s| s.created) else { return };
@@ -243,7 +243,7 @@ impl<'a> Components<'a> {
                 self.successor(pb, cur);
                 self.successor(ps, cur);
                 if sstate != "CREATE-SERVICE" {
-                    self.to_post(s.first_stop_request, cur);
+                    self.orders_post(s.first_stop_request, cur);
                 }
             }
             _ => {}
@@ -286,8 +286,8 @@ impl<'a> Components<'a> {
                     Some(&d) => d,
                     None => delivery(self),
                 };
-                self.to_post(d.send.map(|s| s.0), cur);
-                self.to_post(d.register, cur);
+                self.orders_post(d.send.map(|s| s.0), cur);
+                self.orders_post(d.register, cur);
                 if let Some(s) = d.send {
                     match self.deliveries.iter_mut().find(|(o, _)| *o == s) {
                         Some((_, ms)) => ms.push(m),
