@@ -9,7 +9,8 @@
 //!    event (the main thread's task that holds a TRIGGER-EVENT), how many posts come from binder
 //!    threads (each gets a fresh thread), which LOCKs and CALLs are left open at the end.
 //! 3. Main pass ([`Converter::main_pass`]): what each operation becomes, and the environment
-//!    model's happens-before edges (lifecycle, window focus, UI events).
+//!    model's happens-before edges (lifecycle, window focus, UI events; activities, services
+//!    and broadcast receivers through [`super::components`]).
 //! 4. Closing: UNLOCKs and RETs for open sections; tasks left without operations are removed
 //!    with their POST (one backward sweep); each delayed post gets a fresh thread that forks
 //!    and posts; threads still running get a THREADEXIT, loopers excepted.
@@ -19,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::components::{Callback, Components, Edge};
 use super::read::{AbcLog, LogLine};
 use crate::trace::InputError;
 
@@ -64,7 +66,9 @@ enum Kind {
     TriggerLifecycle,
     TriggerService,
     TriggerBroadcast,
-    /// Idle handlers, INSTANCE-INTENT, JOIN, REMOVE: read, not carried into the trace.
+    /// The activity instance an intent launched.
+    InstanceIntent,
+    /// Idle handlers, JOIN, REMOVE: read, not carried into the trace.
     Dropped,
 }
 
@@ -218,9 +222,11 @@ fn typed(log: &AbcLog) -> Result<Typed, InputError> {
             }
             b"TRIGGER-SERVICE" => (Some("tid"), Kind::TriggerService),
             b"TRIGGER-BROADCAST" => (Some("tid"), Kind::TriggerBroadcast),
-            b"ADD_IDLE_HANDLER" | b"REMOVE_IDLE_HANDLER" | b"QUEUE_IDLE" | b"INSTANCE-INTENT" | b"JOIN" | b"REMOVE" => {
-                (None, Kind::Dropped)
+            b"INSTANCE-INTENT" => {
+                ["instance", "intentId"].iter().try_for_each(|k| require(log, l, k))?;
+                (None, Kind::InstanceIntent)
             }
+            b"ADD_IDLE_HANDLER" | b"REMOVE_IDLE_HANDLER" | b"QUEUE_IDLE" | b"JOIN" | b"REMOVE" => (None, Kind::Dropped),
             _ => return Err(err(log, l, l.op_col, l.op, "unknown operation")),
         };
         let tid: u32 = match tid_key {
@@ -455,6 +461,8 @@ impl<'l, 'a> Converter<'l, 'a> {
         let mut lifecycle: FxHashMap<(&[u8], &[u8]), Vec<(usize, bool)>> = FxHashMap::default();
         let mut focus: FxHashMap<&[u8], Vec<usize>> = FxHashMap::default();
         let mut events: FxHashMap<(&[u8], &[u8]), usize> = FxHashMap::default();
+        let mut components = Components::default();
+        let mut blank_resume: Option<usize> = None;
         for i in from..self.t.ops.len() {
             if !kept[i] {
                 continue;
@@ -464,6 +472,19 @@ impl<'l, 'a> Converter<'l, 'a> {
             if op.kind == Kind::NativeEntry {
                 threads.entry(op.tid).or_insert(ThreadState { binder: true, ..Default::default() });
                 binder.insert(op.tid);
+                continue;
+            }
+            if op.kind == Kind::InstanceIntent {
+                // From now on the activity is known by its instance: its state machine, and
+                // the LAUNCH-ACT and RESUME-ACT enables made for the intent (unless the
+                // instance has its own).
+                let (instance, intent) = (value(l, "instance"), value(l, "intentId"));
+                components.instance(instance, intent);
+                for state in [&b"LAUNCH-ACT"[..], b"RESUME-ACT"] {
+                    if let Some(list) = lifecycle.remove(&(intent, state)) {
+                        lifecycle.entry((instance, state)).or_insert(list);
+                    }
+                }
                 continue;
             }
             if op.kind == Kind::Dropped {
@@ -504,15 +525,29 @@ impl<'l, 'a> Converter<'l, 'a> {
                         self.emit(Emitted::Log(op.line), me);
                     }
                 }
-                Kind::Wait
-                | Kind::Notify { .. }
-                | Kind::Lock
-                | Kind::Unlock
-                | Kind::TriggerService
-                | Kind::TriggerBroadcast => {
+                Kind::Wait | Kind::Notify { .. } | Kind::Lock | Kind::Unlock => {
                     if shown {
                         self.emit(Emitted::Log(op.line), me);
                     }
+                }
+                Kind::TriggerService | Kind::TriggerBroadcast => {
+                    if shown {
+                        self.emit(Emitted::Log(op.line), me);
+                    }
+                    // The model sees every one, shown or not: a binder thread's
+                    // ABC_TRIGGER_ONRECIEVE_LATER says which send and registration an onReceive
+                    // answers.
+                    let cur = Callback { op: i, id: l.id, task, tid: op.tid };
+                    let state = value(l, "state");
+                    if op.kind == Kind::TriggerService {
+                        components.service(cur, value(l, "component"), number(self.log, l, "id")?, state);
+                    } else {
+                        let (receiver, action) = (value(l, "component"), value(l, "action"));
+                        let intent = number(self.log, l, "intent")?;
+                        let later = number(self.log, l, "onRecLater")?;
+                        components.broadcast(cur, receiver, action, intent, later, state);
+                    }
+                    self.component_edges(&mut components.edges);
                 }
                 Kind::AttachQ => {
                     self.emit(Emitted::Log(op.line), me);
@@ -626,9 +661,18 @@ impl<'l, 'a> Converter<'l, 'a> {
                             (Some(pe), Some(a)) => pe < a,
                             _ => false,
                         };
-                        if let Some(e) = list.iter().rev().copied().find(before) {
+                        let earlier = list.iter().rev().copied().find(before);
+                        if let Some(e) = earlier {
                             self.edge(self.pos_of_op(Some(e)), post);
                             let enabler_post = self.post_pos_of_task(self.op_task.get(&e).copied());
+                            self.edge(enabler_post, post);
+                        }
+                        // The latest enable, when it came after the post, still had its own
+                        // handler posted before it: that post orders the trigger's post.
+                        let latest = list.last().copied();
+                        if latest.is_some() && latest != earlier {
+                            let enabler_post =
+                                self.post_pos_of_task(latest.and_then(|e| self.op_task.get(&e).copied()));
                             self.edge(enabler_post, post);
                         }
                         if shown {
@@ -637,6 +681,11 @@ impl<'l, 'a> Converter<'l, 'a> {
                     }
                 }
                 Kind::EnableLifecycle => {
+                    match (value(l, "id"), value(l, "state")) {
+                        (_, b"BINDAPP-DONE") => components.app_bind_task = task,
+                        (b"0", b"RESUME-ACT") => blank_resume = Some(i),
+                        _ => {}
+                    }
                     lifecycle.entry((value(l, "id"), value(l, "state"))).or_default().push((i, false));
                     if shown {
                         self.emit(Emitted::Log(op.line), me);
@@ -664,6 +713,19 @@ impl<'l, 'a> Converter<'l, 'a> {
                         }
                         None => Vec::new(),
                     };
+                    // A resume nothing enabled answers the latest enable of a resume that named
+                    // no activity (`id:0`), once.
+                    let blank = if enables.is_empty() && key.1 == b"RESUME-ACT" { blank_resume.take() } else { None };
+                    if let Some(b) = blank {
+                        let enable = self.pos_of_op(Some(b));
+                        self.edge(enable, trigger);
+                        if task.is_some() {
+                            self.edge(enable, trigger_post);
+                        }
+                        if let Some(list) = lifecycle.get_mut(&key) {
+                            list.push((b, true));
+                        }
+                    }
                     for e in enables {
                         let enable = self.pos_of_op(Some(e));
                         self.edge(enable, trigger);
@@ -675,14 +737,29 @@ impl<'l, 'a> Converter<'l, 'a> {
                             self.edge(src, trigger_post);
                         }
                     }
+                    components.activity(Callback { op: i, id: l.id, task, tid: op.tid }, key.0, key.1);
+                    self.component_edges(&mut components.edges);
                 }
-                Kind::Start | Kind::NativeEntry | Kind::Dropped | Kind::Access { .. } => {}
+                Kind::Start | Kind::NativeEntry | Kind::Dropped | Kind::InstanceIntent | Kind::Access { .. } => {}
                 Kind::NativeExit => {
                     binder.remove(&op.tid);
                 }
             }
         }
+        components.finish();
+        self.component_edges(&mut components.edges);
         Ok(())
+    }
+
+    /// The environment model's edges, at the positions of their operations and posts.
+    fn component_edges(&mut self, edges: &mut Vec<Edge>) {
+        for e in edges.drain(..) {
+            let (src, dest) = match e {
+                Edge::OpToPost(o, m) => (self.pos_of_op(Some(o)), self.post_pos_of_task(Some(m))),
+                Edge::PostToPost(a, b) => (self.post_pos_of_task(Some(a)), self.post_pos_of_task(Some(b))),
+            };
+            self.edge(src, dest);
+        }
     }
 
     /// Closing passes: empty tasks out, delayed posts on fresh threads, THREADEXITs, edges kept

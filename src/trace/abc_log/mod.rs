@@ -6,8 +6,10 @@
 //!
 //! - [`read`]: splitting the log's lines (nom), errors with line and column.
 //! - [`convert`]: the conversion passes.
+//! - [`components`]: the environment model of services and broadcast receivers.
 //! - [`write`]: renumbering and the two files' text.
 
+pub mod components;
 pub mod convert;
 pub mod read;
 pub mod write;
