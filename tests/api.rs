@@ -52,12 +52,13 @@ fn every_strategy_is_in_the_help_and_applies_to_some_input() {
 
 #[test]
 fn defaults_are_the_best_sound_strategy_for_each_input() {
-    assert_eq!(registry::default_for::<EmModel>().name, "em-dpor");
-    // Measured (docs/strategies.md): on event models `full`; on SmartApps `stateful-dpor`.
+    // Measured (docs/strategies.md): on EM traces `optimal`; on event models `full`; on
+    // SmartApps `stateful-dpor`.
+    assert_eq!(registry::default_for::<EmModel>().name, "optimal");
     assert_eq!(registry::default_for::<EventModel>().name, "full");
     assert_eq!(registry::default_for::<tracepor::model::smartapp::SmartAppModel>().name, "stateful-dpor");
     assert_eq!(Check::new(&events("fixtures/events/example.events", None)).entry().name, "full");
-    assert_eq!(Check::new(&em("fixtures/em/two-posters")).entry().name, "em-dpor");
+    assert_eq!(Check::new(&em("fixtures/em/two-posters")).entry().name, "optimal");
 }
 
 #[test]
