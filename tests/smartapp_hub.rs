@@ -4,33 +4,12 @@
 //! `tamper.tampered`, whole-type and one-value subscriptions, comments never read as code, and
 //! what the model cannot bind or run is reported with file and line, never dropped silently.
 
-use std::path::PathBuf;
-
-use tracepor::model::smartapp::{load, SmartAppModel, SmartAppOptions};
+use tracepor::model::smartapp::{SmartAppModel, SmartAppOptions};
 use tracepor::model::Model;
 
-fn system(name: &str, apps: &[(&str, &str)], opts: SmartAppOptions) -> (SmartAppModel, Vec<PathBuf>) {
-    let dir = std::env::temp_dir().join(format!("tracepor-hub-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let files: Vec<PathBuf> = apps
-        .iter()
-        .map(|(n, src)| {
-            let p = dir.join(format!("{n}.groovy"));
-            std::fs::write(&p, src).unwrap();
-            p
-        })
-        .collect();
-    (load(&files, opts).unwrap_or_else(|e| panic!("{e}")), files)
-}
-
-fn fire(
-    m: &SmartAppModel,
-    s: &mut <SmartAppModel as Model>::State,
-    event: &str,
-) -> Result<(), tracepor::model::ModelError> {
-    let c = m.parse_choice(event).unwrap_or_else(|| panic!("no event {event}: {:?}", m.event_names()));
-    m.step(s, c)
-}
+#[path = "common/apps.rs"]
+mod apps;
+use apps::{fire, system};
 
 fn outcome(m: &SmartAppModel, s: &<SmartAppModel as Model>::State) -> String {
     m.outcome(s).to_string()

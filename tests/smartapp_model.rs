@@ -12,18 +12,11 @@ use tracepor::model::smartapp::{load, SmartAppModel, SmartAppOptions};
 use tracepor::model::{Accesses, Model};
 
 /// Writes apps to a fresh folder and loads them as one system.
-fn system(name: &str, apps: &[(&str, &str)], opts: SmartAppOptions) -> SmartAppModel {
-    let dir = std::env::temp_dir().join(format!("tracepor-smartapp-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let files: Vec<PathBuf> = apps
-        .iter()
-        .map(|(n, src)| {
-            let p = dir.join(format!("{n}.groovy"));
-            std::fs::write(&p, src).unwrap();
-            p
-        })
-        .collect();
-    load(&files, opts).unwrap_or_else(|e| panic!("{e}"))
+#[path = "common/apps.rs"]
+mod apps;
+
+fn system(tag: &str, apps: &[(&str, &str)], opts: SmartAppOptions) -> SmartAppModel {
+    apps::system(tag, apps, opts).0
 }
 
 fn corpus(app: &str) -> PathBuf {
@@ -31,8 +24,7 @@ fn corpus(app: &str) -> PathBuf {
 }
 
 fn fire(m: &SmartAppModel, s: &mut <SmartAppModel as Model>::State, event: &str) -> Result<(), String> {
-    let c = m.parse_choice(event).unwrap_or_else(|| panic!("no event {event}: {:?}", m.event_names()));
-    m.step(s, c).map_err(|e| format!("{}: {}", e.kind, e.message))
+    apps::fire(m, s, event).map_err(|e| format!("{}: {}", e.kind, e.message))
 }
 
 const OPENER: &str = r#"
