@@ -89,6 +89,23 @@ fn a_reported_deadlock_replays_with_the_printed_command() {
     assert!(shown.contains("stuck 5 6 7 10 11 12"), "{shown}");
 }
 
+/// A conflict between two SmartApps, replayed: the failing step names the file, the line and
+/// the handler of the write, as `check` does (not a bare line number of no file).
+#[test]
+fn a_replayed_conflict_names_the_file_line_and_handler() {
+    let apps = "../shared/smartthings/smartapps";
+    let (fire, lock) = (format!("{apps}/FireCO2Alarm.groovy"), format!("{apps}/lock-it-when-i-leave.groovy"));
+    let schedule = "smokeDetector.smoke.tested,presenceSensor.presence.not_present";
+    let r = tracepor(&["replay", &fire, &lock, "--schedule", schedule, "--conflicts"]);
+    assert_eq!(code(&r), 1, "{}", String::from_utf8_lossy(&r.stderr));
+    let shown = String::from_utf8_lossy(&r.stdout);
+    assert!(shown.contains("error: conflict"), "{shown}");
+    assert!(
+        shown.contains("at: ../shared/smartthings/smartapps/lock-it-when-i-leave.groovy:72, handler presence"),
+        "{shown}"
+    );
+}
+
 #[test]
 fn a_limit_stops_the_search_with_partial_figures_and_exit_3() {
     let trace = &common::em_explorer_arg("benchmark-traces/multithreading-with-multiple-queues/trace1");

@@ -38,7 +38,16 @@ fn print_replay(replay: &Replay) -> Result<(), Fail> {
                 enabled.join(" ")
             )))
         }
-        ReplayEnd::Error(e) => println!("error: {}: {} (line {})", e.kind, e.message, e.line),
+        // Where the failing write stands: file, line and handler when the model knows them
+        // (SmartApps), else the input's line.
+        ReplayEnd::Error(e) => match &e.at {
+            Some(at) => println!(
+                "error: {}: {}
+  at: {at}",
+                e.kind, e.message
+            ),
+            None => println!("error: {}: {} (line {})", e.kind, e.message, e.line),
+        },
         ReplayEnd::Ended(outcome) => {
             println!("end: nothing enabled; {}", if outcome.stuck() { "stuck (deadlock)" } else { "complete" });
             println!("outcome: {outcome}");
