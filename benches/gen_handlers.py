@@ -6,18 +6,12 @@ race). Every message is handled right after it is posted, as recorded. About N /
 Usage: gen_handlers.py N > trace.txt"""
 import sys
 
+from em_prelude import write_looper_and_posters
+
 n = int(sys.argv[1])
 POSTERS = 3
-lines = ["THREADINIT tid:1", "ATTACH-Q tid:1 queue:1"]
-for p in range(POSTERS):
-    lines += [f"FORK par-tid:1 child-tid:{2 + p}", f"THREADINIT tid:{2 + p}"]
-lines.append("LOOP tid:1 queue:1")
 out = sys.stdout
-out.write("1 START\n")
-idx = 2
-for line in lines:
-    out.write(f"{idx} {line}\n")
-    idx += 1
+idx = write_looper_and_posters(out, POSTERS)
 msg = 1
 while idx + 5 <= n + 1:
     src = 2 + msg % POSTERS

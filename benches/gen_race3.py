@@ -8,6 +8,8 @@ write one shared field instead: the three outcomes are its three possible final 
 Usage: gen_race3.py N > trace.txt"""
 import sys
 
+from em_prelude import write_looper_and_posters
+
 n = int(sys.argv[1])
 POSTERS = 3
 per_msg = 5
@@ -15,16 +17,8 @@ m = max(3, (n - 10) // per_msg)
 # Three messages from three different posters (i mod 3 = 0, 1, 2), spread over the trace.
 racing = {3 * (m // 12) + k * (3 * (m // 12) + 1) for k in range(3)}
 assert len({i % 3 for i in racing}) == 3 and max(racing) <= m and min(racing) >= 1, racing
-lines = ["THREADINIT tid:1", "ATTACH-Q tid:1 queue:1"]
-for p in range(POSTERS):
-    lines += [f"FORK par-tid:1 child-tid:{2 + p}", f"THREADINIT tid:{2 + p}"]
-lines.append("LOOP tid:1 queue:1")
 out = sys.stdout
-out.write("1 START\n")
-idx = 2
-for line in lines:
-    out.write(f"{idx} {line}\n")
-    idx += 1
+idx = write_looper_and_posters(out, POSTERS)
 for msg in range(1, m + 1):
     src = 2 + msg % POSTERS
     out.write(f"{idx} POST src:{src} msg:{msg} dest:1\n")
