@@ -248,8 +248,9 @@ impl<'m, M: Registered> Check<'m, M> {
         if entry.records_graph {
             search.graph = self.graph_limit.map(StateGraph::new);
         }
+        let deadline = search.report_deadline();
         let (stats, found, graph) = run_search(search, strategy.as_mut());
-        (RunReport::new(&self.file, self.model, &label, stats, found), graph)
+        (RunReport::new(&self.file, self.model, &label, stats, found, deadline), graph)
     }
 }
 

@@ -282,3 +282,27 @@ fn event_model_apps_leave_out_the_environment() {
     assert_eq!(m.stats()["apps"], 1, "an app named main is an app");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Shortening a schedule by replay stops at its deadline (the run's time limit plus a
+/// twentieth), keeping what it has: a deadline already past leaves the schedule as found, none
+/// lets it cut the depth-first one. Decided by the deadline's instant, not by how fast it runs.
+#[test]
+fn shortening_stops_at_its_deadline() {
+    use tracepor::explore::shorten::{shorten, Finding};
+    use tracepor::explore::Search;
+    let path = "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events";
+    let m = match model::load(Path::new(path), LoadOptions { bound: Some(2), conflicts: true }).unwrap() {
+        Loaded::Events(m) => m,
+        _ => panic!("{path} is not an event model"),
+    };
+    let mut strategy = registry::lookup("dpor-sleep").unwrap().build::<EventModel>().unwrap();
+    let mut search = Search::new(&m, Limits { max_transitions: Some(200_000), ..Limits::default() });
+    strategy.run(&mut search);
+    let (_, found) = search.finish();
+    let f = found.errors().max_by_key(|f| f.schedule.len()).expect("a conflict");
+    let target = Finding::Error(&f.error);
+    let cut = shorten(&m, &f.schedule, &target, None);
+    assert!(cut.len() < f.schedule.len(), "{} steps not cut", f.schedule.len());
+    let past = std::time::Instant::now();
+    assert_eq!(shorten(&m, &f.schedule, &target, Some(past)), f.schedule);
+}

@@ -354,6 +354,12 @@ impl<'m, M: Model> Search<'m, M> {
         }
     }
 
+    /// When work after the search (shorter schedules for what it found) must stop so that
+    /// `--time-limit` holds: the limit plus a twentieth of it; None without a time limit.
+    pub fn report_deadline(&self) -> Option<Instant> {
+        self.limits.time.map(|t| self.start + t + t / 20)
+    }
+
     /// Closes the search: elapsed time, peak memory, whether it finished.
     pub fn finish(mut self) -> (Stats, Outcomes) {
         self.stats.time_s = self.start.elapsed().as_secs_f64();

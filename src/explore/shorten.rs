@@ -9,6 +9,8 @@
 //! shortest schedule; reports say "shortened from N steps". Replays are bounded
 //! ([`REPLAY_BUDGET`]), so a long schedule costs at most a few seconds.
 
+use std::time::Instant;
+
 use crate::model::{Choice, Model, ModelError, Outcome};
 
 /// What a schedule must reproduce.
@@ -55,8 +57,11 @@ fn reproduces<M: Model>(
 }
 
 /// A schedule no longer than `path` that still reaches `target` (`path` itself when it does not
-/// replay to it, or nothing shorter was found within the budget).
-pub fn shorten<M: Model>(m: &M, path: &[Choice], target: &Finding<'_>) -> Vec<Choice> {
+/// replay to it, or nothing shorter was found within the budget or before `deadline`).
+pub fn shorten<M: Model>(m: &M, path: &[Choice], target: &Finding<'_>, deadline: Option<Instant>) -> Vec<Choice> {
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return path.to_vec();
+    }
     let mut en = Vec::new();
     let mut spent = 0u64;
     let Some(n) = reproduces(m, path, target, &mut en, &mut spent) else {
@@ -73,6 +78,9 @@ pub fn shorten<M: Model>(m: &M, path: &[Choice], target: &Finding<'_>) -> Vec<Ch
             candidate.clear();
             candidate.extend_from_slice(&cur[..start]);
             candidate.extend_from_slice(&cur[(start + chunk).min(cur.len())..]);
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return cur;
+            }
             if let Some(k) = reproduces(m, &candidate, target, &mut en, &mut spent) {
                 candidate.truncate(k);
                 std::mem::swap(&mut cur, &mut candidate);

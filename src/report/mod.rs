@@ -93,16 +93,28 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    pub fn new<M: Model>(file: &str, model: &M, strategy: &str, stats: Stats, found: Outcomes) -> Self {
+    /// `deadline`: when shortening schedules must stop, so that the run's time limit holds
+    /// ([`crate::explore::Search::report_deadline`]).
+    pub fn new<M: Model>(
+        file: &str,
+        model: &M,
+        strategy: &str,
+        stats: Stats,
+        found: Outcomes,
+        deadline: Option<std::time::Instant>,
+    ) -> Self {
         // A search's first schedule to an error is rarely short (a depth-first search reaches it
         // deep): shorten it by replay before showing it.
         let mut errors: Vec<ErrorReport> = found
             .errors()
             .map(|f| {
-                let short = shorten(model, &f.schedule, &Finding::Error(&f.error));
+                let short = shorten(model, &f.schedule, &Finding::Error(&f.error), deadline);
                 // Who wrote what before a conflict depends on the path: take it from the
-                // schedule shown, not the one first found.
-                let conflict = error_at_end(model, &short)
+                // schedule shown, not the one first found (a replay only when they differ).
+                let shown_is_found = f.graph_shortest_from.is_none() && short.len() == f.schedule.len();
+                let conflict = (!shown_is_found)
+                    .then(|| error_at_end(model, &short))
+                    .flatten()
                     .filter(|e| e.kind == f.error.kind && e.line == f.error.line)
                     .and_then(|e| e.conflict)
                     .or_else(|| f.error.conflict.clone())

@@ -428,7 +428,13 @@ impl<'a, M: Model> Run<'a, M> {
             }
             None
         };
+        // Each replay costs a schedule's length in steps: none past the run's time limit.
+        let deadline = search.report_deadline();
+        let late = || deadline.is_some_and(|d| std::time::Instant::now() >= d);
         for f in search.found.errors_mut() {
+            if late() {
+                return;
+            }
             let Some((&last, before)) = f.schedule.split_last() else { continue };
             if let Some(n) = node_of(before) {
                 let mut short = path_to(n);
@@ -440,6 +446,9 @@ impl<'a, M: Model> Run<'a, M> {
             }
         }
         for d in search.found.deadlocks_mut() {
+            if late() {
+                return;
+            }
             if let Some(n) = node_of(&d.schedule) {
                 let short = path_to(n);
                 if short.len() < d.schedule.len() {
