@@ -208,6 +208,20 @@ fn errors_name_line_column_and_text() {
     assert!(err.contains("abc_log.txt:3:3: unknown operation: `FROB`"), "{err}");
 }
 
+/// What the fuzzer found (2026-11-26): a log of access lines only has no operation to point
+/// at; it is refused with the file named, not a panic on the missing first operation.
+#[test]
+fn a_log_of_access_lines_only_is_refused() {
+    let bytes: &[u8] = b"\nrwId:1 READ-STATIC tid:2 class:Lcomils; field:\x01\x00\x00\x7fNATIVE-EXITIT tiead-name:Bin";
+    let dir = tempdir("access-only");
+    let path = dir.join("abc_log.txt");
+    let e = abc_log::to_em(&path, bytes).expect_err("no operation").to_string();
+    assert!(e.contains("no operation line"), "{e}");
+    std::fs::write(&path, bytes).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tracepor")).arg("check").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// `tracepor convert LOG --out DIR` writes both files, and DIR is then a trace `check` reads.
 #[test]
 fn convert_writes_trace_and_dependence() {

@@ -340,6 +340,11 @@ impl<'l, 'a> Converter<'l, 'a> {
     fn run(mut self) -> Result<Converted, InputError> {
         let ops_len = self.t.ops.len();
         // START, then the main thread's THREADINIT, as DroidRacer requires.
+        if self.t.ops.is_empty() {
+            // Only access lines (`rwId:`), or nothing the conversion keeps: no operation to
+            // point at, so the file is named.
+            return Err(InputError::file(self.log.file, "no operation line: a log starts with START"));
+        }
         if self.t.ops.first().map(|o| o.kind) != Some(Kind::Start) {
             return Err(self.fail(0, "a log starts with START"));
         }
