@@ -167,6 +167,9 @@ fn time_limits_a_duration_cannot_hold_are_refused_by_every_command() {
     }
     // The longest limit a duration holds still runs.
     accepted(&["check", EM, "--time-limit", "1e18", "--quiet"]);
+    // Past what an Instant can reach: the report's deadline (limit plus a twentieth) is none.
+    accepted(&["check", EM, "--time-limit", "1.8e19", "--quiet"]);
+    accepted(&["check", "fixtures/events/example.events", "--time-limit", "1e19", "--quiet"]);
 }
 
 /// Issue 31: `--max-states` was ignored by the strategies that store no states (`check

@@ -357,7 +357,8 @@ impl<'m, M: Model> Search<'m, M> {
     /// When work after the search (shorter schedules for what it found) must stop so that
     /// `--time-limit` holds: the limit plus a twentieth of it; None without a time limit.
     pub fn report_deadline(&self) -> Option<Instant> {
-        self.limits.time.map(|t| self.start + t + t / 20)
+        // A limit too far off for an Instant to hold (`--time-limit 1e19`) sets no deadline.
+        self.limits.time.and_then(|t| t.checked_add(t / 20)).and_then(|t| self.start.checked_add(t))
     }
 
     /// Closes the search: elapsed time, peak memory, whether it finished.
