@@ -58,10 +58,12 @@ use crate::model::em::EmModel;
 
 mod saturation;
 mod statics;
+mod stuck;
 mod witness;
 
 use saturation::{Saturation, Verdict};
 use statics::{bit, Statics};
+use stuck::StuckSearch;
 use witness::Witness;
 
 /// The `optimal` strategy (see the module header).
@@ -90,12 +92,14 @@ impl Strategy<EmModel> for ReadsFrom {
         // sets (step 2) does not finish.
         enumeration.tree(search, &mut w, &mut sat, &all, &phases);
         phases.done("complete runs (outcomes)", enumeration.found as usize);
-        let stuck = !search.stopped() && statics.may_get_stuck(search) == Some(true);
-        phases.done("stuck fixpoint (may get stuck)", stuck as usize);
-        if stuck {
-            let mut ends: Vec<Box<[u64]>> = w.end_sets(search, &all).into_iter().filter(|e| *e != all).collect();
-            ends.sort();
-            phases.done("pre-pass (stuck end sets)", ends.len());
+        // Stuck end sets (step 2), from the deadlock patterns the fixpoint leaves.
+        let b = if search.stopped() { None } else { stuck::disabled_for_ever(&statics, search) };
+        let may = b.as_ref().map_or(0, |b| b.iter().filter(|&&x| x).count());
+        phases.done("stuck fixpoint (operations that may be disabled for ever)", may);
+        if let Some(b) = b.filter(|_| may > 0) {
+            let direct = StuckSearch::new(&statics, &b);
+            let ends = direct.end_sets(search).unwrap_or_default();
+            phases.done("stuck end sets (direct search)", ends.len());
             for end in &ends {
                 if search.stopped() {
                     break;
