@@ -152,7 +152,7 @@ pub struct Constraints {
 
 impl Constraints {
     /// Nothing fixed yet, for end set `end`; `values` false for the pre-pass.
-    fn none(st: &Statics<'_>, end: &[u64], values: bool) -> Self {
+    pub(super) fn none(st: &Statics<'_>, end: &[u64], values: bool) -> Self {
         let locs = st.model.trace.locations.len();
         Constraints {
             read: if values { vec![FREE; st.n] } else { Vec::new() },
