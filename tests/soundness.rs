@@ -369,7 +369,7 @@ fn optimal_is_exact_on_large_em_traces() {
     let seeds: u64 = std::env::var("TRACEPOR_SOUNDNESS_LARGE_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
     let entry = registry::lookup("optimal").expect("registered");
     let mut tally = Tally::default();
-    let (mut over_cap, mut ops) = (0, Vec::new());
+    let (mut over_cap, mut ops, mut with_stuck) = (0, Vec::new(), 0);
     for seed in 0..seeds {
         let pad = 200 + (seed % 3) as u32 * 100;
         let Some((text, dependence)) = generate_padded(seed, pad) else { continue };
@@ -380,6 +380,7 @@ fn optimal_is_exact_on_large_em_traces() {
         };
         tally.checked += 1;
         ops.push(m.trace.ops.len());
+        with_stuck += usize::from(expected.lines().any(|l| !l.trim_end().ends_with("| stuck")));
         let mut s = entry.build::<EmModel>().expect("registered");
         let (stats, found) = run(&m, s.as_mut(), EM_VARIANTS[0], Ablation::default(), MUST_FINISH);
         let input = format!("{text}-- dependence.txt\n{dependence}");
@@ -388,7 +389,7 @@ fn optimal_is_exact_on_large_em_traces() {
             tally.failures.push(format!("seed {seed}: {} executions for {} outcomes", stats.executions, found.len()));
         }
     }
-    eprintln!("large EM traces: operations {:?}, {over_cap} past the exhaustive cap", ops);
+    eprintln!("large EM traces: operations {:?}, {over_cap} past the exhaustive cap, {with_stuck} with a stuck outcome", ops);
     assert!(tally.checked as u64 * 2 >= seeds, "only {} of {seeds} large traces checked", tally.checked);
     assert!(ops.iter().all(|&n| n >= 200), "a large trace has fewer than 200 operations: {ops:?}");
     tally.assert_sound("large EM traces");

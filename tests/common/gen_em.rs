@@ -50,6 +50,14 @@ use rand::{Rng, SeedableRng};
 /// default 250; fixtures/em-regress/stuck-handler-*; em_dpor.rs `blocked_handler_races`).
 const HANDLER_LOCK_ORDER: f64 = 0.25;
 
+/// How often a trace has a WAIT made while holding a lock whose NOTIFY comes from a thread that
+/// takes that lock first (in a plain thread, or in a handler on main: a looper hanging in a
+/// handler): the recorded run is one where the notifier's section came first; in others the
+/// WAIT gets fewer NOTIFYs than it needs (issue 27: `optimal`'s direct search for stuck end
+/// sets must find these, not only lock-order inversions). Drawn from a generator of its own, so
+/// that the traces of seeds where it does not fire stay as they were.
+const WAIT_UNDER_LOCK: f64 = 0.3;
+
 /// An environment marker and the key it is matched by.
 #[derive(Clone, Copy, Debug)]
 enum Marker {
@@ -556,6 +564,30 @@ pub fn generate_padded(seed: u64, pad: u32) -> Option<(String, String)> {
         let block = [Act::Post(1, h, None), Act::Lock(0), Act::Lock(1), Act::Unlock(1), Act::Unlock(0)].map(Step::from);
         if let Some(s) = sims.iter_mut().find(|s| s.tid == plain[0]) {
             let at = g.rng.gen_range(0..=s.own.len());
+            s.own.splice(at..at, block);
+        }
+    }
+    let mut own_rng = SmallRng::seed_from_u64(seed ^ 0x5741_4954_4c4f_434b);
+    if !plain.is_empty() && own_rng.gen_bool(WAIT_UNDER_LOCK) {
+        g.locks = g.locks.max(1);
+        let l = own_rng.gen_range(0..g.locks);
+        let loc = own_rng.gen_range(0..g.locations);
+        let notifier = plain[plain.len() - 1];
+        let held = [Act::Lock(l), Act::Wait, Act::Unlock(l)];
+        let mut block: Vec<Step> = Vec::new();
+        let waiter = if plain.len() >= 2 && own_rng.gen_bool(0.5) {
+            let at = own_rng.gen_range(0..=sims.iter().find(|s| s.tid == plain[0]).map_or(0, |s| s.own.len()));
+            if let Some(s) = sims.iter_mut().find(|s| s.tid == plain[0]) {
+                s.own.splice(at..at, held.map(Step::from));
+            }
+            plain[0]
+        } else {
+            block.push(Act::Post(1, held.map(Step::from).to_vec(), None).into());
+            1
+        };
+        block.extend([Act::Lock(l), Act::Write(loc), Act::Unlock(l), Act::Notify(waiter)].map(Step::from));
+        if let Some(s) = sims.iter_mut().find(|s| s.tid == notifier) {
+            let at = own_rng.gen_range(0..=s.own.len());
             s.own.splice(at..at, block);
         }
     }
