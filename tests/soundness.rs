@@ -389,7 +389,10 @@ fn optimal_is_exact_on_large_em_traces() {
             tally.failures.push(format!("seed {seed}: {} executions for {} outcomes", stats.executions, found.len()));
         }
     }
-    eprintln!("large EM traces: operations {:?}, {over_cap} past the exhaustive cap, {with_stuck} with a stuck outcome", ops);
+    eprintln!(
+        "large EM traces: operations {:?}, {over_cap} past the exhaustive cap, {with_stuck} with a stuck outcome",
+        ops
+    );
     assert!(tally.checked as u64 * 2 >= seeds, "only {} of {seeds} large traces checked", tally.checked);
     assert!(ops.iter().all(|&n| n >= 200), "a large trace has fewer than 200 operations: {ops:?}");
     tally.assert_sound("large EM traces");

@@ -17,10 +17,12 @@
 //!    POST -> CALL, LOOP -> CALL and the FIFO rule, transitively closed, as clocks with one
 //!    component per chain of ordered operations ([`statics`]). It holds in every run.
 //! 2. **End sets.** A run ends (nothing enabled) with some set `E` of executed operations: all
-//!    of them, or a stuck prefix. The complete set is enumerated first. Unless a fixpoint shows
-//!    that no run can get stuck ([`Statics::may_get_stuck`]), a pre-pass with values ignored
-//!    (below) then finds every reachable end set, and each stuck one gets the same enumeration
-//!    with "ends with exactly `E` executed" as its target: that is how stuck outcomes are reached.
+//!    of them, or a stuck prefix. The complete set is enumerated first. Then a fixpoint keeps
+//!    the operations that may be disabled for ever ([`stuck::disabled_for_ever`]: the
+//!    operations of deadlock patterns); if there are any, a direct search over the frontiers
+//!    they allow ([`stuck`]) gives every candidate stuck end set, and each gets the same
+//!    enumeration with "ends with exactly `E` executed" as its target (a candidate no run
+//!    reaches gives a blocked root): that is how stuck outcomes are reached.
 //! 3. **Observations** of `E`: its reads, then the final write of each location (the "final
 //!    reader" of issue 14). Each has candidates: the writes in `E` it could see by `hb0` (not
 //!    after it, not certainly overwritten before it), and the initial value (0). Observations
@@ -35,10 +37,11 @@
 //!    executions = outcomes, and the cost is the blocked nodes.
 //!
 //! # Files
-//! [`statics`]: `hb0` as clocks per chain, candidates, the stuck-end fixpoint, conflict groups.
+//! [`statics`]: `hb0` as clocks per chain, candidates, conflict groups.
+//! [`stuck`]: the stuck-end fixpoint and the direct search for stuck end sets.
 //! [`saturation`]: the order a node forces, as an incremental closure on those chains.
-//! [`witness`]: the witness search (persistent sets, fingerprints kept along the path) and the
-//! pre-pass. Each file's header gives its part of the soundness argument; the whole of it is
+//! [`witness`]: the witness search (persistent sets, fingerprints kept along the path). Each
+//! file's header gives its part of the soundness argument; the whole of it is
 //! in docs/optimal.md. Every step is linear in the trace's length times the number of chains
 //! (docs/performance.md measures them up to a million operations).
 //!
@@ -143,7 +146,7 @@ pub struct Constraints {
     touched: Vec<u32>,
     /// The operations the run must end with exactly (bit per operation).
     end: Box<[u64]>,
-    /// False in the pre-pass: values are ignored, reads and writes are always safe.
+    /// False when values are ignored (the end-set checks): reads and writes are always safe.
     values: bool,
     /// Per operation the saturated order puts new predecessors before: per chain where it
     /// does, the latest of them (the others come before it on the chain).
@@ -151,7 +154,7 @@ pub struct Constraints {
 }
 
 impl Constraints {
-    /// Nothing fixed yet, for end set `end`; `values` false for the pre-pass.
+    /// Nothing fixed yet, for end set `end`; `values` false to ignore values.
     pub(super) fn none(st: &Statics<'_>, end: &[u64], values: bool) -> Self {
         let locs = st.model.trace.locations.len();
         Constraints {

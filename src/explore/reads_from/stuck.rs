@@ -86,8 +86,32 @@ pub fn disabled_for_ever(st: &Statics<'_>, search: &mut Search<'_, EmModel>) -> 
             waits[model.op_thread[x] as usize].push(x as u32);
         }
     }
+    // Per WAIT: the WAITs of its thread that can come before it, itself included (all but
+    // those `hb0` puts after it). Static, so counted once: per thread and per chain of one of
+    // its WAITs, the WAITs' clock components on that chain, sorted; those after `x` are the
+    // ones reaching `x`'s index (`x` itself among them).
+    let mut can_precede: rustc_hash::FxHashMap<u32, usize> = Default::default();
+    for ws in &waits {
+        let mut by_chain: rustc_hash::FxHashMap<u32, Vec<u32>> = Default::default();
+        for &x in ws {
+            if search.poll() {
+                return None;
+            }
+            let c = st.chain[x as usize];
+            let comps = by_chain.entry(c).or_insert_with(|| {
+                let mut v: Vec<u32> = ws.iter().map(|&y| st.clock(y)[c as usize]).collect();
+                v.sort_unstable();
+                v
+            });
+            let after = comps.len() - comps.partition_point(|&k| k < st.index_on[x as usize]);
+            debug_assert_eq!(ws.len() - after + 1, ws.iter().filter(|&&y| !st.before(x, y)).count());
+            can_precede.insert(x, ws.len() - after + 1);
+        }
+    }
     let mut b: Vec<bool> = (0..n)
-        .map(|x| matches!(model.trace.ops[x].kind, OpKind::Lock { .. } | OpKind::Wait) || !model.waits_for[x].is_empty())
+        .map(|x| {
+            matches!(model.trace.ops[x].kind, OpKind::Lock { .. } | OpKind::Wait) || !model.waits_for[x].is_empty()
+        })
         .collect();
     let w = st.width;
     // Per looper: its handlers (ids into `st.handlers`).
@@ -183,8 +207,7 @@ pub fn disabled_for_ever(st: &Statics<'_>, search: &mut Search<'_, EmModel>) -> 
                 OpKind::Wait => {
                     // Blocked for ever only if fewer NOTIFYs run than the WAITs of its
                     // thread that can come before it (itself included) need.
-                    let can_precede = waits[t as usize].iter().filter(|&&y| !st.before(x as u32, y)).count();
-                    keep |= st.notifies_to[t as usize].len() - lost_notifies[t as usize] < can_precede;
+                    keep |= st.notifies_to[t as usize].len() - lost_notifies[t as usize] < can_precede[&(x as u32)];
                 }
                 _ => {}
             }
@@ -325,8 +348,7 @@ impl<'s, 'm> StuckSearch<'s, 'm> {
             let mine = self.musts(t, f);
             let clash = self.order[..i].iter().any(|&u| {
                 let g = self.frontier[u as usize];
-                g != NEVER
-                    && (mine.iter().any(|&m| self.leq(g, m)) || self.musts(u, g).iter().any(|&m| self.leq(f, m)))
+                g != NEVER && (mine.iter().any(|&m| self.leq(g, m)) || self.musts(u, g).iter().any(|&m| self.leq(f, m)))
             });
             if clash {
                 continue;
@@ -394,7 +416,9 @@ impl<'s, 'm> StuckSearch<'s, 'm> {
         };
         let post = |m: u32| model.handlers[m as usize].as_ref().map_or(NEVER, |h| h.post);
         // Posted after a queued handler of the same looper: queued too (FIFO), no choice.
-        let forced = queued.iter().any(|&q| model.handlers[q as usize].as_ref().is_some_and(|h| h.thread == t) && self.leq(post(q), post(m)));
+        let forced = queued
+            .iter()
+            .any(|&q| model.handlers[q as usize].as_ref().is_some_and(|h| h.thread == t) && self.leq(post(q), post(m)));
         if !forced && !self.choose(search, roots, open, i + 1, queued) {
             return false;
         }
@@ -451,9 +475,10 @@ impl<'s, 'm> StuckSearch<'s, 'm> {
                     None if queued.is_empty() => None,
                     None => {
                         // The front: the frontier's CALL, posted before every other queued.
-                        let front = queued.iter().copied().find(|&m| {
-                            model.handlers[m as usize].as_ref().is_some_and(|h| h.ops[0] == f)
-                        });
+                        let front = queued
+                            .iter()
+                            .copied()
+                            .find(|&m| model.handlers[m as usize].as_ref().is_some_and(|h| h.ops[0] == f));
                         match front {
                             Some(m) if !queued.iter().any(|&q| q != m && self.leq(post(q), post(m))) => Some(f),
                             _ => return,
@@ -523,7 +548,8 @@ mod tests {
     fn direct_search_finds_the_pre_pass_end_sets() {
         let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut dirs: Vec<std::path::PathBuf> = Vec::new();
-        for root in [repo.join("../shared/traces/em-explorer"), repo.join("fixtures/em"), repo.join("fixtures/em-regress")]
+        for root in
+            [repo.join("../shared/traces/em-explorer"), repo.join("fixtures/em"), repo.join("fixtures/em-regress")]
         {
             let mut stack = vec![root];
             while let Some(d) = stack.pop() {
@@ -550,7 +576,8 @@ mod tests {
             let mut all = vec![0u64; n.div_ceil(64).max(1)];
             (0..n).for_each(|op| all[op / 64] |= 1 << (op % 64));
             let mut w = Witness::new(&st);
-            let mut old: Vec<Box<[u64]>> = w.end_sets(&mut search, &all).into_iter().filter(|e| **e != all[..]).collect();
+            let mut old: Vec<Box<[u64]>> =
+                w.end_sets(&mut search, &all).into_iter().filter(|e| **e != all[..]).collect();
             if search.stopped() {
                 continue;
             }

@@ -1,7 +1,7 @@
 //! The witness search of `optimal` (docs/optimal.md, "Witness search"): a depth-first search
-//! over emulator states for a run that respects a node's constraints and ends at its end set;
-//! and the pre-pass that collects the end sets (the same search, values ignored, run to the
-//! end).
+//! over emulator states for a run that respects a node's constraints and ends at its end set.
+//! (The pre-pass that collected end sets by running it with values ignored to every end is
+//! kept for tests only: stuck.rs finds them directly since issue 27.)
 //!
 //! # Why it is complete
 //! An operation may run only when the emulator enables it, it lies in the end set, its
