@@ -55,6 +55,8 @@ pub struct Statics<'m> {
     pub succ: Vec<u32>,
     /// Per location: its writes and its reads.
     pub writes: Vec<Vec<u32>>,
+    /// Per location: its writes by chain, each list by index on the chain.
+    pub writes_on: Vec<Vec<(u32, Vec<u32>)>>,
     pub reads: Vec<Vec<u32>>,
     /// Operation position of a trace index (a map: indices are the trace's own numbers).
     pub op_of_index: FxHashMap<u32, u32>,
@@ -283,6 +285,7 @@ impl<'m> Statics<'m> {
             succ_start,
             succ,
             writes: vec![Vec::new(); locs],
+            writes_on: vec![Vec::new(); locs],
             reads: vec![Vec::new(); locs],
             op_of_index: FxHashMap::default(),
             sections: vec![Vec::new(); model.locks as usize],
@@ -395,6 +398,19 @@ impl<'m> Statics<'m> {
             });
             st.pair_of[x] = p;
         }
+        for (loc, ws) in st.writes.iter().enumerate() {
+            let on = &mut st.writes_on[loc];
+            for &w in ws {
+                let c = st.chain[w as usize];
+                match on.iter_mut().find(|(c2, _)| *c2 == c) {
+                    Some((_, l)) => l.push(w),
+                    None => on.push((c, vec![w])),
+                }
+            }
+            for (_, l) in on.iter_mut() {
+                l.sort_unstable_by_key(|&w| st.index_on[w as usize]);
+            }
+        }
         Some(st)
     }
 
@@ -492,8 +508,44 @@ impl Statics<'_> {
     }
 
     /// The writes read `r` could see in a run ending with `end` executed (0: the initial
-    /// value): those `hb0` does not put after `r` nor certainly overwrite before it.
+    /// value): those `hb0` does not put after `r` nor certainly overwrite before it. Per chain
+    /// of the location's writes: the latest one before `r` (the index `r`'s clock reaches on
+    /// that chain), and those after it up to the first one `r` is before (along a chain the
+    /// writes' clock components on `r`'s chain grow, so both ends are binary searches): the
+    /// cost is the number of chains times a logarithm, plus the candidates themselves, not the
+    /// location's writes (quadratic over a location every handler writes, before issue 27).
     pub fn read_candidates(&self, r: u32, loc: u32, end: &[u64]) -> SmallVec<[u32; 4]> {
+        let rc = self.clock(r);
+        let (r_chain, r_index) = (self.chain[r as usize] as usize, self.index_on[r as usize]);
+        let mut below: SmallVec<[u32; 8]> = SmallVec::new();
+        let mut seen: SmallVec<[u32; 8]> = SmallVec::new();
+        for (c, ws) in &self.writes_on[loc as usize] {
+            let k = rc[*c as usize];
+            let split = ws.partition_point(|&w| self.index_on[w as usize] <= k);
+            // Writes before `r` are in the end set (end sets are downward closed); the latest
+            // of them in it, to be safe.
+            if let Some(&w) = ws[..split].iter().rev().find(|&&w| bit(end, w as usize)) {
+                below.push(w);
+            }
+            let after = split + ws[split..].partition_point(|&w| self.clock(w)[r_chain] < r_index);
+            seen.extend(ws[split..after].iter().copied().filter(|&w| bit(end, w as usize)));
+        }
+        // A write before `r` is overwritten unless it is maximal among those before `r`.
+        let last = self.maximal(&below);
+        let mut out: SmallVec<[u32; 4]> = SmallVec::new();
+        if below.is_empty() {
+            out.push(0);
+        }
+        seen.extend(last);
+        seen.sort_unstable();
+        out.extend(seen.iter().map(|&w| self.index(w)));
+        out
+    }
+
+    /// [`Statics::read_candidates`] by a scan of the location's writes (before issue 27's
+    /// per-chain search): the reference its test compares with.
+    #[cfg(test)]
+    fn read_candidates_by_scan(&self, r: u32, loc: u32, end: &[u64]) -> SmallVec<[u32; 4]> {
         let ws = &self.writes[loc as usize];
         let mut below: SmallVec<[u32; 8]> = SmallVec::new();
         for &w in ws.iter().filter(|&&w| bit(end, w as usize)) {
@@ -525,6 +577,31 @@ impl Statics<'_> {
         let last = self.maximal(&ws);
         ws.iter().filter(|w| last.contains(w)).map(|&w| self.index(w)).collect()
     }
+}
+
+/// Every directory with a trace.txt under `roots` (relative to the repository), sorted: the
+/// shipped EM traces the unit tests of `optimal` run on.
+#[cfg(test)]
+pub fn trace_dirs(roots: &[&str]) -> Vec<std::path::PathBuf> {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+    for root in roots {
+        let mut stack = vec![repo.join(root)];
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else { continue };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.file_name().is_some_and(|f| f == "trace.txt") {
+                    dirs.push(d.clone());
+                }
+            }
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    dirs
 }
 
 #[cfg(test)]
@@ -585,28 +662,32 @@ mod tests {
         }
     }
 
+    /// The per-chain read candidates are the scan's, for every read of every EM-Explorer
+    /// trace and fixture (the complete end set).
+    #[test]
+    fn read_candidates_by_chain_equal_the_scan() {
+        let mut reads = 0;
+        for d in trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]) {
+            let Ok(Loaded::Em(model)) = load(&d, LoadOptions::default()) else { panic!("cannot load {}", d.display()) };
+            let mut search = Search::new(&model, Limits::default());
+            let st = Statics::new(&mut search).expect("not stopped");
+            let all = vec![u64::MAX; st.n.div_ceil(64).max(1)];
+            for (loc, rs) in st.reads.iter().enumerate() {
+                for &r in rs {
+                    let want = st.read_candidates_by_scan(r, loc as u32, &all);
+                    assert_eq!(st.read_candidates(r, loc as u32, &all), want, "{}: read {r}", d.display());
+                    reads += 1;
+                }
+            }
+        }
+        assert!(reads > 1000, "only {reads} reads compared");
+    }
+
     /// The chain clocks decide the relation the definition gives, on every EM-Explorer trace
     /// and fixture small enough for a dense matrix.
     #[test]
     fn chain_clocks_decide_hb0_with_fifo_edges() {
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut dirs: Vec<std::path::PathBuf> = Vec::new();
-        for root in [repo.join("../shared/traces/em-explorer"), repo.join("fixtures/em")] {
-            let mut stack = vec![root];
-            while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else { continue };
-                for e in rd.flatten() {
-                    let p = e.path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if p.file_name().is_some_and(|f| f == "trace.txt") {
-                        dirs.push(d.clone());
-                    }
-                }
-            }
-        }
-        dirs.sort();
-        dirs.dedup();
+        let dirs = trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
         assert!(dirs.len() >= 30, "traces not found: {dirs:?}");
         let mut checked = 0;
         for d in &dirs {

@@ -535,6 +535,7 @@ impl<'s, 'm> StuckSearch<'s, 'm> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::statics::trace_dirs;
     use super::super::witness::Witness;
     use super::super::Constraints;
     use super::*;
@@ -546,25 +547,7 @@ mod tests {
     /// are exactly the stuck end sets the pre-pass finds.
     #[test]
     fn direct_search_finds_the_pre_pass_end_sets() {
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut dirs: Vec<std::path::PathBuf> = Vec::new();
-        for root in
-            [repo.join("../shared/traces/em-explorer"), repo.join("fixtures/em"), repo.join("fixtures/em-regress")]
-        {
-            let mut stack = vec![root];
-            while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else { continue };
-                for e in rd.flatten() {
-                    let p = e.path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if p.file_name().is_some_and(|f| f == "trace.txt") {
-                        dirs.push(d.clone());
-                    }
-                }
-            }
-        }
-        dirs.sort();
+        let dirs = trace_dirs(&["../shared/traces/em-explorer", "fixtures/em", "fixtures/em-regress"]);
         assert!(dirs.len() >= 40, "traces not found: {dirs:?}");
         let (mut compared, mut with_stuck) = (0, 0);
         for d in &dirs {
