@@ -15,19 +15,34 @@ use crate::regress;
 use crate::report::{self, RunReport};
 use crate::with_model;
 
+/// What `check` reads or writes besides its report.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs {
+    /// `--dot`: the state graph.
+    pub dot: Option<PathBuf>,
+    /// `--expect`: the outcome set to compare with.
+    pub expect: Option<PathBuf>,
+    /// `--html`: the report as a page.
+    pub html: Option<PathBuf>,
+}
+
 /// `check`: explores `files` (one input, or SmartApps checked together) with one strategy.
-pub fn check(
-    files: &[PathBuf],
-    strategy: Option<&str>,
-    dot: Option<&Path>,
-    expect: Option<&Path>,
-    common: &Common,
-) -> Result<i32, Fail> {
+pub fn check(files: &[PathBuf], strategy: Option<&str>, out: &Outputs, common: &Common) -> Result<i32, Fail> {
+    let (dot, expect) = (out.dot.as_deref(), out.expect.as_deref());
     super::bound_inputs(common.max_memory);
     let file = joined(files);
+    crate::validate::distinct_outputs(&[
+        ("--outcomes", common.outcomes.as_deref()),
+        ("--dot", dot),
+        ("--expect", expect),
+        ("--html", out.html.as_deref()),
+    ])?;
     // Read first: a missing expectation is a usage error, found before any search.
     let expected = expect.map(regress::read_expected).transpose()?;
     if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
+        writable(p)?;
+    }
+    if let Some(p) = &out.html {
         writable(p)?;
     }
     // The graph may turn out too large to write: only its folder is checked.
@@ -55,6 +70,10 @@ pub fn check(
     }
     if let Some(path) = &common.outcomes {
         write_outcomes(path, None, &report.outcome_text())?;
+    }
+    if let Some(path) = &out.html {
+        let (sut, figures) = with_model!(&loaded, m => (m.summary(), report::html::figures(m, &report)));
+        write(path, &report::html::check_page(&report, &sut, &figures, &[]))?;
     }
     if let Some(v) = &verdict {
         if !common.json {

@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod corpus;
 pub mod dot;
+pub mod html;
 pub mod text;
 
 use serde::Serialize;
