@@ -133,7 +133,10 @@ fn check_rendered(name: &str, chrome: &Path, html: &Path, height: u32, lanes: us
     let body = &rgb[(120 * w * 3) as usize..];
     let total = body.len() / 3;
     let ink = body.chunks(3).filter(|p| p.iter().any(|&v| v <= 240)).count();
-    assert!(ink > total * 3 / 100, "{name}: the page renders (nearly) blank: {ink} of {total} pixels below its title not white");
+    assert!(
+        ink > total * 3 / 100,
+        "{name}: the page renders (nearly) blank: {ink} of {total} pixels below its title not white"
+    );
     // A lane header is at least 100 x 40 pixels of its colour, less its name.
     let seen: Vec<usize> = (0..LANE_COLOURS.len()).filter(|&k| pixels(&rgb, LANE_COLOURS[k]) >= 1500).collect();
     let want: Vec<usize> = (0..lanes.min(LANE_COLOURS.len())).collect();

@@ -56,6 +56,14 @@ pub enum Command {
         /// lane by lane (a lane per thread, looper or app).
         #[arg(long, value_name = "PATH")]
         html: Option<PathBuf>,
+        /// EM traces: leave out the race report (races, and which change an outcome;
+        /// docs/races.md), which is on by default.
+        #[arg(long)]
+        no_races: bool,
+        /// EM traces: explain each outcome against the recorded run in the text report (the
+        /// JSON always has them, as `outcomes_explained`).
+        #[arg(long)]
+        explain: bool,
         #[command(flatten)]
         common: Common,
     },

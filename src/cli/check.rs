@@ -26,8 +26,23 @@ pub struct Outputs {
     pub html: Option<PathBuf>,
 }
 
+/// What `check` adds to the search on EM traces (docs/races.md).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Analysis {
+    /// The race report (on unless `--no-races`).
+    pub races: bool,
+    /// The outcomes explained in the text report (`--explain`).
+    pub explain: bool,
+}
+
 /// `check`: explores `files` (one input, or SmartApps checked together) with one strategy.
-pub fn check(files: &[PathBuf], strategy: Option<&str>, out: &Outputs, common: &Common) -> Result<i32, Fail> {
+pub fn check(
+    files: &[PathBuf],
+    strategy: Option<&str>,
+    out: &Outputs,
+    analysis: Analysis,
+    common: &Common,
+) -> Result<i32, Fail> {
     let (dot, expect) = (out.dot.as_deref(), out.expect.as_deref());
     super::bound_inputs(common.max_memory);
     let file = joined(files);
@@ -54,7 +69,7 @@ pub fn check(files: &[PathBuf], strategy: Option<&str>, out: &Outputs, common: &
     // Outcome texts are needed only to write or compare them; otherwise each outcome is
     // kept as a fingerprint, so a long stateless search does not fill memory with them.
     let texts = common.outcomes.is_some() || expected.is_some();
-    let report = with_model!(&loaded, m => check_model(m, &file, strategy, dot, common, texts))?;
+    let report = with_model!(&loaded, m => check_model(m, &file, strategy, dot, common, texts, analysis.races))?;
     let verdict = expected.as_ref().map(|e| regress::judge(&report, e));
     if common.json {
         let mut doc = serde_json::to_value(&report)?;
@@ -67,6 +82,9 @@ pub fn check(files: &[PathBuf], strategy: Option<&str>, out: &Outputs, common: &
     } else if !common.quiet {
         let sut = with_model!(&loaded, m => m.summary());
         print!("{}", report::text::render(&report, &sut));
+        if let Some(r) = &report.races {
+            print!("{}", report::races::render(r, analysis.explain));
+        }
     }
     if let Some(path) = &common.outcomes {
         write_outcomes(path, None, &report.outcome_text())?;
@@ -101,7 +119,7 @@ pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, c
         let result = (|| -> Result<regress::Verdict, Fail> {
             let want = regress::read_expected(expected)?;
             let loaded = model::load_all(std::slice::from_ref(input), common.load_options())?;
-            let report = with_model!(&loaded, m => check_model(m, input, strategy, None, common, true))?;
+            let report = with_model!(&loaded, m => check_model(m, input, strategy, None, common, true, false))?;
             if let Some(path) = &common.outcomes {
                 let suffix = format!(".{}", input.display().to_string().replace(['/', '\\'], "_"));
                 write_outcomes(path, Some((&suffix, &input.display().to_string())), &report.outcome_text())?;
@@ -162,12 +180,14 @@ pub(super) fn run_one<M: Registered>(
     common: &Common,
     options: SearchOptions,
     dot: Option<&Path>,
+    races: bool,
 ) -> Result<RunReport, Fail> {
     let mut run = Check::new(m)
         .strategy(entry.name)?
         .file(file.display().to_string())
         .limits(common.limits())
         .options(options)
+        .races(races)
         .cancel(cancel_flag());
     let bar = common.show_progress().then(|| {
         let bar = ProgressBar::new_spinner();
@@ -219,6 +239,7 @@ pub(super) fn check_model<M: Registered>(
     dot: Option<&Path>,
     common: &Common,
     texts: bool,
+    races: bool,
 ) -> Result<RunReport, Fail> {
     let entry = match strategy {
         Some(name) => crate::check::strategy_for(m, name)?,
@@ -229,7 +250,7 @@ pub(super) fn check_model<M: Registered>(
         crate::validate::check_dot(entry)?;
     }
     let options = SearchOptions { outcome_fingerprints: !texts, ..common.search_options() };
-    run_one(m, file, entry, common, options, dot)
+    run_one(m, file, entry, common, options, dot, races)
 }
 
 /// The `expect` member of `check --json`.

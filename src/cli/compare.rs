@@ -172,7 +172,7 @@ fn compare_model<M: Registered>(
     for entry in entries {
         // Every outcome keeps a schedule, so that one a reduction missed can be shown.
         let options = SearchOptions { outcome_schedules: true, ..common.search_options() };
-        let report = run_one(m, file, entry, common, options, None)?;
+        let report = run_one(m, file, entry, common, options, None, false)?;
         if let Some(path) = &common.outcomes {
             // PATH.<strategy>; over many inputs PATH.<input>.<strategy>, the input's path with
             // its separators made `_`, so that no two inputs share a file.

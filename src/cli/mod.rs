@@ -43,9 +43,10 @@ impl<E: std::fmt::Display> From<E> for Fail {
 /// Runs one parsed command line; the exit code of cli.md, or the message of a refusal (exit 2).
 pub fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
-        Command::Check { files, strategy, dot, expect, html, common } => {
+        Command::Check { files, strategy, dot, expect, html, no_races, explain, common } => {
             let out = check::Outputs { dot, expect, html };
-            check::check(&files, strategy.as_deref(), &out, &common)
+            let analysis = check::Analysis { races: !no_races, explain };
+            check::check(&files, strategy.as_deref(), &out, analysis, &common)
         }
         Command::Regress { dirs, strategy, junit, common } => {
             check::regress(&dirs, strategy.as_deref(), junit.as_deref(), &common)

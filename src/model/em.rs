@@ -633,6 +633,10 @@ impl Model for EmModel {
         ModelKind::EmTrace
     }
 
+    fn as_em(&self) -> Option<&EmModel> {
+        Some(self)
+    }
+
     fn stuck_length_fixed(&self) -> bool {
         true
     }

@@ -263,6 +263,10 @@ pub trait Model: Sync {
 
     /// What kind of input this model was built from.
     fn kind(&self) -> ModelKind;
+    /// The EM trace model, when this is one: what the race analysis reads (explore/races.rs).
+    fn as_em(&self) -> Option<&em::EmModel> {
+        None
+    }
     /// Whether a stuck execution is an error to report (see [`ModelKind::deadlock_is_error`]).
     fn deadlock_is_error(&self) -> bool {
         self.kind().deadlock_is_error()
