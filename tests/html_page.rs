@@ -165,12 +165,15 @@ fn pages_render_with_every_lane() {
     std::fs::copy(apps.join("enhanced-auto-lock-door.groovy"), &door).unwrap();
     std::fs::copy(apps.join("beacon-control.groovy"), &beacon).unwrap();
     let deadlock = root().join("fixtures/em/abba-deadlock");
+    let race = root().join("fixtures/em/two-posters");
     let queues = shared().join("traces/em-explorer/benchmark-traces/multithreading-with-multiple-queues/trace2");
     let s = |p: &Path| p.display().to_string();
     // (name, arguments, lanes of the model, window height)
     let cases: Vec<(&str, Vec<String>, usize, u32)> = vec![
         ("deadlock", vec!["check".into(), s(&deadlock), "--quiet".into()], lanes_of(&[deadlock.clone()], false), 1400),
         ("loopers", vec!["check".into(), s(&queues), "--quiet".into()], lanes_of(&[queues.clone()], false), 2000),
+        // No error: the lanes are the witness of the race that changes an outcome.
+        ("race", vec!["check".into(), s(&race), "--quiet".into()], lanes_of(&[race.clone()], false), 1800),
         (
             "conflict",
             ["check", &s(&door), &s(&beacon), "--conflicts", "--time-limit", "60", "--quiet"]
@@ -186,10 +189,10 @@ fn pages_render_with_every_lane() {
             3000,
         ),
     ];
-    // The models themselves: a lane per thread of a trace; the environment and each app.
-    assert_eq!(cases[0].2, 2);
-    assert_eq!(cases[1].2, 3);
-    assert_eq!(cases[2].2, 3);
+    // The models themselves: a lane per thread of a trace; the environment and each app. In
+    // each of these inputs every lane takes part in the first diagram (a diagram leaves out the
+    // lanes with nothing in its schedule).
+    assert_eq!(cases.iter().map(|c| c.2).collect::<Vec<_>>(), [2, 3, 3, 3, 3]);
     for (name, args, lanes, height) in &cases {
         let out = dir.join(format!("{name}.html"));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -199,6 +202,10 @@ fn pages_render_with_every_lane() {
         if *name == "conflict" {
             assert!(html.contains("door&lt;b&gt;&amp;&quot;x&#39;"), "{name}: the app's name is not escaped");
             assert!(!html.contains("<b>&") && !html.contains("<i>"), "{name}: a name from the input as markup");
+        }
+        if *name == "race" {
+            assert!(html.contains("id=\"races\"") && html.contains("id=\"outcomes\""), "{name}: races and outcomes");
+            assert!(html.contains("changes outcome 1"), "{name}: the race's verdict");
         }
         if *name == "compare" {
             assert_eq!(html.matches("class=\"chart\"").count(), 4, "{name}: a chart per measure");

@@ -90,8 +90,16 @@ pub fn check(
         write_outcomes(path, None, &report.outcome_text())?;
     }
     if let Some(path) = &out.html {
+        use report::html::races::{outcomes_section, race_figures, races_section};
         let (sut, figures) = with_model!(&loaded, m => (m.summary(), report::html::figures(m, &report)));
-        write(path, &report::html::check_page(&report, &sut, &figures, &[]))?;
+        let sections = match &report.races {
+            Some(r) => {
+                let witnesses = with_model!(&loaded, m => race_figures(m, r));
+                vec![races_section(r, &witnesses), outcomes_section(r)]
+            }
+            None => Vec::new(),
+        };
+        write(path, &report::html::check_page(&report, &sut, &figures, &sections))?;
     }
     if let Some(v) = &verdict {
         if !common.json {

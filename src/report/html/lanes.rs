@@ -83,6 +83,8 @@ pub struct Diagram {
     pub cut: usize,
     /// How the schedule ended, in words (the error, or what is left stuck).
     pub end: String,
+    /// Lanes of the model with nothing in this schedule, not drawn.
+    pub left_out: usize,
 }
 
 impl Diagram {
@@ -107,7 +109,7 @@ impl Diagram {
 /// that ends with nothing enabled, what each lane would run next (a deadlock's stuck
 /// operations), drawn dashed.
 pub fn diagram<M: Model>(model: &M, path: &[Choice], marked: Marked) -> Diagram {
-    let lanes = model.lanes();
+    let all_lanes = model.lanes();
     let mut s = model.initial();
     let mut marks: Vec<(usize, LaneMark, bool)> = Vec::new();
     let mut end = String::new();
@@ -143,6 +145,24 @@ pub fn diagram<M: Model>(model: &M, path: &[Choice], marked: Marked) -> Diagram 
         } else {
             end = format!("the schedule ends with {} choice(s) still enabled", enabled.len());
         }
+    }
+    // Only the lanes with something on them, in the model's order (a trace's threads that take
+    // no part in this schedule would only widen it).
+    let mut used = vec![false; all_lanes.len()];
+    for m in &marks {
+        used[m.1.lane] = true;
+    }
+    let mut new_index = vec![0; all_lanes.len()];
+    let mut lanes = Vec::new();
+    for (i, lane) in all_lanes.into_iter().enumerate() {
+        if used[i] {
+            new_index[i] = lanes.len();
+            lanes.push(lane);
+        }
+    }
+    let left_out = used.len() - lanes.len();
+    for m in &mut marks {
+        m.1.lane = new_index[m.1.lane];
     }
     // Which marks the diagram is about.
     let mut chosen: Vec<usize> = Vec::new();
@@ -225,7 +245,7 @@ pub fn diagram<M: Model>(model: &M, path: &[Choice], marked: Marked) -> Diagram 
             }
         }
     }
-    Diagram { lanes, rows, line, marked, steps, cut, end }
+    Diagram { lanes, rows, line, marked, steps, cut, end, left_out }
 }
 
 /// `colour` mixed with white, `white` parts in 1.
@@ -256,7 +276,7 @@ const AXIS: f64 = 46.0;
 /// The diagram as inline SVG, `width` pixels wide at most (lanes are never narrower than 110).
 pub fn svg(d: &Diagram, width: f64) -> String {
     let n = d.lanes.len().max(1);
-    let col = ((width - AXIS - 8.0) / n as f64).clamp(110.0, 220.0);
+    let col = ((width - AXIS - 8.0) / n as f64).clamp(120.0, 220.0);
     let total_w = AXIS + col * n as f64 + 8.0;
     let top = HEAD + 8.0;
     let lines = d.line.last().map_or(0, |l| l + 1);
@@ -368,7 +388,7 @@ viewBox=\"0 0 {total_w:.0} {total_h:.0}\" font-family=\"DejaVu Sans Mono, Menlo,
         let (x1, x2, bend) = match l1.cmp(&l2) {
             std::cmp::Ordering::Less => (x_of(l1) + col - 8.0, x_of(l2) + 8.0, 24.0),
             std::cmp::Ordering::Greater => (x_of(l1) + 8.0, x_of(l2) + col - 8.0, -24.0),
-            std::cmp::Ordering::Equal => (x_of(l1) + 8.0, x_of(l2) + 8.0, -18.0),
+            std::cmp::Ordering::Equal => (x_of(l1) + 8.0, x_of(l2) + 8.0, -6.0),
         };
         let c2 = if l1 == l2 { x2 + bend } else { x2 - bend };
         let _ = writeln!(

@@ -10,6 +10,7 @@
 pub mod chart;
 pub mod lanes;
 pub mod page;
+pub mod races;
 
 use std::fmt::Write;
 
@@ -114,7 +115,7 @@ pub fn compare_figures<M: Model>(model: &M, runs: &[RunReport]) -> Vec<Figure> {
 
 /// A figure as HTML: title, what it shows, the schedule, the diagram; without the first three
 /// when `bare` (drawn under the error that says them).
-fn figure_html(f: &Figure, bare: bool) -> String {
+pub(crate) fn figure_html(f: &Figure, bare: bool) -> String {
     let d = &f.diagram;
     let mut out = String::from("<div class=\"figure\">");
     if !bare {
@@ -127,7 +128,14 @@ fn figure_html(f: &Figure, bare: bool) -> String {
             d.steps
         );
     }
-    let _ = write!(out, "<p class=\"cap\">{}</p>", esc(&d.end));
+    let mut end = d.end.clone();
+    if d.left_out > 0 {
+        end.push_str(&format!(
+            " · {} with nothing in this schedule not drawn",
+            super::compare::plural(d.left_out, "lane")
+        ));
+    }
+    let _ = write!(out, "<p class=\"cap\">{}</p>", esc(&end));
     if d.cut > 0 {
         let _ = write!(
             out,

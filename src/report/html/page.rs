@@ -34,7 +34,7 @@ table { border-collapse: collapse; font-size: 12.5px; }
 th, td { padding: 4px 9px; border-bottom: 1px solid #e6e9ee; text-align: right; white-space: nowrap; }
 th { background: #f0f2f5; font-weight: 600; position: sticky; top: 0; }
 td.l, th.l { text-align: left; }
-td.wrap { white-space: normal; text-align: left; min-width: 220px; }
+td.wrap, th.wrap { white-space: normal; text-align: left; min-width: 200px; word-break: break-all; }
 tr.bad td { background: #fff3f3; }
 table.kv td { text-align: left; border: none; padding: 2px 12px 2px 0; white-space: normal;
   word-break: break-word; vertical-align: top; }
@@ -45,6 +45,7 @@ table.kv td:first-child { color: #5a6272; white-space: nowrap; }
 .figure .cap { color: #3a4150; margin: 4px 0 8px; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px; }
 details summary { cursor: pointer; color: #1f4e99; margin: 6px 0; }
+details.figure > summary { font-weight: 600; font-size: 15px; }
 ul { margin: 6px 0; padding-left: 22px; }
 footer { color: #8a91a0; font-size: 12px; text-align: center; margin-top: 20px; }
 ";
