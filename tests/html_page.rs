@@ -170,10 +170,20 @@ fn pages_render_with_every_lane() {
     let s = |p: &Path| p.display().to_string();
     // (name, arguments, lanes of the model, window height)
     let cases: Vec<(&str, Vec<String>, usize, u32)> = vec![
-        ("deadlock", vec!["check".into(), s(&deadlock), "--quiet".into()], lanes_of(&[deadlock.clone()], false), 1400),
-        ("loopers", vec!["check".into(), s(&queues), "--quiet".into()], lanes_of(&[queues.clone()], false), 2000),
+        (
+            "deadlock",
+            vec!["check".into(), s(&deadlock), "--quiet".into()],
+            lanes_of(std::slice::from_ref(&deadlock), false),
+            1400,
+        ),
+        (
+            "loopers",
+            vec!["check".into(), s(&queues), "--quiet".into()],
+            lanes_of(std::slice::from_ref(&queues), false),
+            2000,
+        ),
         // No error: the lanes are the witness of the race that changes an outcome.
-        ("race", vec!["check".into(), s(&race), "--quiet".into()], lanes_of(&[race.clone()], false), 1800),
+        ("race", vec!["check".into(), s(&race), "--quiet".into()], lanes_of(std::slice::from_ref(&race), false), 1800),
         (
             "conflict",
             ["check", &s(&door), &s(&beacon), "--conflicts", "--time-limit", "60", "--quiet"]
@@ -185,7 +195,7 @@ fn pages_render_with_every_lane() {
         (
             "compare",
             vec!["compare".into(), s(&queues), "--strategies".into(), "full,dpor,optimal".into(), "--quiet".into()],
-            lanes_of(&[queues.clone()], false),
+            lanes_of(std::slice::from_ref(&queues), false),
             3000,
         ),
     ];

@@ -119,9 +119,9 @@ pub(crate) fn figure_html(f: &Figure, bare: bool) -> String {
     let d = &f.diagram;
     let mut out = String::from("<div class=\"figure\">");
     if !bare {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<h3>{}</h3><p class=\"cap\">{}</p><p>schedule <code>{}</code> &middot; {} steps</p>\n",
+            "<h3>{}</h3><p class=\"cap\">{}</p><p>schedule <code>{}</code> &middot; {} steps</p>",
             esc(&f.title),
             esc(&f.caption),
             esc(&f.schedule),
@@ -143,7 +143,7 @@ pub(crate) fn figure_html(f: &Figure, bare: bool) -> String {
             badge("warn", &format!("{} marks past the first {} not drawn", d.cut, lanes::MAX_ROWS))
         );
     }
-    let _ = write!(out, "<div class=\"scroll\">{}</div></div>\n", lanes::svg(d, 1180.0));
+    let _ = writeln!(out, "<div class=\"scroll\">{}</div></div>", lanes::svg(d, 1180.0));
     out
 }
 
@@ -337,21 +337,22 @@ pub fn corpus_page(rows: &[crate::corpus::Row]) -> String {
     page.para(&c::text_summary(&crate::corpus::summary(rows)));
     page.html(&format!("<div class=\"scroll\">{}</div>", c::svg(rows)));
     page.end();
-    page.section("pairs", "pairs");
-    let mut header: Vec<&str> = c::HEADER.to_vec();
-    header.push("note");
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let (mut cells, note) = c::cells(r);
-            cells.push(note.unwrap_or_default());
-            cells
-        })
-        .collect();
+    let (header, cells) = with_notes(&c::HEADER, rows.iter().map(c::cells));
     let last = header.len() - 1;
+    page.section("pairs", "pairs");
     page.html(&table(&header, &cells, |i| i == 2, |i| i == last, |i| rows[i].agree == Some(false)));
     page.end();
     page.finish(&title)
+}
+
+/// A corpus table's header and rows with the note as a last column.
+fn with_notes<'h>(
+    header: &[&'h str],
+    rows: impl Iterator<Item = (Vec<String>, Option<String>)>,
+) -> (Vec<&'h str>, Vec<Vec<String>>) {
+    let header = header.iter().copied().chain(["note"]).collect();
+    let rows = rows.map(|(cells, note)| cells.into_iter().chain([note.unwrap_or_default()]).collect()).collect();
+    (header, rows)
 }
 
 /// `corpus --html` on IoTCheck's FSE 2020 pairs: the table and the agreement per group.
@@ -362,18 +363,9 @@ pub fn fse_page(rows: &[crate::corpus::fse::FseRow]) -> String {
     page.section("agreement", "agreement");
     page.html(&format!("<pre>{}</pre>", esc(&f::text_summary(&crate::corpus::fse::summary(rows)))));
     page.end();
-    page.section("pairs", "pairs");
-    let mut header: Vec<&str> = f::HEADER.to_vec();
-    header.push("note");
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let (mut cells, note) = f::cells(r);
-            cells.push(note.unwrap_or_default());
-            cells
-        })
-        .collect();
+    let (header, cells) = with_notes(&f::HEADER, rows.iter().map(f::cells));
     let last = header.len() - 1;
+    page.section("pairs", "pairs");
     page.html(&table(&header, &cells, |i| i != 1 && i < 9, |i| i == last || i == 6, |i| cells[i][7] == "differ"));
     page.end();
     page.finish(&title)

@@ -53,9 +53,9 @@ pub fn races_section(r: &RaceReport, figures: &[Figure]) -> String {
         let _ = writeln!(out, "<p>{}</p></section>", esc(&format!("not analysed: {why}")));
         return out;
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<p>{} of conflicting accesses the recorded run leaves unordered: {}{}{}</p>\n",
+        "<p>{} of conflicting accesses the recorded run leaves unordered: {}{}{}</p>",
         crate::report::compare::plural(r.pairs as usize, "pair"),
         badge(if r.changes_outcome > 0 { "bad" } else { "good" }, &format!("{} change an outcome", r.changes_outcome)),
         badge("info", &format!("{} benign", r.benign)),
@@ -111,15 +111,15 @@ pub fn races_section(r: &RaceReport, figures: &[Figure]) -> String {
         let _ = write!(out, "<p>{} more (the JSON lists them all)</p>", r.races.len() - rows.len());
     }
     if !figures.is_empty() {
-        let _ = write!(out, "<h3>races that change an outcome, from their witness runs</h3><p>{}</p>\n", legend());
+        let _ = writeln!(out, "<h3>races that change an outcome, from their witness runs</h3><p>{}</p>", legend());
         // The first few open; the others (each a whole run) folded.
         for (k, f) in figures.iter().enumerate() {
             if k < OPEN_FIGURES {
                 out.push_str(&figure_html(f, false));
             } else {
-                let _ = write!(
+                let _ = writeln!(
                     out,
-                    "<details class=\"figure\"><summary>{}</summary>{}</details>\n",
+                    "<details class=\"figure\"><summary>{}</summary>{}</details>",
                     esc(&f.title),
                     figure_html(f, false)
                 );
@@ -157,7 +157,7 @@ pub fn outcomes_section(r: &RaceReport) -> String {
             let races: Vec<String> = o.races.iter().map(|k| (k + 1).to_string()).collect();
             let _ = write!(out, "<p>sees reversed: races {}</p>", esc(&races.join(", ")));
         }
-        let _ = write!(out, "<details><summary>a run reaching it</summary><pre>{}</pre></details>\n", esc(&o.schedule));
+        let _ = writeln!(out, "<details><summary>a run reaching it</summary><pre>{}</pre></details>", esc(&o.schedule));
     }
     if r.outcomes.len() > MAX_OUTCOMES {
         let _ = write!(out, "<p>{} more outcomes (the JSON explains them all)</p>", r.outcomes.len() - MAX_OUTCOMES);
