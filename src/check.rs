@@ -156,6 +156,7 @@ pub struct Check<'m, M: Registered> {
     progress: Option<crate::explore::Progress<'m>>,
     cancel: Option<Arc<AtomicBool>>,
     graph_limit: Option<usize>,
+    races: bool,
 }
 
 impl<'m, M: Registered> Check<'m, M> {
@@ -170,6 +171,7 @@ impl<'m, M: Registered> Check<'m, M> {
             progress: None,
             cancel: None,
             graph_limit: None,
+            races: false,
         }
     }
 
@@ -213,6 +215,13 @@ impl<'m, M: Registered> Check<'m, M> {
         self
     }
 
+    /// On an EM trace, adds the race report and the outcomes explained to the run's report
+    /// ([`crate::explore::races`]; keeps a schedule per outcome for it).
+    pub fn races(mut self, on: bool) -> Self {
+        self.races = on;
+        self
+    }
+
     /// Records the explored state graph, up to `max_states` states (see [`Check::run_with_graph`]).
     pub fn record_graph(mut self, max_states: usize) -> Self {
         self.graph_limit = Some(max_states);
@@ -243,14 +252,21 @@ impl<'m, M: Registered> Check<'m, M> {
         if let Some(flag) = self.cancel {
             search = search.with_cancel(flag);
         }
+        let races = self.races && self.model.as_em().is_some();
         search.options = self.options;
+        search.options.outcome_schedules |= races;
         search.progress = self.progress;
         if entry.records_graph {
             search.graph = self.graph_limit.map(StateGraph::new);
         }
         let deadline = search.report_deadline();
         let (stats, found, graph) = run_search(search, strategy.as_mut());
-        (RunReport::new(&self.file, self.model, &label, stats, found, deadline), graph)
+        let finished = stats.finished;
+        let mut report = RunReport::new(&self.file, self.model, &label, stats, found, deadline);
+        if let Some(m) = self.model.as_em().filter(|_| races) {
+            report.races = Some(crate::explore::races::analyse(m, &report.found, finished));
+        }
+        (report, graph)
     }
 }
 

@@ -54,6 +54,25 @@ pub fn check_dot(entry: &Entry) -> Result<(), CheckError> {
     )))
 }
 
+/// Two options told to write one file (`--html r.html --csv r.html`): refused, since the
+/// second would overwrite the first; `--html -` too (a page is a file, not a stream to mix
+/// with the report). `-` for standard output is no file.
+pub fn distinct_outputs(outputs: &[(&str, Option<&std::path::Path>)]) -> Result<(), CheckError> {
+    let given: Vec<(&str, &std::path::Path)> = outputs.iter().filter_map(|(n, p)| Some((*n, (*p)?))).collect();
+    for (i, (a, pa)) in given.iter().enumerate() {
+        if *a == "--html" && pa.as_os_str() == "-" {
+            return Err(CheckError("--html writes a page to a file: give a path, not `-`".into()));
+        }
+        if pa.as_os_str() == "-" {
+            continue;
+        }
+        if let Some((b, _)) = given[..i].iter().find(|(_, pb)| pb == pa) {
+            return Err(CheckError(format!("{b} and {a} both name {}: give each its own file", pa.display())));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +86,18 @@ mod tests {
             let e = seconds(bad).expect_err(bad);
             assert!(e.contains(&format!("`{bad}`")), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn outputs_must_differ() {
+        use std::path::Path;
+        let (a, b) = (Path::new("r.html"), Path::new("r.csv"));
+        assert!(distinct_outputs(&[("--html", Some(a)), ("--csv", Some(b)), ("--svg", None)]).is_ok());
+        let e = distinct_outputs(&[("--csv", Some(a)), ("--svg", None), ("--html", Some(a))]).unwrap_err();
+        assert!(e.0.contains("--csv and --html both name r.html"), "{}", e.0);
+        assert!(distinct_outputs(&[("--html", Some(Path::new("-")))]).is_err());
+        // `-` is standard output, not a file two options could share.
+        assert!(distinct_outputs(&[("--outcomes", Some(Path::new("-"))), ("--dot", Some(Path::new("-")))]).is_ok());
     }
 
     #[test]

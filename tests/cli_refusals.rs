@@ -237,3 +237,15 @@ fn quiet_with_json_or_progress() {
 fn corpus_limit_zero() {
     refused(&["corpus", "../shared/reference/vmcai22-tables-a1-a2.tsv", "--limit", "0"], "--limit");
 }
+
+/// `--html` (issue 30): a page is a file, not `-`; two outputs naming one file are refused
+/// before any search, in every command that writes a page.
+#[test]
+fn html_path_refusals() {
+    refused(&["check", EM, "--html", "-"], "--html");
+    refused(&["check", EM, "--html", "/tmp/tracepor-same-file", "--outcomes", "/tmp/tracepor-same-file"], "--html");
+    refused(&["compare", EM, "--html", "/tmp/tracepor-same-file", "--csv", "/tmp/tracepor-same-file"], "--html");
+    refused(&["check", EM, "--html", "/no/such/folder/r.html"], "/no/such/folder/r.html");
+    let tsv = "fixtures/corpus/pairs.tsv";
+    refused(&["corpus", tsv, "--html", "/tmp/tracepor-same-file", "--markdown", "/tmp/tracepor-same-file"], "--html");
+}

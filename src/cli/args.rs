@@ -52,6 +52,18 @@ pub enum Command {
         /// 5 when not (the difference is printed), 3 when a limit stopped the search.
         #[arg(long, value_name = "PATH")]
         expect: Option<PathBuf>,
+        /// Also write the report as one self-contained HTML page, each counterexample drawn
+        /// lane by lane (a lane per thread, looper or app).
+        #[arg(long, value_name = "PATH")]
+        html: Option<PathBuf>,
+        /// EM traces: leave out the race report (races, and which change an outcome;
+        /// docs/races.md), which is on by default.
+        #[arg(long)]
+        no_races: bool,
+        /// EM traces: explain each outcome against the recorded run in the text report (the
+        /// JSON always has them, as `outcomes_explained`).
+        #[arg(long)]
+        explain: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -98,6 +110,10 @@ pub enum Command {
         /// Also write an SVG chart of transitions per input and strategy (log scale).
         #[arg(long, value_name = "PATH")]
         svg: Option<PathBuf>,
+        /// Also write one self-contained HTML page: the table, charts per strategy, the verdicts
+        /// and each counterexample drawn lane by lane.
+        #[arg(long, value_name = "PATH")]
+        html: Option<PathBuf>,
         /// Take only share i of n of the inputs, for job arrays: shards are numbered from 0
         /// (0 <= i < n, e.g. 0/4 .. 3/4), an input's shard is a hash of its path as given, the
         /// same on every machine. Default: every input.
@@ -279,6 +295,9 @@ pub struct TableFiles {
     /// An SVG chart of the reductions, ours beside the paper's.
     #[arg(long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
+    /// One self-contained HTML page: the table, its summary and (VMCAI tables) the chart.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
 }
 
 /// How `corpus` runs each pair.

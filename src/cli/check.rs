@@ -15,19 +15,49 @@ use crate::regress;
 use crate::report::{self, RunReport};
 use crate::with_model;
 
+/// What `check` reads or writes besides its report.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs {
+    /// `--dot`: the state graph.
+    pub dot: Option<PathBuf>,
+    /// `--expect`: the outcome set to compare with.
+    pub expect: Option<PathBuf>,
+    /// `--html`: the report as a page.
+    pub html: Option<PathBuf>,
+}
+
+/// What `check` adds to the search on EM traces (docs/races.md).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Analysis {
+    /// The race report (on unless `--no-races`).
+    pub races: bool,
+    /// The outcomes explained in the text report (`--explain`).
+    pub explain: bool,
+}
+
 /// `check`: explores `files` (one input, or SmartApps checked together) with one strategy.
 pub fn check(
     files: &[PathBuf],
     strategy: Option<&str>,
-    dot: Option<&Path>,
-    expect: Option<&Path>,
+    out: &Outputs,
+    analysis: Analysis,
     common: &Common,
 ) -> Result<i32, Fail> {
+    let (dot, expect) = (out.dot.as_deref(), out.expect.as_deref());
     super::bound_inputs(common.max_memory);
     let file = joined(files);
+    crate::validate::distinct_outputs(&[
+        ("--outcomes", common.outcomes.as_deref()),
+        ("--dot", dot),
+        ("--expect", expect),
+        ("--html", out.html.as_deref()),
+    ])?;
     // Read first: a missing expectation is a usage error, found before any search.
     let expected = expect.map(regress::read_expected).transpose()?;
     if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
+        writable(p)?;
+    }
+    if let Some(p) = &out.html {
         writable(p)?;
     }
     // The graph may turn out too large to write: only its folder is checked.
@@ -39,7 +69,7 @@ pub fn check(
     // Outcome texts are needed only to write or compare them; otherwise each outcome is
     // kept as a fingerprint, so a long stateless search does not fill memory with them.
     let texts = common.outcomes.is_some() || expected.is_some();
-    let report = with_model!(&loaded, m => check_model(m, &file, strategy, dot, common, texts))?;
+    let report = with_model!(&loaded, m => check_model(m, &file, strategy, dot, common, texts, analysis.races))?;
     let verdict = expected.as_ref().map(|e| regress::judge(&report, e));
     if common.json {
         let mut doc = serde_json::to_value(&report)?;
@@ -52,9 +82,24 @@ pub fn check(
     } else if !common.quiet {
         let sut = with_model!(&loaded, m => m.summary());
         print!("{}", report::text::render(&report, &sut));
+        if let Some(r) = &report.races {
+            print!("{}", report::races::render(r, analysis.explain));
+        }
     }
     if let Some(path) = &common.outcomes {
         write_outcomes(path, None, &report.outcome_text())?;
+    }
+    if let Some(path) = &out.html {
+        use report::html::races::{outcomes_section, race_figures, races_section};
+        let (sut, figures) = with_model!(&loaded, m => (m.summary(), report::html::figures(m, &report)));
+        let sections = match &report.races {
+            Some(r) => {
+                let witnesses = with_model!(&loaded, m => race_figures(m, r));
+                vec![races_section(r, &witnesses), outcomes_section(r)]
+            }
+            None => Vec::new(),
+        };
+        write(path, &report::html::check_page(&report, &sut, &figures, &sections))?;
     }
     if let Some(v) = &verdict {
         if !common.json {
@@ -82,7 +127,7 @@ pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, c
         let result = (|| -> Result<regress::Verdict, Fail> {
             let want = regress::read_expected(expected)?;
             let loaded = model::load_all(std::slice::from_ref(input), common.load_options())?;
-            let report = with_model!(&loaded, m => check_model(m, input, strategy, None, common, true))?;
+            let report = with_model!(&loaded, m => check_model(m, input, strategy, None, common, true, false))?;
             if let Some(path) = &common.outcomes {
                 let suffix = format!(".{}", input.display().to_string().replace(['/', '\\'], "_"));
                 write_outcomes(path, Some((&suffix, &input.display().to_string())), &report.outcome_text())?;
@@ -143,12 +188,14 @@ pub(super) fn run_one<M: Registered>(
     common: &Common,
     options: SearchOptions,
     dot: Option<&Path>,
+    races: bool,
 ) -> Result<RunReport, Fail> {
     let mut run = Check::new(m)
         .strategy(entry.name)?
         .file(file.display().to_string())
         .limits(common.limits())
         .options(options)
+        .races(races)
         .cancel(cancel_flag());
     let bar = common.show_progress().then(|| {
         let bar = ProgressBar::new_spinner();
@@ -200,6 +247,7 @@ pub(super) fn check_model<M: Registered>(
     dot: Option<&Path>,
     common: &Common,
     texts: bool,
+    races: bool,
 ) -> Result<RunReport, Fail> {
     let entry = match strategy {
         Some(name) => crate::check::strategy_for(m, name)?,
@@ -210,7 +258,7 @@ pub(super) fn check_model<M: Registered>(
         crate::validate::check_dot(entry)?;
     }
     let options = SearchOptions { outcome_fingerprints: !texts, ..common.search_options() };
-    run_one(m, file, entry, common, options, dot)
+    run_one(m, file, entry, common, options, dot, races)
 }
 
 /// The `expect` member of `check --json`.

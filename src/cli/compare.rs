@@ -18,6 +18,7 @@ pub struct Outputs {
     pub csv: Option<PathBuf>,
     pub markdown: Option<PathBuf>,
     pub svg: Option<PathBuf>,
+    pub html: Option<PathBuf>,
 }
 
 /// `compare`: the strategies (default: compare's set) on each input of `files`, one table each.
@@ -43,7 +44,14 @@ pub fn compare(
         inputs.retain(|f| shard.contains(f));
     }
     // Output paths first: a typo must not cost a long search.
-    for p in [&out.csv, &out.markdown, &out.svg].into_iter().flatten() {
+    crate::validate::distinct_outputs(&[
+        ("--csv", out.csv.as_deref()),
+        ("--markdown", out.markdown.as_deref()),
+        ("--svg", out.svg.as_deref()),
+        ("--html", out.html.as_deref()),
+        ("--outcomes", common.outcomes.as_deref()),
+    ])?;
+    for p in [&out.csv, &out.markdown, &out.svg, &out.html].into_iter().flatten() {
         writable(p)?;
     }
     if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
@@ -68,7 +76,7 @@ pub fn compare(
     // Over many inputs each one's table is printed as it finishes, and an input that
     // does not load is a line saying why; the others still run.
     let stream = many && !common.json && !common.quiet;
-    let (mut all, mut failed) = (Vec::new(), Vec::new());
+    let (mut all, mut failed, mut figures) = (Vec::new(), Vec::new(), Vec::new());
     let inputs = groups.len();
     for (group, input) in groups {
         let file = &joined(&group);
@@ -99,6 +107,10 @@ pub fn compare(
             }
         };
         let verdict = with_model!(&loaded, m => crate::check::verdict(m, &runs));
+        // Drawn while the model is at hand (a diagram replays its schedule).
+        if out.html.is_some() {
+            figures.push(with_model!(&loaded, m => report::html::compare_figures(m, &runs)));
+        }
         let input = InputRuns { runs, verdict };
         if stream {
             println!("{}", report::compare::render(std::slice::from_ref(&input)));
@@ -113,6 +125,9 @@ pub fn compare(
     }
     if let Some(p) = &out.svg {
         write(p, &report::compare::svg(&all))?;
+    }
+    if let Some(p) = &out.html {
+        write(p, &report::html::compare_page(&all, &figures, &failed))?;
     }
     if common.json {
         let mut docs: Vec<_> = all.iter().map(|i| i.verdict().json(&i.runs)).collect();
@@ -157,7 +172,7 @@ fn compare_model<M: Registered>(
     for entry in entries {
         // Every outcome keeps a schedule, so that one a reduction missed can be shown.
         let options = SearchOptions { outcome_schedules: true, ..common.search_options() };
-        let report = run_one(m, file, entry, common, options, None)?;
+        let report = run_one(m, file, entry, common, options, None, false)?;
         if let Some(path) = &common.outcomes {
             // PATH.<strategy>; over many inputs PATH.<input>.<strategy>, the input's path with
             // its separators made `_`, so that no two inputs share a file.

@@ -46,6 +46,7 @@ pub fn corpus(
         }
         _ => {}
     }
+    out.check()?;
     // The shared layout: reference/X.tsv beside smartthings/smartapps/.
     let smartapps = smartapps
         .unwrap_or_else(|| pairs.parent().unwrap_or(Path::new(".")).join("..").join("smartthings").join("smartapps"));
@@ -129,6 +130,7 @@ fn stream_rows<P, R: serde::Serialize>(
 
 /// `corpus-merge`: the rows of the shards' `--jsonl` files as one table (or as JSON lines).
 pub fn merge(shards: &[PathBuf], out: &TableFiles, jsonl: bool) -> Result<i32, Fail> {
+    out.check()?;
     match crate::corpus::merge_any(shards)? {
         crate::corpus::Merged::Vmcai(rows) => {
             out.write(&rows)?;
@@ -158,12 +160,29 @@ fn print_merged<R: serde::Serialize>(rows: &[R], jsonl: bool, render: fn(&[R]) -
 }
 
 impl TableFiles {
+    /// Refuses, before any pair runs, two outputs to one file or one that cannot be written.
+    fn check(&self) -> Result<(), Fail> {
+        crate::validate::distinct_outputs(&[
+            ("--csv", self.csv.as_deref()),
+            ("--markdown", self.markdown.as_deref()),
+            ("--svg", self.svg.as_deref()),
+            ("--html", self.html.as_deref()),
+        ])?;
+        for p in [&self.csv, &self.markdown, &self.svg, &self.html].into_iter().flatten() {
+            super::files::writable(p)?;
+        }
+        Ok(())
+    }
+
     /// Writes the table in each format asked for.
     pub fn write(&self, rows: &[crate::corpus::Row]) -> Result<(), Fail> {
         use crate::report::corpus as r;
-        for (path, render) in
-            [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown), (&self.svg, r::svg)]
-        {
+        for (path, render) in [
+            (&self.csv, r::csv as fn(&[_]) -> String),
+            (&self.markdown, r::markdown),
+            (&self.svg, r::svg),
+            (&self.html, crate::report::html::corpus_page),
+        ] {
             if let Some(p) = path {
                 write(p, &render(rows))?;
             }
@@ -174,7 +193,11 @@ impl TableFiles {
     /// The FSE 2020 table's CSV and Markdown (it has no reductions to draw).
     fn write_fse(&self, rows: &[crate::corpus::fse::FseRow]) -> Result<(), Fail> {
         use crate::report::corpus::fse as r;
-        for (path, render) in [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown)] {
+        for (path, render) in [
+            (&self.csv, r::csv as fn(&[_]) -> String),
+            (&self.markdown, r::markdown),
+            (&self.html, crate::report::html::fse_page),
+        ] {
             if let Some(p) = path {
                 write(p, &render(rows))?;
             }

@@ -43,14 +43,16 @@ impl<E: std::fmt::Display> From<E> for Fail {
 /// Runs one parsed command line; the exit code of cli.md, or the message of a refusal (exit 2).
 pub fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
-        Command::Check { files, strategy, dot, expect, common } => {
-            check::check(&files, strategy.as_deref(), dot.as_deref(), expect.as_deref(), &common)
+        Command::Check { files, strategy, dot, expect, html, no_races, explain, common } => {
+            let out = check::Outputs { dot, expect, html };
+            let analysis = check::Analysis { races: !no_races, explain };
+            check::check(&files, strategy.as_deref(), &out, analysis, &common)
         }
         Command::Regress { dirs, strategy, junit, common } => {
             check::regress(&dirs, strategy.as_deref(), junit.as_deref(), &common)
         }
-        Command::Compare { files, strategies, csv, markdown, svg, shard, common } => {
-            let out = compare::Outputs { csv, markdown, svg };
+        Command::Compare { files, strategies, csv, markdown, svg, html, shard, common } => {
+            let out = compare::Outputs { csv, markdown, svg, html };
             compare::compare(&files, strategies.as_deref(), &out, shard.as_deref(), &common)
         }
         Command::Corpus { pairs, smartapps, table, limit, shard, jsonl, out, run } => {

@@ -48,6 +48,7 @@ pub mod full;
 pub mod full_stateless;
 pub mod graph;
 pub mod outcomes;
+pub mod races;
 pub mod reads_from;
 pub mod registry;
 pub mod sets;

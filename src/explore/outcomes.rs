@@ -88,6 +88,12 @@ impl Outcomes {
         kept.or_else(|| self.deadlocks.get(text).map(|d| &d.schedule)).map(Vec::as_slice)
     }
 
+    /// Each outcome with the first schedule kept for it, in byte order of the outcome texts
+    /// (none unless schedules are kept, [`Outcomes::keep_schedules`]).
+    pub fn witnesses(&self) -> impl Iterator<Item = (&str, &[Choice])> {
+        self.schedules.iter().flatten().map(|(t, s)| (t.as_str(), s.as_slice()))
+    }
+
     pub fn add_outcome(&mut self, outcome: Outcome, path: &[Choice]) {
         let text = outcome.to_string();
         let stuck = outcome.stuck();

@@ -782,6 +782,43 @@ impl Model for EventModel {
         text.push_str(&format!(": {}", names.join(", ")));
         text
     }
+
+    /// The environment, then each app (`main` is the environment when it stands for handlers
+    /// outside any app block).
+    fn lanes(&self) -> Vec<super::lane::Lane> {
+        use super::lane::{Lane, LaneKind};
+        let env = Lane { name: "environment".into(), kind: LaneKind::Environment };
+        let apps = self.ast.apps.iter().map(|a| Lane { name: a.clone(), kind: LaneKind::App });
+        std::iter::once(env).chain(apps).collect()
+    }
+
+    /// The event fired (on the environment's lane, with its accesses), then each of its
+    /// handlers on its app's lane, in file order.
+    fn lane_marks(&self, s: &EventState, c: Choice, out: &mut Vec<super::lane::LaneMark>) {
+        use super::lane::LaneMark;
+        let name = self.choice_name(c);
+        out.push(LaneMark {
+            lane: 0,
+            handler: None,
+            label: format!("event {name}"),
+            text: self.describe(s, c),
+            op: None,
+            access: None,
+        });
+        for &h in &self.handlers_of[c as usize] {
+            let h = &self.ast.handlers[h];
+            let app = h.app as usize;
+            let env = self.ast.main_is_environment && self.ast.apps[app] == "main";
+            out.push(LaneMark {
+                lane: if env { 0 } else { app + 1 },
+                handler: Some((format!("on {name}"), None)),
+                label: format!("line {}", h.line),
+                text: format!("handler of event {name} in app {} (line {})", self.ast.apps[app], h.line),
+                op: None,
+                access: None,
+            });
+        }
+    }
 }
 
 /// Static footprints, for strategies that need dependence fixed before a transition runs

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod em;
 pub mod em_hb;
 pub mod events;
+pub mod lane;
 pub mod smartapp;
 
 use smallvec::SmallVec;
@@ -262,6 +263,10 @@ pub trait Model: Sync {
 
     /// What kind of input this model was built from.
     fn kind(&self) -> ModelKind;
+    /// The EM trace model, when this is one: what the race analysis reads (explore/races.rs).
+    fn as_em(&self) -> Option<&em::EmModel> {
+        None
+    }
     /// Whether a stuck execution is an error to report (see [`ModelKind::deadlock_is_error`]).
     fn deadlock_is_error(&self) -> bool {
         self.kind().deadlock_is_error()
@@ -371,6 +376,24 @@ pub trait Model: Sync {
     /// One line on what the input holds (the report's "system under test").
     fn summary(&self) -> String {
         format!("{} choices", self.choices())
+    }
+    /// The lanes a diagram of this model's schedules draws ([`lane`]): by default one, for
+    /// the choices themselves.
+    fn lanes(&self) -> Vec<lane::Lane> {
+        vec![lane::Lane { name: "choices".into(), kind: lane::LaneKind::Environment }]
+    }
+    /// Appends the marks the transition of `c` from `s` puts on [`Model::lanes`], in the order
+    /// they happen, without taking it (diagrams only: may be slow). When `c` is not enabled,
+    /// what it would run next (a stuck thread's operation). By default one mark on the one lane.
+    fn lane_marks(&self, s: &Self::State, c: Choice, out: &mut Vec<lane::LaneMark>) {
+        out.push(lane::LaneMark {
+            lane: 0,
+            handler: None,
+            label: self.choice_name(c),
+            text: self.describe(s, c),
+            op: None,
+            access: None,
+        });
     }
     /// What of the input the model cannot bind or run, one `file:line: why` each: reported
     /// (text, JSON, `stats`) so that nothing is dropped silently. Empty when all is modelled.

@@ -243,6 +243,19 @@ struct Ctx<'m> {
     problems: Vec<(usize, String)>,
     /// The app tapped, when the event fired is an app touch.
     touch_app: Option<usize>,
+    /// For lane diagrams only (`Model::lane_marks`): what ran, in order.
+    log: Option<Vec<Logged>>,
+}
+
+/// One thing a firing did, as a lane diagram draws it: an access (or, `None`, a handler
+/// starting) made by the subscription's handler running (`None`: the event's own work, or the
+/// method of a `schedule` event), in app `app`, at source line `line`.
+#[derive(Clone, Copy, Debug)]
+struct Logged {
+    sub: Option<usize>,
+    app: usize,
+    access: Option<Access>,
+    line: usize,
 }
 
 impl<'m> Ctx<'m> {
@@ -265,6 +278,7 @@ impl<'m> Ctx<'m> {
             fault: None,
             problems: Vec::new(),
             touch_app: None,
+            log: None,
         }
     }
 
@@ -328,6 +342,68 @@ impl Model for SmartAppModel {
     fn step(&self, s: &mut SmartState, c: Choice) -> Result<(), ModelError> {
         let mut acc = Vec::new();
         self.fire(s, c as usize, &mut acc)
+    }
+    /// The environment, then each app.
+    fn lanes(&self) -> Vec<crate::model::lane::Lane> {
+        use crate::model::lane::{Lane, LaneKind};
+        let env = Lane { name: "environment".into(), kind: LaneKind::Environment };
+        std::iter::once(env)
+            .chain(self.apps.iter().map(|a| Lane { name: a.name.clone(), kind: LaneKind::App }))
+            .collect()
+    }
+    /// The event on the environment's lane, then each access of the firing on the lane of the
+    /// app whose handler made it, inside that handler's box (the firing is run on a copy).
+    fn lane_marks(&self, s: &SmartState, c: Choice, out: &mut Vec<crate::model::lane::LaneMark>) {
+        use crate::model::lane::LaneMark;
+        let (mut copy, mut acc, mut log) = (s.clone(), Vec::new(), Some(Vec::new()));
+        let result = self.fire_logged(&mut copy, c as usize, &mut acc, &mut log);
+        let ev = &self.events[c as usize];
+        let mut text = format!("event {}", ev.name);
+        if let Err(e) = &result {
+            text.push_str(&format!(" ends in {}: {}", e.kind, e.message));
+        }
+        out.push(LaneMark {
+            lane: 0,
+            handler: None,
+            label: format!("event {}", ev.name),
+            text,
+            op: None,
+            access: None,
+        });
+        let log = log.unwrap_or_default();
+        for (i, l) in log.iter().enumerate() {
+            let (app, handler) = match (l.sub, &ev.run) {
+                (Some(si), _) => (Some(self.subs[si].app), Some(self.subs[si].handler.name().to_string())),
+                (None, Some((app, method))) => (Some(*app), Some(method.clone())),
+                (None, None) => (None, None),
+            };
+            // A handler's start is drawn only when it touches nothing: its box says it ran.
+            let same_run = |n: &Logged| n.sub == l.sub && n.app == l.app;
+            if l.access.is_none() && log.get(i + 1).is_some_and(same_run) {
+                continue;
+            }
+            let who = match (app, &handler) {
+                (Some(a), Some(h)) => format!("{}, handler {h} ({}:{})", self.apps[a].name, self.apps[a].file, l.line),
+                _ => "the environment".to_string(),
+            };
+            let (label, text, access) = match l.access {
+                Some(a) => {
+                    let name = self.object_name(a.object);
+                    let verb = if a.write { "writes" } else { "reads" };
+                    let label = format!("{} {name}", if a.write { "W" } else { "R" });
+                    (label, format!("{who} {verb} {name}"), Some((name, a.write)))
+                }
+                None => ("runs".to_string(), format!("{who} runs"), None),
+            };
+            out.push(LaneMark {
+                lane: app.map_or(0, |a| a + 1),
+                handler: handler.map(|h| (h, None)),
+                label,
+                text,
+                op: None,
+                access,
+            });
+        }
     }
     fn step_recording(&self, s: &mut SmartState, c: Choice, out: &mut Accesses) -> Result<(), ModelError> {
         let mut acc = Vec::with_capacity(32);

@@ -246,7 +246,7 @@ impl InputRuns {
     }
 }
 
-const HEADER: [&str; 15] = [
+pub(crate) const HEADER: [&str; 15] = [
     "input",
     "strategy",
     "executions",
@@ -273,7 +273,7 @@ pub(crate) fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "-".into(), |x| format!("{x:.2}x"))
 }
 
-fn rows(inputs: &[InputRuns]) -> Vec<[String; 15]> {
+pub(crate) fn rows(inputs: &[InputRuns]) -> Vec<[String; 15]> {
     let mut out = Vec::new();
     for input in inputs {
         for r in &input.runs {
@@ -301,7 +301,7 @@ fn rows(inputs: &[InputRuns]) -> Vec<[String; 15]> {
     out
 }
 
-fn verdict(inputs: &[InputRuns]) -> String {
+pub(crate) fn verdict(inputs: &[InputRuns]) -> String {
     let mut out = String::new();
     for input in inputs {
         let file = input.runs.first().map_or("", |r| r.file.as_str());

@@ -4,6 +4,8 @@
 pub mod compare;
 pub mod corpus;
 pub mod dot;
+pub mod html;
+pub mod races;
 pub mod text;
 
 use serde::Serialize;
@@ -85,6 +87,10 @@ pub struct RunReport {
     /// What of the input the model could not bind or run (`file:line: why`), so that a
     /// silent part of an app is never mistaken for a checked one.
     pub unsupported: Vec<String>,
+    /// EM traces, when asked for ([`crate::check::Check::races`]): the races and the outcomes
+    /// explained, as members `race_pairs` ... `races`, `outcomes_explained` (docs/races.md).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub races: Option<crate::explore::races::RaceReport>,
     #[serde(skip)]
     pub found: Outcomes,
     /// The load options the model was built with (` --bound 1 --conflicts`), for replay lines.
@@ -197,6 +203,7 @@ impl RunReport {
             blocked: stats.blocked,
             consistency_s: stats.consistency_s,
             unsupported: model.unsupported(),
+            races: None,
             found,
         }
     }

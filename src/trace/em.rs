@@ -121,6 +121,9 @@ pub struct EmTrace {
     pub dependence_lines: Vec<u32>,
     pub symbols: Vec<String>,
     pub locations: Vec<Location>,
+    /// Per location: the class its first access names (`class:`; for a static, its base), so
+    /// that reports name a location as the trace does.
+    pub location_class: Vec<Sym>,
     /// Raw message id of each dense message id.
     pub messages: Vec<u64>,
 }
@@ -138,6 +141,18 @@ impl EmTrace {
     pub fn location_name(&self, loc: u32) -> String {
         let l = self.locations[loc as usize];
         format!("{}.{}", self.symbol(l.base), self.symbol(l.field))
+    }
+
+    /// The location as the trace names it: `CLASS.FIELD` for a static, `CLASS.FIELD of OBJECT`
+    /// for an object's field (the class its first access names).
+    pub fn location_full_name(&self, loc: u32) -> String {
+        let l = self.locations[loc as usize];
+        let class = self.location_class.get(loc as usize).map_or("?", |&c| self.symbol(c));
+        if l.is_static {
+            format!("{class}.{}", self.symbol(l.field))
+        } else {
+            format!("{class}.{} of {}", self.symbol(l.field), self.symbol(l.base))
+        }
     }
 }
 
@@ -217,6 +232,7 @@ struct Parser<'p> {
     symbols: Interner,
     locations: FxHashMap<Location, u32>,
     location_list: Vec<Location>,
+    location_class: Vec<Sym>,
     messages: FxHashMap<u64, u32>,
     message_raw: Vec<u64>,
     /// Per dense message: (posted, called, returned) and the handling thread.
@@ -260,7 +276,7 @@ impl<'p> Parser<'p> {
         Ok(self.symbols.intern(s))
     }
 
-    fn location(&mut self, base: Sym, field: Sym, is_static: bool) -> u32 {
+    fn location(&mut self, base: Sym, field: Sym, is_static: bool, class: Sym) -> u32 {
         let loc = Location { base, field, is_static };
         if let Some(&id) = self.locations.get(&loc) {
             return id;
@@ -268,6 +284,7 @@ impl<'p> Parser<'p> {
         let id = self.location_list.len() as u32;
         self.locations.insert(loc, id);
         self.location_list.push(loc);
+        self.location_class.push(class);
         id
     }
 
@@ -363,15 +380,15 @@ impl<'p> Parser<'p> {
             }
             b"READ" | b"WRITE" => {
                 let base = self.name(line, "obj")?;
-                self.field(line, "class")?;
+                let class = self.name(line, "class")?;
                 let field = self.name(line, "field")?;
-                let loc = self.location(base, field, false);
+                let loc = self.location(base, field, false, class);
                 ("tid", if op_text == b"READ" { OpKind::Read { loc } } else { OpKind::Write { loc } })
             }
             b"READ-STATIC" | b"WRITE-STATIC" => {
                 let base = self.name(line, "class")?;
                 let field = self.name(line, "field")?;
-                let loc = self.location(base, field, true);
+                let loc = self.location(base, field, true, base);
                 ("tid", if op_text == b"READ-STATIC" { OpKind::Read { loc } } else { OpKind::Write { loc } })
             }
             b"ENABLE-LIFECYCLE" | b"TRIGGER-LIFECYCLE" => {
@@ -440,6 +457,7 @@ pub fn parse_trace(file: &Path, bytes: &[u8]) -> Result<EmTrace, InputError> {
         symbols: Interner::default(),
         locations: FxHashMap::default(),
         location_list: Vec::new(),
+        location_class: Vec::new(),
         messages: FxHashMap::default(),
         message_raw: Vec::new(),
         message_state: Vec::new(),
@@ -498,6 +516,7 @@ pub fn parse_trace(file: &Path, bytes: &[u8]) -> Result<EmTrace, InputError> {
         dependence_lines: Vec::new(),
         symbols: p.symbols.names,
         locations: p.location_list,
+        location_class: p.location_class,
         messages: p.message_raw,
     })
 }

@@ -22,11 +22,23 @@ impl SmartAppModel {
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
     pub(super) fn fire(&self, st: &mut SmartState, e: usize, acc: &mut Vec<Access>) -> Result<(), ModelError> {
+        self.fire_logged(st, e, acc, &mut None)
+    }
+
+    /// [`SmartAppModel::fire`] that, when `log` holds a list, appends what ran to it.
+    pub(super) fn fire_logged(
+        &self,
+        st: &mut SmartState,
+        e: usize,
+        acc: &mut Vec<Access>,
+        log: &mut Option<Vec<Logged>>,
+    ) -> Result<(), ModelError> {
         if self.opts.bound.is_some() {
             st.fired[e] += 1;
         }
         let ev = &self.events[e];
         let mut cx = Ctx::new(self, st, 0, std::mem::take(acc));
+        cx.log = log.take();
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
             cx.call_method(*app, method, Vec::new()).map(|_| ())
@@ -42,6 +54,7 @@ impl SmartAppModel {
             cx.fault = Some((cx.app, *line, None));
         }
         *acc = std::mem::take(&mut cx.acc);
+        *log = cx.log.take();
         let app = cx.app;
         let at = cx.fault_place();
         let conflict = cx.conflict.take();
@@ -65,6 +78,14 @@ impl SmartAppModel {
 impl Ctx<'_> {
     pub(super) fn touch(&mut self, object: u32, write: bool) {
         self.acc.push(Access { object, write });
+        self.logged(Some(Access { object, write }));
+    }
+
+    /// Notes an access (or a handler starting) for a lane diagram, when one is being drawn.
+    pub(super) fn logged(&mut self, access: Option<Access>) {
+        if let Some(log) = &mut self.log {
+            log.push(Logged { sub: self.sub, app: self.app, access, line: self.line });
+        }
     }
 
     pub(super) fn err<T>(&self, msg: impl Into<String>) -> R<T> {
@@ -169,6 +190,7 @@ impl Ctx<'_> {
             self.base = self.vars.len();
             self.app = sub.app;
             self.sub = Some(si);
+            self.logged(None);
             self.depth += 1;
             let r = match &sub.handler {
                 Handler::Method(m) => self.call_method(sub.app, m, vec![evt]).map(|_| ()),

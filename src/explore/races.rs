@@ -1,0 +1,503 @@
+//! Races of an EM trace, and which of them change an outcome (issue 30; docs/races.md).
+//!
+//! # What a race is
+//! DroidRacer's notion (Maiya, Kanade, Majumdar, "Race detection for Android applications",
+//! PLDI 2014): two accesses to one location (READ/WRITE of an object's field, or a static),
+//! at least one a write, that the happens-before of the *recorded* run leaves unordered. That
+//! happens-before is em-trace.md's, with DroidRacer's rule for locks: an UNLOCK orders a later
+//! LOCK of the same lock only on another thread (handlers of one looper never contend for a
+//! lock, so a lock orders nothing between them). Two handlers of one looper race unless a post
+//! chain or the FIFO rule orders them.
+//!
+//! # Which races change an outcome
+//! Race (a, b), `a` first in the recorded run, on location `x`. An outcome (em-trace.md) *sees
+//! the race reversed* when both ran and its view of `x` (what each read of `x` read from, the
+//! final write of `x`) cannot be produced with `a` before `b`, given the order `hb0` that every
+//! run respects. A race *changes an outcome* when some outcome sees it reversed; otherwise it is
+//! *benign*: every outcome's view of `x` is produced with the pair in its recorded order. The
+//! verdict is read off the outcome set the search found (one witness execution per outcome),
+//! with no further exploration; docs/races.md gives the argument and how DroidRacer and ERVA
+//! differ.
+//!
+//! # The types
+//! They are what `check --json` writes (`races`, `outcomes_explained`) and what the HTML page
+//! draws; kept stable. Operations are named as the trace names them ([`OpRef`]).
+
+use serde::Serialize;
+
+/// One operation, named as the trace names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpRef {
+    /// The operation's number in the trace (its first field; what outcomes print).
+    pub index: u32,
+    /// Its line in trace.txt.
+    pub line: u32,
+    /// The raw thread id that runs it (the looper, for a handler's operation).
+    pub thread: u32,
+    /// The message whose handler runs it (`msg:` of its CALL), none outside handlers.
+    pub handler: Option<u64>,
+    /// The operation as written: `READ`, `WRITE`, `READ-STATIC`, `WRITE-STATIC`, `LOCK`, ...
+    pub kind: String,
+    /// For an access: the location as the trace names it: `CLASS.FIELD` for a static,
+    /// `CLASS.FIELD of OBJECT` for an object's field (the class of the location's first access).
+    pub location: Option<String>,
+}
+
+/// A race: two conflicting accesses the recorded run's happens-before leaves unordered.
+#[derive(Clone, Debug, Serialize)]
+pub struct Race {
+    /// The location both access, as [`OpRef::location`] names it.
+    pub location: String,
+    /// The access that ran first in the recorded run.
+    pub first: OpRef,
+    /// The one that ran second.
+    pub second: OpRef,
+    /// Whether some outcome sees the pair reversed; `None` when the search stopped before it
+    /// found every outcome and none found so far does (undecided).
+    pub changes_outcome: Option<bool>,
+    /// When it changes an outcome: an outcome that sees it reversed, and the run reaching it.
+    pub witness: Option<RaceWitness>,
+    /// How many pairs this entry stands for: 1, or more when races are listed per class (the
+    /// same location and the same two tasks) because there are too many pairs to list
+    /// ([`RaceReport::per_class`]); the verdict is then that of any pair of the class, and
+    /// `first`/`second` are a pair with that verdict.
+    pub pairs: u64,
+}
+
+/// An outcome that sees a race reversed, with the run that reaches it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RaceWitness {
+    /// The outcome, as a position in [`RaceReport::outcomes`] (from 0).
+    pub outcome: usize,
+    /// What that outcome sees at the race's location, against the recorded run (sentences).
+    pub differs: Vec<String>,
+    /// Whether that outcome is a deadlock (some operation never runs).
+    pub deadlock: bool,
+    /// The run, as `tracepor replay --schedule` takes it (one thread per step).
+    pub schedule: String,
+    /// Steps of `schedule` (from 1) at which the race's second and first operations run: the
+    /// second runs first.
+    pub second_step: usize,
+    pub first_step: usize,
+}
+
+/// One thing an outcome sees differently from the recorded run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Difference {
+    /// `read` (a read sees another write), `final` (another last write of a location),
+    /// `stuck` (operations that never run: a deadlock).
+    pub kind: &'static str,
+    /// The read (`read`), the recorded last write (`final`, none when the location was not
+    /// written in the recorded run), or the first operation never run (`stuck`).
+    pub op: Option<OpRef>,
+    /// The write the read sees, or the last write, in this outcome (none: the initial value).
+    pub now: Option<OpRef>,
+    /// The same in the recorded run (none: the initial value).
+    pub recorded: Option<OpRef>,
+    /// The whole difference as a sentence.
+    pub text: String,
+}
+
+/// One outcome, explained against the recorded run.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutcomeExplained {
+    /// The canonical line (em-trace.md), as `--outcomes` writes it.
+    pub outcome: String,
+    /// Whether it is the recorded run's own outcome.
+    pub recorded: bool,
+    pub deadlock: bool,
+    /// What it sees differently; for a deadlock, what each stuck thread waits for as well.
+    pub differences: Vec<Difference>,
+    /// Positions in [`RaceReport::races`] of the races it sees reversed.
+    pub races: Vec<usize>,
+    /// A run that reaches it.
+    pub schedule: String,
+}
+
+/// The races of one trace and the outcomes explained: `check`'s `races` section.
+///
+/// In `check --json` its members sit among the run's (JSON names in brackets).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RaceReport {
+    /// Pairs of conflicting accesses the recorded run leaves unordered (`race_pairs`).
+    #[serde(rename = "race_pairs")]
+    pub pairs: u64,
+    /// Of them: changing an outcome, benign, undecided, counted in pairs
+    /// (`races_changing_outcome`, `races_benign`, `races_undecided`).
+    #[serde(rename = "races_changing_outcome")]
+    pub changes_outcome: u64,
+    #[serde(rename = "races_benign")]
+    pub benign: u64,
+    #[serde(rename = "races_undecided")]
+    pub undecided: u64,
+    /// Whether `races` lists classes (location, task, task) instead of pairs: more than
+    /// [`LIST_PAIRS`] pairs (`races_per_class`).
+    #[serde(rename = "races_per_class")]
+    pub per_class: bool,
+    /// (`races`)
+    pub races: Vec<Race>,
+    /// Every outcome found, in `--outcomes`' order, explained (`outcomes_explained`).
+    #[serde(rename = "outcomes_explained")]
+    pub outcomes: Vec<OutcomeExplained>,
+    /// Why the analysis could not run, when it could not (the recorded order does not
+    /// replay); the fields above are then empty (`races_not_analysed`).
+    #[serde(rename = "races_not_analysed", skip_serializing_if = "Option::is_none")]
+    pub not_analysed: Option<String>,
+}
+
+/// Most race pairs listed one by one; past it, races are listed per class.
+pub const LIST_PAIRS: u64 = 10_000;
+
+mod hb;
+mod verdict;
+
+pub use verdict::forced;
+
+use rustc_hash::FxHashMap;
+
+use crate::explore::Outcomes;
+use crate::model::clock::ChainClocks;
+use crate::model::em::{EmModel, EmState};
+use crate::model::{format_schedule, Choice, Model};
+use crate::trace::em::OpKind;
+
+/// Most differences listed per outcome (the rest are counted in a last one).
+const LIST_DIFFERENCES: usize = 50;
+
+/// Above this many pairs the verdicts of a class are not computed pair by pair (undecided).
+const DECIDE_PAIRS: u64 = 1_000_000;
+
+impl EmModel {
+    /// `op` named as the trace names it.
+    pub fn op_ref(&self, op: u32) -> OpRef {
+        let o = &self.trace.ops[op as usize];
+        let nt = self.threads.len() as u32;
+        let task = self.op_task[op as usize];
+        let handler = task.checked_sub(nt).map(|m| self.trace.messages[m as usize]);
+        let (kind, location) = match o.kind {
+            OpKind::Read { loc } | OpKind::Write { loc } => {
+                let st = if self.trace.locations[loc as usize].is_static { "-STATIC" } else { "" };
+                let rw = if matches!(o.kind, OpKind::Read { .. }) { "READ" } else { "WRITE" };
+                (format!("{rw}{st}"), Some(self.trace.location_full_name(loc)))
+            }
+            _ => {
+                let text = self.op_text(op);
+                let body = text.split_once(": ").map_or(text.as_str(), |x| x.1).to_string();
+                (body.split(' ').next().unwrap_or("").to_string(), None)
+            }
+        };
+        OpRef { index: o.index, line: o.line, thread: o.tid, handler, kind, location }
+    }
+}
+
+impl OpRef {
+    /// `READ of C.f of 0x1 at line 97 (thread 3, handler 12)`.
+    pub fn describe(&self) -> String {
+        let what = match &self.location {
+            Some(l) => format!("{} of {l}", self.kind),
+            None => self.kind.clone(),
+        };
+        format!("{what} at line {} ({})", self.line, self.place())
+    }
+
+    /// `thread 3, handler 12` or `thread 3`.
+    pub fn place(&self) -> String {
+        match self.handler {
+            Some(h) => format!("thread {}, handler {h}", self.thread),
+            None => format!("thread {}", self.thread),
+        }
+    }
+
+    /// `line 64 (thread 2)`.
+    fn short(&self) -> String {
+        format!("line {} ({})", self.line, self.place())
+    }
+}
+
+/// A write as a read or final value sees it: its line and place, or the initial value.
+fn value_name(model: &EmModel, index: u32) -> String {
+    match (index != 0).then(|| model.trace.position(index)).flatten() {
+        Some(p) => format!("the write at {}", model.op_ref(p as u32).short()),
+        None => "the initial value".into(),
+    }
+}
+
+/// One run of the trace replayed: its end state and the step of each operation.
+struct Run {
+    state: EmState,
+    /// Per operation: its step (from 1), 0 when it never ran.
+    step: Vec<u32>,
+}
+
+fn replay(model: &EmModel, path: &[Choice]) -> Option<Run> {
+    let mut state = model.initial();
+    let mut step = vec![0u32; model.trace.ops.len()];
+    for (i, &c) in path.iter().enumerate() {
+        let op = model.enabled_op(&state, c)?;
+        step[op as usize] = i as u32 + 1;
+        model.step(&mut state, c).ok()?;
+    }
+    Some(Run { state, step })
+}
+
+/// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
+/// past `LIST_PAIRS` without being listed. Output-sensitive: per access, per chain that holds an
+/// earlier access of its location, a binary search (accesses of one chain are ordered, so
+/// the ones the access is not after are a suffix).
+fn race_pairs(model: &EmModel, hb: &ChainClocks, keep: u64) -> (u64, Vec<(u32, u32)>) {
+    let locs = model.trace.locations.len();
+    // Per location, per chain: (index, operation) of its accesses so far, all and writes only.
+    let mut all: Vec<SmallVecOn> = vec![Vec::new(); locs];
+    let mut writes: Vec<SmallVecOn> = vec![Vec::new(); locs];
+    let mut count = 0u64;
+    let mut pairs = Vec::new();
+    for (p, o) in model.trace.ops.iter().enumerate() {
+        let (loc, write) = match o.kind {
+            OpKind::Read { loc } => (loc as usize, false),
+            OpKind::Write { loc } => (loc as usize, true),
+            _ => continue,
+        };
+        let clock = hb.clock(p);
+        let lists = if write { &all[loc] } else { &writes[loc] };
+        for (c, list) in lists {
+            let bound = clock.get(*c as usize).copied().unwrap_or(0);
+            let from = list.partition_point(|&(ix, _)| ix <= bound);
+            let n = (list.len() - from) as u64;
+            if count < keep {
+                for &(_, a) in list[from..].iter().take((keep - count) as usize) {
+                    pairs.push((a, p as u32));
+                }
+            }
+            count += n;
+        }
+        let st = hb.stamp(p);
+        let put = |on: &mut SmallVecOn| match on.iter_mut().find(|(c, _)| *c == st.chain) {
+            Some((_, l)) => l.push((st.index, p as u32)),
+            None => on.push((st.chain, vec![(st.index, p as u32)])),
+        };
+        put(&mut all[loc]);
+        if write {
+            put(&mut writes[loc]);
+        }
+    }
+    (count, pairs)
+}
+
+type SmallVecOn = Vec<(u32, Vec<(u32, u32)>)>;
+
+/// The race report of `model` from the outcomes a search found (`found`, with a schedule kept
+/// per outcome) and whether it found them all (`complete`). Costs a forward pass or two over
+/// the trace, a replay per outcome, and per race and outcome a reachability question among the
+/// writes of one location (verdict.rs).
+pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport {
+    let mut report = RaceReport::default();
+    let Ok(recorded) = model.replay_recorded() else {
+        report.not_analysed = Some("the recorded order does not replay".into());
+        return report;
+    };
+    let has_sync =
+        model.trace.ops.iter().any(|o| matches!(o.kind, OpKind::Lock { .. } | OpKind::Wait | OpKind::Notify { .. }));
+    let hb0 = hb::recorded(model, false);
+    let hb_rec = if has_sync { Some(hb::recorded(model, true)) } else { None };
+    let hb_races = hb_rec.as_ref().unwrap_or(&hb0);
+    let (count, mut pairs) = race_pairs(model, hb_races, DECIDE_PAIRS);
+    drop(hb_rec);
+    report.pairs = count;
+    let decided = count <= DECIDE_PAIRS;
+    if !decided {
+        pairs.clear();
+    }
+    let loc_of = |op: u32| match model.trace.ops[op as usize].kind {
+        OpKind::Read { loc } | OpKind::Write { loc } => loc,
+        _ => unreachable!("races are between accesses"),
+    };
+    // Per pair: the first outcome (position in the outcome list) that sees it reversed.
+    let mut seen_by: Vec<Option<(usize, u32, u32)>> = vec![None; pairs.len()];
+    let rec_state = recorded;
+    let mut witnesses: Vec<(String, Vec<Choice>)> =
+        found.witnesses().map(|(t, s)| (t.to_string(), s.to_vec())).collect();
+    witnesses.sort();
+    let mut sees: Vec<Vec<usize>> = vec![Vec::new(); witnesses.len()];
+    let mut accesses: FxHashMap<u32, Vec<u32>> = pairs.iter().map(|&(a, _)| (loc_of(a), Vec::new())).collect();
+    for (p, o) in model.trace.ops.iter().enumerate() {
+        if let OpKind::Read { loc } | OpKind::Write { loc } = o.kind {
+            if let Some(l) = accesses.get_mut(&loc) {
+                l.push(p as u32);
+            }
+        }
+    }
+    let mut runs_ok = true;
+    for (k, (_, path)) in witnesses.iter().enumerate() {
+        let Some(run) = replay(model, path) else {
+            runs_ok = false;
+            continue;
+        };
+        let mut v = verdict::View::new(model, &hb0, &run.state, &accesses);
+        for (i, &(a, b)) in pairs.iter().enumerate() {
+            if forced(&mut v, loc_of(a), a, b) {
+                sees[k].push(i);
+                if seen_by[i].is_none() {
+                    seen_by[i] = Some((k, run.step[b as usize], run.step[a as usize]));
+                }
+            }
+        }
+    }
+    let complete = complete && runs_ok;
+    // Races, one per pair or one per class.
+    report.per_class = count > LIST_PAIRS || !decided;
+    let race_of = |i: usize, (a, b): (u32, u32)| -> Race {
+        let location = model.trace.location_full_name(loc_of(a));
+        let witness = seen_by.get(i).copied().flatten().map(|(k, second_step, first_step)| RaceWitness {
+            outcome: k,
+            differs: Vec::new(),
+            deadlock: witnesses[k].0.contains("| stuck "),
+            schedule: format_schedule(model, &witnesses[k].1),
+            second_step: second_step as usize,
+            first_step: first_step as usize,
+        });
+        let changes_outcome = match (&witness, complete && decided) {
+            (Some(_), _) => Some(true),
+            (None, true) => Some(false),
+            (None, false) => None,
+        };
+        Race { location, first: model.op_ref(a), second: model.op_ref(b), changes_outcome, witness, pairs: 1 }
+    };
+    let mut races: Vec<Race> = Vec::new();
+    if report.per_class {
+        // One entry per (location, task, task): a pair that changes an outcome if any does.
+        let mut class_of: FxHashMap<(u32, u32, u32), usize> = FxHashMap::default();
+        for (i, &(a, b)) in pairs.iter().enumerate() {
+            let key = (loc_of(a), model.op_task[a as usize], model.op_task[b as usize]);
+            match class_of.get(&key) {
+                Some(&c) => {
+                    races[c].pairs += 1;
+                    if races[c].witness.is_none() && seen_by[i].is_some() {
+                        let pairs = races[c].pairs;
+                        races[c] = Race { pairs, ..race_of(i, (a, b)) };
+                    }
+                }
+                None => {
+                    class_of.insert(key, races.len());
+                    races.push(race_of(i, (a, b)));
+                }
+            }
+        }
+    } else {
+        races = pairs.iter().enumerate().map(|(i, &p)| race_of(i, p)).collect();
+    }
+    for (i, &(_, b)) in pairs.iter().enumerate() {
+        match (seen_by[i].is_some(), complete && decided) {
+            (true, _) => report.changes_outcome += 1,
+            (false, true) => report.benign += 1,
+            (false, false) => report.undecided += 1,
+        }
+        let _ = b;
+    }
+    if !decided {
+        report.undecided = count;
+    }
+    // Outcomes explained against the recorded run.
+    let rec_outcome = model.outcome(&rec_state);
+    let rec_text = rec_outcome.to_string();
+    let pair_pos: FxHashMap<(u32, u32), usize> =
+        if report.per_class { FxHashMap::default() } else { pairs.iter().enumerate().map(|(i, &p)| (p, i)).collect() };
+    for (k, (text, path)) in witnesses.iter().enumerate() {
+        let differences = match replay(model, path) {
+            Some(run) => differences(model, &rec_state, &run.state),
+            None => Vec::new(),
+        };
+        let races_seen = if report.per_class {
+            Vec::new()
+        } else {
+            sees[k].iter().filter_map(|&i| pair_pos.get(&pairs[i]).copied()).collect()
+        };
+        report.outcomes.push(OutcomeExplained {
+            outcome: text.clone(),
+            recorded: *text == rec_text,
+            deadlock: text.contains("| stuck "),
+            differences,
+            races: races_seen,
+            schedule: format_schedule(model, path),
+        });
+    }
+    // What each witness's outcome sees at the race's location.
+    for r in races.iter_mut() {
+        if let Some(w) = r.witness.as_mut() {
+            let want = r.location.clone();
+            w.differs = report.outcomes[w.outcome]
+                .differences
+                .iter()
+                .filter(|d| {
+                    d.op.as_ref().and_then(|o| o.location.as_ref()) == Some(&want)
+                        || d.now.as_ref().and_then(|o| o.location.as_ref()) == Some(&want)
+                })
+                .map(|d| d.text.clone())
+                .collect();
+        }
+    }
+    report.races = races;
+    report
+}
+
+/// What the run ending in `s` sees differently from the recorded run ending in `rec`: reads
+/// that see another write, locations with another last write, operations never run (with what
+/// each stuck thread waits for).
+fn differences(model: &EmModel, rec: &EmState, s: &EmState) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let mut more = 0usize;
+    let named = |index: u32| -> Option<OpRef> {
+        (index != 0).then(|| model.trace.position(index)).flatten().map(|p| model.op_ref(p as u32))
+    };
+    for (p, o) in model.trace.ops.iter().enumerate() {
+        if let OpKind::Read { .. } = o.kind {
+            let (Some(now), Some(was)) = (model.observed(s, p as u32), model.observed(rec, p as u32)) else {
+                continue;
+            };
+            if now == was {
+                continue;
+            }
+            if out.len() >= LIST_DIFFERENCES {
+                more += 1;
+                continue;
+            }
+            let op = model.op_ref(p as u32);
+            let text =
+                format!("{} sees {} instead of {}", op.describe(), value_name(model, now), value_name(model, was));
+            out.push(Difference { kind: "read", op: Some(op), now: named(now), recorded: named(was), text });
+        }
+    }
+    for loc in 0..model.trace.locations.len() as u32 {
+        let (now, was) = (s.last_write(loc), rec.last_write(loc));
+        if now == was {
+            continue;
+        }
+        if out.len() >= LIST_DIFFERENCES {
+            more += 1;
+            continue;
+        }
+        let name = model.trace.location_full_name(loc);
+        let text = format!("last write of {name} is {} instead of {}", value_name(model, now), value_name(model, was));
+        out.push(Difference { kind: "final", op: named(was), now: named(now), recorded: named(was), text });
+    }
+    let stuck: Vec<u32> = (0..model.trace.ops.len() as u32).filter(|&p| !s.executed(p)).collect();
+    if let Some(&first) = stuck.first() {
+        let waits = model.explain_stuck(s);
+        let text = format!(
+            "deadlock: {} operations never run, from {}; {}",
+            stuck.len(),
+            model.op_ref(first).short(),
+            waits.join("; ")
+        );
+        out.push(Difference { kind: "stuck", op: Some(model.op_ref(first)), now: None, recorded: None, text });
+    }
+    if more > 0 {
+        out.push(Difference {
+            kind: "more",
+            op: None,
+            now: None,
+            recorded: None,
+            text: format!("and {more} more differences"),
+        });
+    }
+    out
+}

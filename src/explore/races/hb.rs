@@ -1,0 +1,194 @@
+//! Happens-before along the recorded run, in one forward pass over the trace (its order is an
+//! execution, so every edge points backwards), as [`ChainClocks`] indexed by operation.
+//!
+//! Two relations, the same edges but for synchronisation:
+//! - `hb0` (`sync` false): program order of threads and handlers, the static edges
+//!   (`waits_for`: FORK, ATTACH-Q -> post, enable -> trigger, dependence.txt), POST -> CALL,
+//!   LOOP -> CALL and the FIFO rule. These hold in every run (src/explore/reads_from/statics.rs
+//!   builds the same closure for `optimal`, by a topological pass; here the recorded order is
+//!   one). The FIFO rule closes over the relation being built: when post(m1) is before post(m2)
+//!   (same looper), m1's RET is before m2's CALL; only the latest such post on each chain is
+//!   needed (statics.rs says why), found by binary search in the looper's posts per chain, so
+//!   a CALL costs the number of chains, not of handlers.
+//! - the recorded run's happens-before (`sync` true), DroidRacer's for races: the above, plus
+//!   UNLOCK -> a later LOCK of the same lock *on another thread* (DroidRacer: tasks of one
+//!   looper run one after another, so a lock orders nothing between them), and NOTIFY -> the
+//!   WAIT it released (the k-th NOTIFY aimed at a thread releases its k-th WAIT). It is
+//!   [`crate::model::em_hb::EmHb`]'s relation on the recorded path with
+//!   `same_thread_unlock_edges` off (the unit test below checks it).
+
+use smallvec::SmallVec;
+
+use crate::model::clock::ChainClocks;
+use crate::model::em::{EmModel, NEVER};
+use crate::trace::em::OpKind;
+
+/// Clocks of every operation of the trace in the relation asked for; position = operation.
+pub fn recorded(model: &EmModel, sync: bool) -> ChainClocks {
+    let n = model.trace.ops.len();
+    let nt = model.threads.len();
+    let mut clocks = ChainClocks::default();
+    // Per looper, per chain: (index, RET) of the handled messages whose POST is on that chain.
+    let mut posts_on: Vec<Vec<(u32, Vec<(u32, u32)>)>> = vec![Vec::new(); nt];
+    // Per lock: the latest UNLOCK (thread, position) and the latest of another thread than it.
+    let mut unlocks: Vec<[Option<(u32, u32)>; 2]> = vec![[None, None]; model.locks as usize];
+    let mut notifies: Vec<Vec<u32>> = vec![Vec::new(); nt];
+    let mut waits = vec![0usize; nt];
+    let ends = |p: u32| {
+        let t = model.op_task[p as usize] as usize;
+        let last = match t.checked_sub(nt) {
+            None => model.threads[t].own.last(),
+            Some(h) => model.handlers[h].as_ref().and_then(|h| h.ops.last()),
+        };
+        last == Some(&p)
+    };
+    let mut preds: SmallVec<[u32; 8]> = SmallVec::new();
+    for p in 0..n as u32 {
+        let pu = p as usize;
+        preds.clear();
+        let prev = Some(model.prev_in_task[pu]).filter(|&q| q != NEVER && q < p);
+        preds.extend(prev);
+        preds.extend(model.waits_for[pu].iter().copied().filter(|&w| w != NEVER && w < p));
+        let thread = model.op_thread[pu];
+        match model.trace.ops[pu].kind {
+            OpKind::Call { msg } => {
+                if let Some(h) = &model.handlers[msg as usize] {
+                    let th = &model.threads[h.thread as usize];
+                    if let Some(l) = th.loop_after.filter(|&l| l > 0) {
+                        preds.push(th.own[l as usize - 1]);
+                    }
+                    if h.post != NEVER && h.post < p {
+                        preds.push(h.post);
+                        let pc = clocks.clock(h.post as usize);
+                        for (c, list) in &posts_on[h.thread as usize] {
+                            let bound = pc.get(*c as usize).copied().unwrap_or(0);
+                            let i = list.partition_point(|&(ix, _)| ix <= bound);
+                            // The post itself is not on the list yet (added at its RET).
+                            if let Some(&(_, ret)) = i.checked_sub(1).map(|i| &list[i]) {
+                                if ret < p {
+                                    preds.push(ret);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            OpKind::Lock { .. } if sync => {
+                let [last, other] = unlocks[model.lock_of(p) as usize];
+                let from_other = match last {
+                    Some((t, _)) if t != thread => last,
+                    _ => other,
+                };
+                preds.extend(from_other.map(|(_, u)| u));
+            }
+            OpKind::Wait if sync => {
+                if let Some(&n) = notifies[thread as usize].get(waits[thread as usize]) {
+                    preds.push(n);
+                }
+                waits[thread as usize] += 1;
+            }
+            _ => {}
+        }
+        preds.sort_unstable();
+        preds.dedup();
+        clocks.push(&preds, prev, ends);
+        match model.trace.ops[pu].kind {
+            OpKind::Unlock { .. } if sync => {
+                let u = &mut unlocks[model.lock_of(p) as usize];
+                match u[0] {
+                    Some((t, _)) if t == thread => u[0] = Some((thread, p)),
+                    _ => *u = [Some((thread, p)), u[0]],
+                }
+            }
+            OpKind::Notify { target } if sync => {
+                if let Some(d) = model.thread_of_raw(target) {
+                    notifies[d as usize].push(p);
+                }
+            }
+            OpKind::Ret { msg } => {
+                // A handled message enters its looper's FIFO lists once it returned, under its
+                // POST's place (the lists stay sorted: on one chain, posts to a looper are
+                // handled, so return, in their order).
+                if let Some(h) = model.handlers[msg as usize].as_ref().filter(|h| h.post != NEVER && h.post < p) {
+                    let st = clocks.stamp(h.post as usize);
+                    let on = &mut posts_on[h.thread as usize];
+                    match on.iter_mut().find(|(c, _)| *c == st.chain) {
+                        Some((_, l)) => l.push((st.index, p)),
+                        None => on.push((st.chain, vec![(st.index, p)])),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    clocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::em_hb::EmHb;
+    use crate::model::{load, LoadOptions, Loaded};
+
+    /// Both relations equal EmHb's along the recorded path (with and without its lock and
+    /// notify edges) on every shipped EM trace and fixture.
+    #[test]
+    fn forward_pass_is_emhb_on_the_recorded_run() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs = Vec::new();
+        for root in [repo.join("../shared/traces/em-explorer"), repo.join("fixtures/em")] {
+            let mut stack = vec![root];
+            while let Some(d) = stack.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else { continue };
+                for e in rd.flatten() {
+                    let p = e.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if p.file_name().is_some_and(|f| f == "trace.txt") {
+                        dirs.push(d.clone());
+                    }
+                }
+            }
+        }
+        dirs.sort();
+        assert!(dirs.len() >= 30, "traces not found");
+        let mut checked = 0;
+        for d in &dirs {
+            let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { continue };
+            if model.replay_recorded().is_err() {
+                continue;
+            }
+            let n = model.trace.ops.len();
+            for sync in [false, true] {
+                let fast = recorded(&model, sync);
+                let mut hb = EmHb::new(&model);
+                hb.same_thread_unlock_edges = false;
+                for p in 0..n as u32 {
+                    hb.push(p);
+                }
+                // EmHb always has lock and notify edges: without them, compare with a pass
+                // over a model that has none only where the trace has none.
+                let has_sync = model
+                    .trace
+                    .ops
+                    .iter()
+                    .any(|o| matches!(o.kind, OpKind::Lock { .. } | OpKind::Wait | OpKind::Notify { .. }));
+                if !sync && has_sync {
+                    continue;
+                }
+                for b in 0..n {
+                    for a in 0..b {
+                        assert_eq!(
+                            fast.happens_before(a, b),
+                            hb.happens_before(a, b),
+                            "{} sync {sync}: {a} before {b}",
+                            d.display()
+                        );
+                    }
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 30, "only {checked} relations checked");
+    }
+}
