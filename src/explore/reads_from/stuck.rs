@@ -238,7 +238,7 @@ pub struct StuckSearch<'s, 'm> {
     /// End sets found, and the set of them.
     found: Vec<Box<[u64]>>,
     seen: FxHashSet<Box<[u64]>>,
-    /// Candidates checked (figures for the phases' report).
+X
     pub checked: u64,
 }
 
