@@ -162,7 +162,8 @@ fn producible(m: &EmModel, before: &[Vec<bool>], v: &View, loc: u32, a: usize, b
                 continue;
             }
             let ready = ops.iter().enumerate().all(|(j, &y)| placed & (1u128 << j) != 0 || !before[x][y]);
-            let pair_ok = x != pair.1 || ops.iter().position(|&y| y == pair.0).is_some_and(|j| placed & (1u128 << j) != 0);
+            let pair_ok =
+                x != pair.1 || ops.iter().position(|&y| y == pair.0).is_some_and(|j| placed & (1u128 << j) != 0);
             if !ready || !pair_ok {
                 continue;
             }
@@ -240,9 +241,8 @@ fn full_outcomes(m: &EmModel) -> Option<Vec<(String, String)>> {
     search.options.outcome_schedules = true;
     let mut s = tracepor::explore::for_em_trace("full").unwrap();
     let (st, found, _) = tracepor::explore::run_search(search, s.as_mut());
-    st.finished.then(|| {
-        found.witnesses().map(|(t, p)| (t.to_string(), tracepor::model::format_schedule(m, p))).collect()
-    })
+    st.finished
+        .then(|| found.witnesses().map(|(t, p)| (t.to_string(), tracepor::model::format_schedule(m, p))).collect())
 }
 
 /// Runs `optimal` with the race report and checks it against `full` (small inputs).
@@ -289,10 +289,10 @@ fn verdicts_on_generated_traces_match_the_brute_force() {
         parse_dependence(Path::new("dependence.txt"), dependence.as_bytes(), &mut t).unwrap();
         let m = EmModel::new(t).unwrap();
         // The exhaustive search must finish quickly: large generated state spaces are left out.
-        let mut search = tracepor::explore::Search::new(&m, tracepor::explore::Limits {
-            max_states: Some(200_000),
-            ..Default::default()
-        });
+        let mut search = tracepor::explore::Search::new(
+            &m,
+            tracepor::explore::Limits { max_states: Some(200_000), ..Default::default() },
+        );
         search.options.outcome_schedules = true;
         let mut s = tracepor::explore::for_em_trace("full").unwrap();
         let (st, _, _) = tracepor::explore::run_search(search, s.as_mut());

@@ -143,6 +143,9 @@ pub struct RaceReport {
     /// replay); the fields above are then empty (`races_not_analysed`).
     #[serde(rename = "races_not_analysed", skip_serializing_if = "Option::is_none")]
     pub not_analysed: Option<String>,
+    /// Seconds the analysis took, after the search (`races_time_s`; benches/races.py).
+    #[serde(rename = "races_time_s")]
+    pub time_s: f64,
 }
 
 /// Most race pairs listed one by one; past it, races are listed per class.
@@ -233,7 +236,8 @@ fn replay(model: &EmModel, path: &[Choice]) -> Option<Run> {
     let mut state = model.initial();
     let mut step = vec![0u32; model.trace.ops.len()];
     for (i, &c) in path.iter().enumerate() {
-        let op = model.enabled_op(&state, c)?;
+        // The search ran this schedule: only that each step has an operation is checked.
+        let op = model.next_op(&state, c)?;
         step[op as usize] = i as u32 + 1;
         model.step(&mut state, c).ok()?;
     }
@@ -290,18 +294,23 @@ type SmallVecOn = Vec<(u32, Vec<(u32, u32)>)>;
 /// the trace, a replay per outcome, and per race and outcome a reachability question among the
 /// writes of one location (verdict.rs).
 pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport {
+    let started = std::time::Instant::now();
+    let phases = Phases::new();
     let mut report = RaceReport::default();
-    let Ok(recorded) = model.replay_recorded() else {
+    let Ok(rec_state) = model.replay_recorded() else {
         report.not_analysed = Some("the recorded order does not replay".into());
         return report;
     };
+    phases.done("recorded run replayed");
     let has_sync =
         model.trace.ops.iter().any(|o| matches!(o.kind, OpKind::Lock { .. } | OpKind::Wait | OpKind::Notify { .. }));
     let hb0 = hb::recorded(model, false);
     let hb_rec = if has_sync { Some(hb::recorded(model, true)) } else { None };
+    phases.done("happens-before passes");
     let hb_races = hb_rec.as_ref().unwrap_or(&hb0);
     let (count, mut pairs) = race_pairs(model, hb_races, DECIDE_PAIRS);
     drop(hb_rec);
+    phases.done("race pairs");
     report.pairs = count;
     let decided = count <= DECIDE_PAIRS;
     if !decided {
@@ -311,13 +320,7 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
         OpKind::Read { loc } | OpKind::Write { loc } => loc,
         _ => unreachable!("races are between accesses"),
     };
-    // Per pair: the first outcome (position in the outcome list) that sees it reversed.
-    let mut seen_by: Vec<Option<(usize, u32, u32)>> = vec![None; pairs.len()];
-    let rec_state = recorded;
-    let mut witnesses: Vec<(String, Vec<Choice>)> =
-        found.witnesses().map(|(t, s)| (t.to_string(), s.to_vec())).collect();
-    witnesses.sort();
-    let mut sees: Vec<Vec<usize>> = vec![Vec::new(); witnesses.len()];
+    // The accesses of the locations with races, for the verdicts.
     let mut accesses: FxHashMap<u32, Vec<u32>> = pairs.iter().map(|&(a, _)| (loc_of(a), Vec::new())).collect();
     for (p, o) in model.trace.ops.iter().enumerate() {
         if let OpKind::Read { loc } | OpKind::Write { loc } = o.kind {
@@ -326,36 +329,72 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
             }
         }
     }
+    // Per outcome, one replay of its schedule: the verdicts of every pair against it, what it
+    // sees differently from the recorded run. Per pair: the first outcome that sees it
+    // reversed, and the steps of its two operations there.
+    let mut seen_by: Vec<Option<(usize, u32, u32)>> = vec![None; pairs.len()];
+    let rec_text = model.outcome(&rec_state).to_string();
     let mut runs_ok = true;
-    for (k, (_, path)) in witnesses.iter().enumerate() {
-        let Some(run) = replay(model, path) else {
-            runs_ok = false;
-            continue;
+    for (k, (text, path)) in found.witnesses().enumerate() {
+        let schedule = format_schedule(model, path);
+        let mut explained = OutcomeExplained {
+            outcome: text.to_string(),
+            recorded: text == rec_text,
+            deadlock: text.contains("| stuck "),
+            differences: Vec::new(),
+            races: Vec::new(),
+            schedule,
         };
-        let mut v = verdict::View::new(model, &hb0, &run.state, &accesses);
-        for (i, &(a, b)) in pairs.iter().enumerate() {
-            if forced(&mut v, loc_of(a), a, b) {
-                sees[k].push(i);
-                if seen_by[i].is_none() {
-                    seen_by[i] = Some((k, run.step[b as usize], run.step[a as usize]));
+        match replay(model, path) {
+            Some(run) => {
+                let mut v = verdict::View::new(model, &hb0, &run.state, &accesses);
+                for (i, &(a, b)) in pairs.iter().enumerate() {
+                    if forced(&mut v, loc_of(a), a, b) {
+                        explained.races.push(i);
+                        if seen_by[i].is_none() {
+                            seen_by[i] = Some((k, run.step[b as usize], run.step[a as usize]));
+                        }
+                    }
                 }
+                explained.differences = differences(model, &rec_state, &run.state);
             }
+            None => runs_ok = false,
+        }
+        report.outcomes.push(explained);
+    }
+    phases.done("outcomes replayed, verdicts");
+    let complete = complete && runs_ok && decided;
+    for seen in &seen_by {
+        match (seen.is_some(), complete) {
+            (true, _) => report.changes_outcome += 1,
+            (false, true) => report.benign += 1,
+            (false, false) => report.undecided += 1,
         }
     }
-    let complete = complete && runs_ok;
-    // Races, one per pair or one per class.
+    if !decided {
+        report.undecided = count;
+    }
+    // Races, one per pair or, past LIST_PAIRS, one per class.
     report.per_class = count > LIST_PAIRS || !decided;
+    let outcomes = &report.outcomes;
     let race_of = |i: usize, (a, b): (u32, u32)| -> Race {
         let location = model.trace.location_full_name(loc_of(a));
-        let witness = seen_by.get(i).copied().flatten().map(|(k, second_step, first_step)| RaceWitness {
-            outcome: k,
-            differs: Vec::new(),
-            deadlock: witnesses[k].0.contains("| stuck "),
-            schedule: format_schedule(model, &witnesses[k].1),
-            second_step: second_step as usize,
-            first_step: first_step as usize,
+        let witness = seen_by[i].map(|(k, second_step, first_step)| {
+            let o = &outcomes[k];
+            // What that outcome sees at the race's location.
+            let here = |r: &Option<OpRef>| r.as_ref().and_then(|o| o.location.as_ref()) == Some(&location);
+            let differs =
+                o.differences.iter().filter(|d| here(&d.op) || here(&d.now)).map(|d| d.text.clone()).collect();
+            RaceWitness {
+                outcome: k,
+                differs,
+                deadlock: o.deadlock,
+                schedule: o.schedule.clone(),
+                second_step: second_step as usize,
+                first_step: first_step as usize,
+            }
         });
-        let changes_outcome = match (&witness, complete && decided) {
+        let changes_outcome = match (&witness, complete) {
             (Some(_), _) => Some(true),
             (None, true) => Some(false),
             (None, false) => None,
@@ -385,58 +424,31 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
     } else {
         races = pairs.iter().enumerate().map(|(i, &p)| race_of(i, p)).collect();
     }
-    for (i, &(_, b)) in pairs.iter().enumerate() {
-        match (seen_by[i].is_some(), complete && decided) {
-            (true, _) => report.changes_outcome += 1,
-            (false, true) => report.benign += 1,
-            (false, false) => report.undecided += 1,
-        }
-        let _ = b;
-    }
-    if !decided {
-        report.undecided = count;
-    }
-    // Outcomes explained against the recorded run.
-    let rec_outcome = model.outcome(&rec_state);
-    let rec_text = rec_outcome.to_string();
-    let pair_pos: FxHashMap<(u32, u32), usize> =
-        if report.per_class { FxHashMap::default() } else { pairs.iter().enumerate().map(|(i, &p)| (p, i)).collect() };
-    for (k, (text, path)) in witnesses.iter().enumerate() {
-        let differences = match replay(model, path) {
-            Some(run) => differences(model, &rec_state, &run.state),
-            None => Vec::new(),
-        };
-        let races_seen = if report.per_class {
-            Vec::new()
-        } else {
-            sees[k].iter().filter_map(|&i| pair_pos.get(&pairs[i]).copied()).collect()
-        };
-        report.outcomes.push(OutcomeExplained {
-            outcome: text.clone(),
-            recorded: *text == rec_text,
-            deadlock: text.contains("| stuck "),
-            differences,
-            races: races_seen,
-            schedule: format_schedule(model, path),
-        });
-    }
-    // What each witness's outcome sees at the race's location.
-    for r in races.iter_mut() {
-        if let Some(w) = r.witness.as_mut() {
-            let want = r.location.clone();
-            w.differs = report.outcomes[w.outcome]
-                .differences
-                .iter()
-                .filter(|d| {
-                    d.op.as_ref().and_then(|o| o.location.as_ref()) == Some(&want)
-                        || d.now.as_ref().and_then(|o| o.location.as_ref()) == Some(&want)
-                })
-                .map(|d| d.text.clone())
-                .collect();
+    if report.per_class {
+        // Positions in `races` are classes, not pairs.
+        for o in &mut report.outcomes {
+            o.races.clear();
         }
     }
     report.races = races;
+    phases.done("report");
+    report.time_s = started.elapsed().as_secs_f64();
     report
+}
+
+/// With `TRACEPOR_PHASES` set, the time of each phase on stderr (as `optimal` prints its own).
+struct Phases(Option<std::time::Instant>);
+
+impl Phases {
+    fn new() -> Self {
+        Phases(std::env::var_os("TRACEPOR_PHASES").map(|_| std::time::Instant::now()))
+    }
+
+    fn done(&self, what: &str) {
+        if let Some(t) = self.0 {
+            eprintln!("races phase: {what} at {:.6} s", t.elapsed().as_secs_f64());
+        }
+    }
 }
 
 /// What the run ending in `s` sees differently from the recorded run ending in `rec`: reads
