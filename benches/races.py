@@ -3,7 +3,7 @@
 five TACAS 2016 apps; benches/gen_race3.py and benches/gen_mix.py at the sizes given), runs
 `check --strategy optimal --json` without (`--no-races`) and with the race report, alternately,
 REPS times each, all in one run, and prints one markdown row per input:
-- CPU seconds (user + system, from /usr/bin/time) of the whole process, the least of the REPS,
+- CPU seconds (user + system of the child, from getrusage) of the whole process, the least of the REPS,
   without and with, and their ratio (the machine is shared: the least is the least disturbed);
 - in-process: the search's own `time_s` and the analysis's `races_time_s` (the JSON's), each
   the least over the runs with races, and their ratio (the TACAS apps take milliseconds: these
@@ -11,7 +11,7 @@ REPS times each, all in one run, and prints one markdown row per input:
 - the races found: pairs, changing an outcome, benign.
 Each run has --time-limit SECONDS (default 60) and --max-memory 2000.
 Usage: races.py BINARY [REPS] [SIZES] [SECONDS]   (SIZES comma-separated, default 10000,100000,1000000)"""
-import json, pathlib, subprocess, sys, tempfile
+import json, pathlib, resource, subprocess, sys, tempfile
 
 binary = sys.argv[1]
 reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -23,13 +23,15 @@ tmp = pathlib.Path(tempfile.mkdtemp(prefix="tracepor-races-"))
 
 
 def run(trace, races):
-    cmd = ["/usr/bin/time", "-f", "%U %S %e", binary, "check", str(trace), "--strategy", "optimal", "--json",
+    cmd = [binary, "check", str(trace), "--strategy", "optimal", "--json",
            "--no-progress", "--time-limit", limit, "--max-memory", "2000"] + ([] if races else ["--no-races"])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, capture_output=True, text=True)
-    user, sys_, wall = (float(x) for x in p.stderr.strip().splitlines()[-1].split())
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     d = json.loads(p.stdout)
     assert d["finished"], f"{trace}: optimal did not finish"
-    return user + sys_, d
+    return cpu, d
 
 
 inputs = [(app, tacas / app) for app in ["music", "aarddict", "charachter-recognition", "mytracks", "remind-me"]]
@@ -54,7 +56,7 @@ for name, trace in inputs:
     search = min(d["time_s"] for _, d in with_)
     analysis = min(d["races_time_s"] for _, d in with_)
     ratio = f"{cpu1 / cpu0:.2f}" if cpu0 > 0 else "-"
-    print(f"| {name} | {cpu0:.2f} | {cpu1:.2f} | {ratio} | {search:.3f} | {analysis:.3f} | "
+    print(f"| {name} | {cpu0:.3f} | {cpu1:.3f} | {ratio} | {search:.3f} | {analysis:.3f} | "
           f"{analysis / search if search > 0 else 0:.2f} | {best['race_pairs']} | {best['races_changing_outcome']} | "
           f"{best['races_benign']} |", flush=True)
 for f in tmp.iterdir():

@@ -154,13 +154,13 @@ pub const LIST_PAIRS: u64 = 10_000;
 mod hb;
 mod verdict;
 
-pub use verdict::forced;
+pub use verdict::{forced, Seen};
 
 use rustc_hash::FxHashMap;
 
 use crate::explore::Outcomes;
 use crate::model::clock::ChainClocks;
-use crate::model::em::{EmModel, EmState};
+use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::{format_schedule, Choice, Model};
 use crate::trace::em::OpKind;
 
@@ -225,23 +225,37 @@ fn value_name(model: &EmModel, index: u32) -> String {
     }
 }
 
-/// One run of the trace replayed: its end state and the step of each operation.
-struct Run {
-    state: EmState,
-    /// Per operation: its step (from 1), 0 when it never ran.
-    step: Vec<u32>,
+/// The steps (from 1) at which the operations `ops` run in `path`, replaying only until all
+/// have run (0 for one that never does).
+fn steps_of(model: &EmModel, path: &[Choice], ops: &[u32]) -> Vec<u32> {
+    let mut state = model.initial();
+    let mut steps = vec![0u32; ops.len()];
+    let mut left = ops.len();
+    for (i, &c) in path.iter().enumerate() {
+        if left == 0 {
+            break;
+        }
+        // The search ran this schedule: only that each step has an operation is checked.
+        let Some(op) = model.next_op(&state, c) else { break };
+        for (k, _) in ops.iter().enumerate().filter(|&(_, &o)| o == op) {
+            steps[k] = i as u32 + 1;
+            left -= 1;
+        }
+        if model.step(&mut state, c).is_err() {
+            break;
+        }
+    }
+    steps
 }
 
-fn replay(model: &EmModel, path: &[Choice]) -> Option<Run> {
+/// The state `path` ends in, if every step has an operation to run.
+fn end_state(model: &EmModel, path: &[Choice]) -> Option<EmState> {
     let mut state = model.initial();
-    let mut step = vec![0u32; model.trace.ops.len()];
-    for (i, &c) in path.iter().enumerate() {
-        // The search ran this schedule: only that each step has an operation is checked.
-        let op = model.next_op(&state, c)?;
-        step[op as usize] = i as u32 + 1;
+    for &c in path {
+        model.next_op(&state, c)?;
         model.step(&mut state, c).ok()?;
     }
-    Some(Run { state, step })
+    Some(state)
 }
 
 /// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
@@ -250,6 +264,23 @@ fn replay(model: &EmModel, path: &[Choice]) -> Option<Run> {
 /// the ones the access is not after are a suffix).
 fn race_pairs(model: &EmModel, hb: &ChainClocks, keep: u64) -> (u64, Vec<(u32, u32)>) {
     let locs = model.trace.locations.len();
+    // Only locations written and accessed by two tasks or more can race (one task's accesses
+    // are ordered by program order): per location, its first task, then NEVER once a second
+    // task accesses it; and whether it is written.
+    let mut task = vec![u32::MAX - 1; locs];
+    let mut written = vec![false; locs];
+    for (p, o) in model.trace.ops.iter().enumerate() {
+        if let OpKind::Read { loc } | OpKind::Write { loc } = o.kind {
+            let (t, l) = (model.op_task[p], loc as usize);
+            if task[l] == u32::MAX - 1 {
+                task[l] = t;
+            } else if task[l] != t {
+                task[l] = NEVER;
+            }
+            written[l] |= matches!(o.kind, OpKind::Write { .. });
+        }
+    }
+    let can_race = |l: usize| task[l] == NEVER && written[l];
     // Per location, per chain: (index, operation) of its accesses so far, all and writes only.
     let mut all: Vec<SmallVecOn> = vec![Vec::new(); locs];
     let mut writes: Vec<SmallVecOn> = vec![Vec::new(); locs];
@@ -261,6 +292,9 @@ fn race_pairs(model: &EmModel, hb: &ChainClocks, keep: u64) -> (u64, Vec<(u32, u
             OpKind::Write { loc } => (loc as usize, true),
             _ => continue,
         };
+        if !can_race(loc) {
+            continue;
+        }
         let clock = hb.clock(p);
         let lists = if write { &all[loc] } else { &writes[loc] };
         for (c, list) in lists {
@@ -297,11 +331,10 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
     let started = std::time::Instant::now();
     let phases = Phases::new();
     let mut report = RaceReport::default();
-    let Ok(rec_state) = model.replay_recorded() else {
-        report.not_analysed = Some("the recorded order does not replay".into());
-        return report;
-    };
-    phases.done("recorded run replayed");
+    // The recorded run is the trace's order (tests/replay_recorded.rs: the shipped traces
+    // replay as recorded); what it observed, in one pass.
+    let rec = Seen::recorded(model);
+    phases.done("recorded run");
     let has_sync =
         model.trace.ops.iter().any(|o| matches!(o.kind, OpKind::Lock { .. } | OpKind::Wait | OpKind::Notify { .. }));
     let hb0 = hb::recorded(model, false);
@@ -333,33 +366,44 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
     // sees differently from the recorded run. Per pair: the first outcome that sees it
     // reversed, and the steps of its two operations there.
     let mut seen_by: Vec<Option<(usize, u32, u32)>> = vec![None; pairs.len()];
-    let rec_text = model.outcome(&rec_state).to_string();
+    let rec_text = rec.outcome_text(model);
     let mut runs_ok = true;
-    for (k, (text, path)) in found.witnesses().enumerate() {
-        let schedule = format_schedule(model, path);
+    let witnesses: Vec<(&str, &[Choice])> = found.witnesses().collect();
+    for (k, &(text, path)) in witnesses.iter().enumerate() {
         let mut explained = OutcomeExplained {
             outcome: text.to_string(),
             recorded: text == rec_text,
-            deadlock: text.contains("| stuck "),
+            deadlock: !text.ends_with("| stuck"),
             differences: Vec::new(),
             races: Vec::new(),
-            schedule,
+            schedule: format_schedule(model, path),
         };
-        match replay(model, path) {
-            Some(run) => {
-                let mut v = verdict::View::new(model, &hb0, &run.state, &accesses);
-                for (i, &(a, b)) in pairs.iter().enumerate() {
-                    if forced(&mut v, loc_of(a), a, b) {
-                        explained.races.push(i);
-                        if seen_by[i].is_none() {
-                            seen_by[i] = Some((k, run.step[b as usize], run.step[a as usize]));
-                        }
-                    }
+        let Some(seen) = Seen::parse(model, text) else {
+            runs_ok = false;
+            report.outcomes.push(explained);
+            continue;
+        };
+        let mut v = verdict::View::new(model, &hb0, &seen, &accesses);
+        for (i, &(a, b)) in pairs.iter().enumerate() {
+            if forced(&mut v, loc_of(a), a, b) {
+                explained.races.push(i);
+                if seen_by[i].is_none() {
+                    seen_by[i] = Some((k, 0, 0));
                 }
-                explained.differences = differences(model, &rec_state, &run.state);
             }
-            None => runs_ok = false,
         }
+        // Where the first witness of each race runs its two operations: a replay up to them.
+        let firsts: Vec<usize> =
+            explained.races.iter().copied().filter(|&i| seen_by[i].is_some_and(|w| w.0 == k)).collect();
+        if !firsts.is_empty() {
+            let ops: Vec<u32> = firsts.iter().flat_map(|&i| [pairs[i].0, pairs[i].1]).collect();
+            let steps = steps_of(model, path, &ops);
+            for (j, &i) in firsts.iter().enumerate() {
+                seen_by[i] = Some((k, steps[2 * j + 1], steps[2 * j]));
+            }
+        }
+        let end = if explained.deadlock { end_state(model, path) } else { None };
+        explained.differences = differences(model, &rec, &seen, end.as_ref());
         report.outcomes.push(explained);
     }
     phases.done("outcomes replayed, verdicts");
@@ -451,35 +495,30 @@ impl Phases {
     }
 }
 
-/// What the run ending in `s` sees differently from the recorded run ending in `rec`: reads
-/// that see another write, locations with another last write, operations never run (with what
-/// each stuck thread waits for).
-fn differences(model: &EmModel, rec: &EmState, s: &EmState) -> Vec<Difference> {
+/// What an outcome (`s`) sees differently from the recorded run (`rec`): reads that see
+/// another write, locations with another last write, operations never run (with what each
+/// stuck thread waits for in `end`, the state its schedule ends in).
+fn differences(model: &EmModel, rec: &Seen, s: &Seen, end: Option<&EmState>) -> Vec<Difference> {
     let mut out = Vec::new();
     let mut more = 0usize;
     let named = |index: u32| -> Option<OpRef> {
         (index != 0).then(|| model.trace.position(index)).flatten().map(|p| model.op_ref(p as u32))
     };
-    for (p, o) in model.trace.ops.iter().enumerate() {
-        if let OpKind::Read { .. } = o.kind {
-            let (Some(now), Some(was)) = (model.observed(s, p as u32), model.observed(rec, p as u32)) else {
-                continue;
-            };
-            if now == was {
-                continue;
-            }
-            if out.len() >= LIST_DIFFERENCES {
-                more += 1;
-                continue;
-            }
-            let op = model.op_ref(p as u32);
-            let text =
-                format!("{} sees {} instead of {}", op.describe(), value_name(model, now), value_name(model, was));
-            out.push(Difference { kind: "read", op: Some(op), now: named(now), recorded: named(was), text });
+    for p in 0..model.trace.ops.len() {
+        let (now, was) = (s.rf[p], rec.rf[p]);
+        if now == was || now == verdict::NOT_RUN {
+            continue;
         }
+        if out.len() >= LIST_DIFFERENCES {
+            more += 1;
+            continue;
+        }
+        let op = model.op_ref(p as u32);
+        let text = format!("{} sees {} instead of {}", op.describe(), value_name(model, now), value_name(model, was));
+        out.push(Difference { kind: "read", op: Some(op), now: named(now), recorded: named(was), text });
     }
-    for loc in 0..model.trace.locations.len() as u32 {
-        let (now, was) = (s.last_write(loc), rec.last_write(loc));
+    for loc in 0..model.trace.locations.len() {
+        let (now, was) = (s.last[loc], rec.last[loc]);
         if now == was {
             continue;
         }
@@ -487,13 +526,13 @@ fn differences(model: &EmModel, rec: &EmState, s: &EmState) -> Vec<Difference> {
             more += 1;
             continue;
         }
-        let name = model.trace.location_full_name(loc);
+        let name = model.trace.location_full_name(loc as u32);
         let text = format!("last write of {name} is {} instead of {}", value_name(model, now), value_name(model, was));
         out.push(Difference { kind: "final", op: named(was), now: named(now), recorded: named(was), text });
     }
-    let stuck: Vec<u32> = (0..model.trace.ops.len() as u32).filter(|&p| !s.executed(p)).collect();
+    let stuck: Vec<u32> = (0..model.trace.ops.len() as u32).filter(|&p| !s.ran[p as usize]).collect();
     if let Some(&first) = stuck.first() {
-        let waits = model.explain_stuck(s);
+        let waits = end.map(|e| model.explain_stuck(e)).unwrap_or_default();
         let text = format!(
             "deadlock: {} operations never run, from {}; {}",
             stuck.len(),
