@@ -337,13 +337,12 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
     phases.done("recorded run");
     let has_sync =
         model.trace.ops.iter().any(|o| matches!(o.kind, OpKind::Lock { .. } | OpKind::Wait | OpKind::Notify { .. }));
-    let hb0 = hb::recorded(model, false);
-    let hb_rec = if has_sync { Some(hb::recorded(model, true)) } else { None };
-    phases.done("happens-before passes");
-    let hb_races = hb_rec.as_ref().unwrap_or(&hb0);
-    let (count, mut pairs) = race_pairs(model, hb_races, DECIDE_PAIRS);
-    drop(hb_rec);
-    phases.done("race pairs");
+    // The races' relation first; `hb0` is the same without LOCK, WAIT and NOTIFY, and is needed
+    // only when there are races.
+    let hb_races = hb::recorded(model, has_sync);
+    let (count, mut pairs) = race_pairs(model, &hb_races, DECIDE_PAIRS);
+    let hb0 = if has_sync && !pairs.is_empty() { hb::recorded(model, false) } else { hb_races };
+    phases.done("happens-before passes, race pairs");
     report.pairs = count;
     let decided = count <= DECIDE_PAIRS;
     if !decided {
