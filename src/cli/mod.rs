@@ -43,8 +43,15 @@ impl<E: std::fmt::Display> From<E> for Fail {
 /// Runs one parsed command line; the exit code of cli.md, or the message of a refusal (exit 2).
 pub fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
-        Command::Check { files, strategy, dot, expect, no_races, explain, common } => {
-            let analysis = check::Analysis { races: !no_races, explain };
+        Command::Check { files, strategy, dot, expect, races, no_races, explain, common } => {
+            let races = if races {
+                Some(true)
+            } else if no_races {
+                Some(false)
+            } else {
+                None
+            };
+            let analysis = check::Analysis { races, explain };
             check::check(&files, strategy.as_deref(), dot.as_deref(), expect.as_deref(), analysis, &common)
         }
         Command::Regress { dirs, strategy, junit, common } => {
