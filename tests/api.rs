@@ -75,8 +75,8 @@ fn a_check_from_rust_reports_what_the_command_line_does() {
     assert_eq!(
         deadlock.message,
         "stuck: operations 5 6 7 10 11 12 never run; \
-         thread 1 at operation 5 (LOCK 0xb) waits for lock 0xb, held by thread 2; \
-         thread 2 at operation 10 (LOCK 0xa) waits for lock 0xa, held by thread 1"
+         thread 1 at operation 5 (line 5: LOCK 0xb) waits for lock 0xb, held by thread 2 since operation 9 (line 9); \
+         thread 2 at operation 10 (line 10: LOCK 0xa) waits for lock 0xa, held by thread 1 since operation 4 (line 4)"
     );
     assert_eq!(deadlock.line, 5);
     // The library's replay of the reported schedule ends stuck, which on a trace is an error.

@@ -89,7 +89,8 @@ fn a_deadlock_names_the_handler_a_looper_is_stuck_in_and_the_messages_behind_it(
         doc["errors"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
     assert!(
         messages.iter().any(|m| m.contains(
-            "thread 1 in the handler of message 1 at operation 17 (LOCK 0xa) waits for lock 0xa, held by thread 3; \
+            "thread 1 in the handler of message 1 at operation 17 (line 17: LOCK 0xa) waits for lock 0xa, held by \
+             thread 3 since operation 9 (line 9); \
              message 2 waits behind it in the queue"
         )),
         "{messages:#?}"
@@ -101,7 +102,7 @@ fn a_deadlock_names_the_handler_a_looper_is_stuck_in_and_the_messages_behind_it(
     );
     // A plain thread is named as before, with no handler.
     let out = text(&tracepor(&["check", "traces/android/photo-sync"]).stdout);
-    assert!(out.contains("thread 3 at operation 12 (LOCK 0xca) waits for lock 0xca"), "{out}");
+    assert!(out.contains("thread 3 at operation 12 (line 12: LOCK 0xca) waits for lock 0xca"), "{out}");
 }
 
 /// Two SmartApps writing one switch: the conflict's JSON names both, with both values, and the

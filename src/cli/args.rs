@@ -56,8 +56,12 @@ pub enum Command {
         /// lane by lane (a lane per thread, looper or app).
         #[arg(long, value_name = "PATH")]
         html: Option<PathBuf>,
-        /// EM traces: leave out the race report (races, and which change an outcome;
-        /// docs/races.md), which is on by default.
+        /// EM traces: add the race report (races, and which change an outcome; docs/races.md)
+        /// with a strategy other than the default `optimal`, with which it is on; it keeps a
+        /// run per outcome, which a search of many outcomes pays for in memory.
+        #[arg(long, conflicts_with = "no_races")]
+        races: bool,
+        /// EM traces: leave out the race report.
         #[arg(long)]
         no_races: bool,
         /// EM traces: explain each outcome against the recorded run in the text report (the

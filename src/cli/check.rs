@@ -29,8 +29,10 @@ pub struct Outputs {
 /// What `check` adds to the search on EM traces (docs/races.md).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Analysis {
-    /// The race report (on unless `--no-races`).
-    pub races: bool,
+    /// The race report: `--races` (Some(true)), `--no-races` (Some(false)), or by default on
+    /// with the default strategy (`optimal`: one execution per outcome, so keeping a run per
+    /// outcome costs no more than the search; other strategies may find many outcomes).
+    pub races: Option<bool>,
     /// The outcomes explained in the text report (`--explain`).
     pub explain: bool,
 }
@@ -69,7 +71,10 @@ pub fn check(
     // Outcome texts are needed only to write or compare them; otherwise each outcome is
     // kept as a fingerprint, so a long stateless search does not fill memory with them.
     let texts = common.outcomes.is_some() || expected.is_some();
-    let report = with_model!(&loaded, m => check_model(m, &file, strategy, dot, common, texts, analysis.races))?;
+    let report = with_model!(&loaded, m => {
+        let races = analysis.races.unwrap_or_else(|| strategy.is_none_or(|s| s == default_name(m)));
+        check_model(m, &file, strategy, dot, common, texts, races)
+    })?;
     let verdict = expected.as_ref().map(|e| regress::judge(&report, e));
     if common.json {
         let mut doc = serde_json::to_value(&report)?;
@@ -108,6 +113,11 @@ pub fn check(
         return Ok(v.exit_code());
     }
     Ok(report.exit_code())
+}
+
+/// The name of the strategy `check` runs on `m` by default.
+fn default_name<M: Registered>(_: &M) -> &'static str {
+    registry::default_for::<M>().name
 }
 
 /// `regress`: every input under `dirs` with an expected outcome file beside it, pass or fail.

@@ -43,9 +43,16 @@ impl<E: std::fmt::Display> From<E> for Fail {
 /// Runs one parsed command line; the exit code of cli.md, or the message of a refusal (exit 2).
 pub fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.command {
-        Command::Check { files, strategy, dot, expect, html, no_races, explain, common } => {
+        Command::Check { files, strategy, dot, expect, html, races, no_races, explain, common } => {
             let out = check::Outputs { dot, expect, html };
-            let analysis = check::Analysis { races: !no_races, explain };
+            let races = if races {
+                Some(true)
+            } else if no_races {
+                Some(false)
+            } else {
+                None
+            };
+            let analysis = check::Analysis { races, explain };
             check::check(&files, strategy.as_deref(), &out, analysis, &common)
         }
         Command::Regress { dirs, strategy, junit, common } => {

@@ -143,6 +143,9 @@ pub struct RaceReport {
     /// replay); the fields above are then empty (`races_not_analysed`).
     #[serde(rename = "races_not_analysed", skip_serializing_if = "Option::is_none")]
     pub not_analysed: Option<String>,
+    /// Seconds the analysis took, after the search (`races_time_s`; benches/races.py).
+    #[serde(rename = "races_time_s")]
+    pub time_s: f64,
 }
 
 /// Most race pairs listed one by one; past it, races are listed per class.
@@ -151,13 +154,13 @@ pub const LIST_PAIRS: u64 = 10_000;
 mod hb;
 mod verdict;
 
-pub use verdict::forced;
+pub use verdict::{forced, Seen};
 
 use rustc_hash::FxHashMap;
 
 use crate::explore::Outcomes;
 use crate::model::clock::ChainClocks;
-use crate::model::em::{EmModel, EmState};
+use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::{format_schedule, Choice, Model};
 use crate::trace::em::OpKind;
 
@@ -222,22 +225,37 @@ fn value_name(model: &EmModel, index: u32) -> String {
     }
 }
 
-/// One run of the trace replayed: its end state and the step of each operation.
-struct Run {
-    state: EmState,
-    /// Per operation: its step (from 1), 0 when it never ran.
-    step: Vec<u32>,
+/// The steps (from 1) at which the operations `ops` run in `path`, replaying only until all
+/// have run (0 for one that never does).
+fn steps_of(model: &EmModel, path: &[Choice], ops: &[u32]) -> Vec<u32> {
+    let mut state = model.initial();
+    let mut steps = vec![0u32; ops.len()];
+    let mut left = ops.len();
+    for (i, &c) in path.iter().enumerate() {
+        if left == 0 {
+            break;
+        }
+        // The search ran this schedule: only that each step has an operation is checked.
+        let Some(op) = model.next_op(&state, c) else { break };
+        for (k, _) in ops.iter().enumerate().filter(|&(_, &o)| o == op) {
+            steps[k] = i as u32 + 1;
+            left -= 1;
+        }
+        if model.step(&mut state, c).is_err() {
+            break;
+        }
+    }
+    steps
 }
 
-fn replay(model: &EmModel, path: &[Choice]) -> Option<Run> {
+/// The state `path` ends in, if every step has an operation to run.
+fn end_state(model: &EmModel, path: &[Choice]) -> Option<EmState> {
     let mut state = model.initial();
-    let mut step = vec![0u32; model.trace.ops.len()];
-    for (i, &c) in path.iter().enumerate() {
-        let op = model.enabled_op(&state, c)?;
-        step[op as usize] = i as u32 + 1;
+    for &c in path {
+        model.next_op(&state, c)?;
         model.step(&mut state, c).ok()?;
     }
-    Some(Run { state, step })
+    Some(state)
 }
 
 /// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
@@ -246,6 +264,23 @@ fn replay(model: &EmModel, path: &[Choice]) -> Option<Run> {
 /// the ones the access is not after are a suffix).
 fn race_pairs(model: &EmModel, hb: &ChainClocks, keep: u64) -> (u64, Vec<(u32, u32)>) {
     let locs = model.trace.locations.len();
+    // Only locations written and accessed by two tasks or more can race (one task's accesses
+    // are ordered by program order): per location, its first task, then NEVER once a second
+    // task accesses it; and whether it is written.
+    let mut task = vec![u32::MAX - 1; locs];
+    let mut written = vec![false; locs];
+    for (p, o) in model.trace.ops.iter().enumerate() {
+        if let OpKind::Read { loc } | OpKind::Write { loc } = o.kind {
+            let (t, l) = (model.op_task[p], loc as usize);
+            if task[l] == u32::MAX - 1 {
+                task[l] = t;
+            } else if task[l] != t {
+                task[l] = NEVER;
+            }
+            written[l] |= matches!(o.kind, OpKind::Write { .. });
+        }
+    }
+    let can_race = |l: usize| task[l] == NEVER && written[l];
     // Per location, per chain: (index, operation) of its accesses so far, all and writes only.
     let mut all: Vec<SmallVecOn> = vec![Vec::new(); locs];
     let mut writes: Vec<SmallVecOn> = vec![Vec::new(); locs];
@@ -257,6 +292,9 @@ fn race_pairs(model: &EmModel, hb: &ChainClocks, keep: u64) -> (u64, Vec<(u32, u
             OpKind::Write { loc } => (loc as usize, true),
             _ => continue,
         };
+        if !can_race(loc) {
+            continue;
+        }
         let clock = hb.clock(p);
         let lists = if write { &all[loc] } else { &writes[loc] };
         for (c, list) in lists {
@@ -290,18 +328,21 @@ type SmallVecOn = Vec<(u32, Vec<(u32, u32)>)>;
 /// the trace, a replay per outcome, and per race and outcome a reachability question among the
 /// writes of one location (verdict.rs).
 pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport {
+    let started = std::time::Instant::now();
+    let phases = Phases::new();
     let mut report = RaceReport::default();
-    let Ok(recorded) = model.replay_recorded() else {
-        report.not_analysed = Some("the recorded order does not replay".into());
-        return report;
-    };
+    // The recorded run is the trace's order (tests/replay_recorded.rs: the shipped traces
+    // replay as recorded); what it observed, in one pass.
+    let rec = Seen::recorded(model);
+    phases.done("recorded run");
     let has_sync =
         model.trace.ops.iter().any(|o| matches!(o.kind, OpKind::Lock { .. } | OpKind::Wait | OpKind::Notify { .. }));
-    let hb0 = hb::recorded(model, false);
-    let hb_rec = if has_sync { Some(hb::recorded(model, true)) } else { None };
-    let hb_races = hb_rec.as_ref().unwrap_or(&hb0);
-    let (count, mut pairs) = race_pairs(model, hb_races, DECIDE_PAIRS);
-    drop(hb_rec);
+    // The races' relation first; `hb0` is the same without LOCK, WAIT and NOTIFY, and is needed
+    // only when there are races.
+    let hb_races = hb::recorded(model, has_sync);
+    let (count, mut pairs) = race_pairs(model, &hb_races, DECIDE_PAIRS);
+    let hb0 = if has_sync && !pairs.is_empty() { hb::recorded(model, false) } else { hb_races };
+    phases.done("happens-before passes, race pairs");
     report.pairs = count;
     let decided = count <= DECIDE_PAIRS;
     if !decided {
@@ -311,13 +352,7 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
         OpKind::Read { loc } | OpKind::Write { loc } => loc,
         _ => unreachable!("races are between accesses"),
     };
-    // Per pair: the first outcome (position in the outcome list) that sees it reversed.
-    let mut seen_by: Vec<Option<(usize, u32, u32)>> = vec![None; pairs.len()];
-    let rec_state = recorded;
-    let mut witnesses: Vec<(String, Vec<Choice>)> =
-        found.witnesses().map(|(t, s)| (t.to_string(), s.to_vec())).collect();
-    witnesses.sort();
-    let mut sees: Vec<Vec<usize>> = vec![Vec::new(); witnesses.len()];
+    // The accesses of the locations with races, for the verdicts.
     let mut accesses: FxHashMap<u32, Vec<u32>> = pairs.iter().map(|&(a, _)| (loc_of(a), Vec::new())).collect();
     for (p, o) in model.trace.ops.iter().enumerate() {
         if let OpKind::Read { loc } | OpKind::Write { loc } = o.kind {
@@ -326,36 +361,83 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
             }
         }
     }
+    // Per outcome, one replay of its schedule: the verdicts of every pair against it, what it
+    // sees differently from the recorded run. Per pair: the first outcome that sees it
+    // reversed, and the steps of its two operations there.
+    let mut seen_by: Vec<Option<(usize, u32, u32)>> = vec![None; pairs.len()];
+    let rec_text = rec.outcome_text(model);
     let mut runs_ok = true;
-    for (k, (_, path)) in witnesses.iter().enumerate() {
-        let Some(run) = replay(model, path) else {
+    let witnesses: Vec<(&str, &[Choice])> = found.witnesses().collect();
+    for (k, &(text, path)) in witnesses.iter().enumerate() {
+        let mut explained = OutcomeExplained {
+            outcome: text.to_string(),
+            recorded: text == rec_text,
+            deadlock: !text.ends_with("| stuck"),
+            differences: Vec::new(),
+            races: Vec::new(),
+            schedule: format_schedule(model, path),
+        };
+        let Some(seen) = Seen::parse(model, text) else {
             runs_ok = false;
+            report.outcomes.push(explained);
             continue;
         };
-        let mut v = verdict::View::new(model, &hb0, &run.state, &accesses);
+        let mut v = verdict::View::new(model, &hb0, &seen, &accesses);
         for (i, &(a, b)) in pairs.iter().enumerate() {
             if forced(&mut v, loc_of(a), a, b) {
-                sees[k].push(i);
+                explained.races.push(i);
                 if seen_by[i].is_none() {
-                    seen_by[i] = Some((k, run.step[b as usize], run.step[a as usize]));
+                    seen_by[i] = Some((k, 0, 0));
                 }
             }
         }
+        // Where the first witness of each race runs its two operations: a replay up to them.
+        let firsts: Vec<usize> =
+            explained.races.iter().copied().filter(|&i| seen_by[i].is_some_and(|w| w.0 == k)).collect();
+        if !firsts.is_empty() {
+            let ops: Vec<u32> = firsts.iter().flat_map(|&i| [pairs[i].0, pairs[i].1]).collect();
+            let steps = steps_of(model, path, &ops);
+            for (j, &i) in firsts.iter().enumerate() {
+                seen_by[i] = Some((k, steps[2 * j + 1], steps[2 * j]));
+            }
+        }
+        let end = if explained.deadlock { end_state(model, path) } else { None };
+        explained.differences = differences(model, &rec, &seen, end.as_ref());
+        report.outcomes.push(explained);
     }
-    let complete = complete && runs_ok;
-    // Races, one per pair or one per class.
+    phases.done("outcomes replayed, verdicts");
+    let complete = complete && runs_ok && decided;
+    for seen in &seen_by {
+        match (seen.is_some(), complete) {
+            (true, _) => report.changes_outcome += 1,
+            (false, true) => report.benign += 1,
+            (false, false) => report.undecided += 1,
+        }
+    }
+    if !decided {
+        report.undecided = count;
+    }
+    // Races, one per pair or, past LIST_PAIRS, one per class.
     report.per_class = count > LIST_PAIRS || !decided;
+    let outcomes = &report.outcomes;
     let race_of = |i: usize, (a, b): (u32, u32)| -> Race {
         let location = model.trace.location_full_name(loc_of(a));
-        let witness = seen_by.get(i).copied().flatten().map(|(k, second_step, first_step)| RaceWitness {
-            outcome: k,
-            differs: Vec::new(),
-            deadlock: witnesses[k].0.contains("| stuck "),
-            schedule: format_schedule(model, &witnesses[k].1),
-            second_step: second_step as usize,
-            first_step: first_step as usize,
+        let witness = seen_by[i].map(|(k, second_step, first_step)| {
+            let o = &outcomes[k];
+            // What that outcome sees at the race's location.
+            let here = |r: &Option<OpRef>| r.as_ref().and_then(|o| o.location.as_ref()) == Some(&location);
+            let differs =
+                o.differences.iter().filter(|d| here(&d.op) || here(&d.now)).map(|d| d.text.clone()).collect();
+            RaceWitness {
+                outcome: k,
+                differs,
+                deadlock: o.deadlock,
+                schedule: o.schedule.clone(),
+                second_step: second_step as usize,
+                first_step: first_step as usize,
+            }
         });
-        let changes_outcome = match (&witness, complete && decided) {
+        let changes_outcome = match (&witness, complete) {
             (Some(_), _) => Some(true),
             (None, true) => Some(false),
             (None, false) => None,
@@ -385,89 +467,57 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
     } else {
         races = pairs.iter().enumerate().map(|(i, &p)| race_of(i, p)).collect();
     }
-    for (i, &(_, b)) in pairs.iter().enumerate() {
-        match (seen_by[i].is_some(), complete && decided) {
-            (true, _) => report.changes_outcome += 1,
-            (false, true) => report.benign += 1,
-            (false, false) => report.undecided += 1,
-        }
-        let _ = b;
-    }
-    if !decided {
-        report.undecided = count;
-    }
-    // Outcomes explained against the recorded run.
-    let rec_outcome = model.outcome(&rec_state);
-    let rec_text = rec_outcome.to_string();
-    let pair_pos: FxHashMap<(u32, u32), usize> =
-        if report.per_class { FxHashMap::default() } else { pairs.iter().enumerate().map(|(i, &p)| (p, i)).collect() };
-    for (k, (text, path)) in witnesses.iter().enumerate() {
-        let differences = match replay(model, path) {
-            Some(run) => differences(model, &rec_state, &run.state),
-            None => Vec::new(),
-        };
-        let races_seen = if report.per_class {
-            Vec::new()
-        } else {
-            sees[k].iter().filter_map(|&i| pair_pos.get(&pairs[i]).copied()).collect()
-        };
-        report.outcomes.push(OutcomeExplained {
-            outcome: text.clone(),
-            recorded: *text == rec_text,
-            deadlock: text.contains("| stuck "),
-            differences,
-            races: races_seen,
-            schedule: format_schedule(model, path),
-        });
-    }
-    // What each witness's outcome sees at the race's location.
-    for r in races.iter_mut() {
-        if let Some(w) = r.witness.as_mut() {
-            let want = r.location.clone();
-            w.differs = report.outcomes[w.outcome]
-                .differences
-                .iter()
-                .filter(|d| {
-                    d.op.as_ref().and_then(|o| o.location.as_ref()) == Some(&want)
-                        || d.now.as_ref().and_then(|o| o.location.as_ref()) == Some(&want)
-                })
-                .map(|d| d.text.clone())
-                .collect();
+    if report.per_class {
+        // Positions in `races` are classes, not pairs.
+        for o in &mut report.outcomes {
+            o.races.clear();
         }
     }
     report.races = races;
+    phases.done("report");
+    report.time_s = started.elapsed().as_secs_f64();
     report
 }
 
-/// What the run ending in `s` sees differently from the recorded run ending in `rec`: reads
-/// that see another write, locations with another last write, operations never run (with what
-/// each stuck thread waits for).
-fn differences(model: &EmModel, rec: &EmState, s: &EmState) -> Vec<Difference> {
+/// With `TRACEPOR_PHASES` set, the time of each phase on stderr (as `optimal` prints its own).
+struct Phases(Option<std::time::Instant>);
+
+impl Phases {
+    fn new() -> Self {
+        Phases(std::env::var_os("TRACEPOR_PHASES").map(|_| std::time::Instant::now()))
+    }
+
+    fn done(&self, what: &str) {
+        if let Some(t) = self.0 {
+            eprintln!("races phase: {what} at {:.6} s", t.elapsed().as_secs_f64());
+        }
+    }
+}
+
+/// What an outcome (`s`) sees differently from the recorded run (`rec`): reads that see
+/// another write, locations with another last write, operations never run (with what each
+/// stuck thread waits for in `end`, the state its schedule ends in).
+fn differences(model: &EmModel, rec: &Seen, s: &Seen, end: Option<&EmState>) -> Vec<Difference> {
     let mut out = Vec::new();
     let mut more = 0usize;
     let named = |index: u32| -> Option<OpRef> {
         (index != 0).then(|| model.trace.position(index)).flatten().map(|p| model.op_ref(p as u32))
     };
-    for (p, o) in model.trace.ops.iter().enumerate() {
-        if let OpKind::Read { .. } = o.kind {
-            let (Some(now), Some(was)) = (model.observed(s, p as u32), model.observed(rec, p as u32)) else {
-                continue;
-            };
-            if now == was {
-                continue;
-            }
-            if out.len() >= LIST_DIFFERENCES {
-                more += 1;
-                continue;
-            }
-            let op = model.op_ref(p as u32);
-            let text =
-                format!("{} sees {} instead of {}", op.describe(), value_name(model, now), value_name(model, was));
-            out.push(Difference { kind: "read", op: Some(op), now: named(now), recorded: named(was), text });
+    for p in 0..model.trace.ops.len() {
+        let (now, was) = (s.rf[p], rec.rf[p]);
+        if now == was || now == verdict::NOT_RUN {
+            continue;
         }
+        if out.len() >= LIST_DIFFERENCES {
+            more += 1;
+            continue;
+        }
+        let op = model.op_ref(p as u32);
+        let text = format!("{} sees {} instead of {}", op.describe(), value_name(model, now), value_name(model, was));
+        out.push(Difference { kind: "read", op: Some(op), now: named(now), recorded: named(was), text });
     }
-    for loc in 0..model.trace.locations.len() as u32 {
-        let (now, was) = (s.last_write(loc), rec.last_write(loc));
+    for loc in 0..model.trace.locations.len() {
+        let (now, was) = (s.last[loc], rec.last[loc]);
         if now == was {
             continue;
         }
@@ -475,13 +525,13 @@ fn differences(model: &EmModel, rec: &EmState, s: &EmState) -> Vec<Difference> {
             more += 1;
             continue;
         }
-        let name = model.trace.location_full_name(loc);
+        let name = model.trace.location_full_name(loc as u32);
         let text = format!("last write of {name} is {} instead of {}", value_name(model, now), value_name(model, was));
         out.push(Difference { kind: "final", op: named(was), now: named(now), recorded: named(was), text });
     }
-    let stuck: Vec<u32> = (0..model.trace.ops.len() as u32).filter(|&p| !s.executed(p)).collect();
+    let stuck: Vec<u32> = (0..model.trace.ops.len() as u32).filter(|&p| !s.ran[p as usize]).collect();
     if let Some(&first) = stuck.first() {
-        let waits = model.explain_stuck(s);
+        let waits = end.map(|e| model.explain_stuck(e)).unwrap_or_default();
         let text = format!(
             "deadlock: {} operations never run, from {}; {}",
             stuck.len(),

@@ -856,7 +856,22 @@ impl Model for EmModel {
                         let by = if holder == 0 {
                             "nobody".into()
                         } else {
-                            format!("thread {}{}", self.choice_name(holder - 1), self.in_handler(s, holder - 1))
+                            // Where the holder took it: its latest LOCK of this lock that ran.
+                            let lock_id = self.slot[op as usize];
+                            let taken = (0..self.trace.ops.len() as u32)
+                                .rev()
+                                .find(|&q| {
+                                    s.executed(q)
+                                        && self.op_thread[q as usize] == holder - 1
+                                        && matches!(self.trace.ops[q as usize].kind, OpKind::Lock { .. })
+                                        && self.slot[q as usize] == lock_id
+                                })
+                                .map(|q| {
+                                    let o = &self.trace.ops[q as usize];
+                                    format!(" since operation {} (line {})", o.index, o.line)
+                                })
+                                .unwrap_or_default();
+                            format!("thread {}{}{taken}", self.choice_name(holder - 1), self.in_handler(s, holder - 1))
                         };
                         format!("lock {}, held by {by}", self.trace.symbol(lock))
                     }
@@ -880,9 +895,10 @@ impl Model for EmModel {
                 ms => format!("; messages {} wait behind it in the queue", ms.join(" ")),
             };
             out.push(format!(
-                "thread {name}{} at operation {} ({body}) waits for {why}{queued}",
+                "thread {name}{} at operation {} (line {}: {body}) waits for {why}{queued}",
                 self.in_handler(s, t),
-                o.index
+                o.index,
+                o.line
             ));
         }
         out

@@ -7,6 +7,17 @@ use crate::explore::races::RaceReport;
 /// Races listed in full in the text report; the JSON lists them all.
 const SHOWN: usize = 20;
 
+/// Longest schedule the text report prints; a longer one is left to `--json`.
+const SCHEDULE_CHARS: usize = 4_000;
+
+fn shown(schedule: &str) -> &str {
+    if schedule.len() <= SCHEDULE_CHARS {
+        schedule
+    } else {
+        "(too long to print here: --json has it)"
+    }
+}
+
 pub fn render(r: &RaceReport, explain: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{:=<60} races", "");
@@ -40,7 +51,9 @@ pub fn render(r: &RaceReport, explain: bool) -> String {
             let _ = writeln!(
                 out,
                 "  schedule: {}   (second at step {}, first at step {})",
-                w.schedule, w.second_step, w.first_step
+                shown(&w.schedule),
+                w.second_step,
+                w.first_step
             );
         }
     }
@@ -80,7 +93,7 @@ pub fn render(r: &RaceReport, explain: bool) -> String {
                 let races: Vec<String> = o.races.iter().map(|&k| (k + 1).to_string()).collect();
                 let _ = writeln!(out, "  sees reversed: races {}", races.join(" "));
             }
-            let _ = writeln!(out, "  schedule: {}", o.schedule);
+            let _ = writeln!(out, "  schedule: {}", shown(&o.schedule));
         }
     }
     out

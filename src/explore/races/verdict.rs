@@ -17,8 +17,76 @@
 use rustc_hash::FxHashMap;
 
 use crate::model::clock::ChainClocks;
-use crate::model::em::{EmModel, EmState};
+use crate::model::em::EmModel;
 use crate::trace::em::OpKind;
+
+/// What one run observed, by operation position: what the verdicts and the differences read.
+/// Built from an outcome's canonical text ([`Seen::parse`]) or the recorded order.
+pub struct Seen {
+    /// Per operation: for a read that ran, the trace index of the write it read (0: the
+    /// initial value); [`NOT_RUN`] otherwise.
+    pub rf: Vec<u32>,
+    /// Per location: the trace index of its last write, 0 when none.
+    pub last: Vec<u32>,
+    /// Per operation: whether it ran.
+    pub ran: Vec<bool>,
+}
+
+/// Not a read that ran.
+pub const NOT_RUN: u32 = u32::MAX;
+
+impl Seen {
+    /// The recorded run: every operation, in the trace's order.
+    pub fn recorded(model: &EmModel) -> Seen {
+        let n = model.trace.ops.len();
+        let mut seen = Seen { rf: vec![NOT_RUN; n], last: vec![0; model.trace.locations.len()], ran: vec![true; n] };
+        for (p, o) in model.trace.ops.iter().enumerate() {
+            match o.kind {
+                OpKind::Read { loc } => seen.rf[p] = seen.last[loc as usize],
+                OpKind::Write { loc } => seen.last[loc as usize] = o.index,
+                _ => {}
+            }
+        }
+        seen
+    }
+
+    /// The canonical text of the outcome (em-trace.md).
+    pub fn outcome_text(&self, model: &EmModel) -> String {
+        let mut reads_from = Vec::new();
+        let mut stuck = Vec::new();
+        for (p, o) in model.trace.ops.iter().enumerate() {
+            if !self.ran[p] {
+                stuck.push(o.index);
+            } else if self.rf[p] != NOT_RUN {
+                reads_from.push((o.index, self.rf[p]));
+            }
+        }
+        let mut final_writes: Vec<u32> = self.last.iter().copied().filter(|&w| w != 0).collect();
+        final_writes.sort_unstable();
+        crate::model::Outcome::EmTrace { reads_from, final_writes, stuck }.to_string()
+    }
+
+    /// An outcome from its canonical text (em-trace.md); None if it does not fit the trace.
+    pub fn parse(model: &EmModel, text: &str) -> Option<Seen> {
+        let n = model.trace.ops.len();
+        let mut seen = Seen { rf: vec![NOT_RUN; n], last: vec![0; model.trace.locations.len()], ran: vec![true; n] };
+        let mut parts = text.split(" | ");
+        let pos = |i: &str| i.parse::<u32>().ok().and_then(|i| model.trace.position(i));
+        for item in parts.next()?.strip_prefix("rf")?.split_ascii_whitespace() {
+            let (r, w) = item.split_once("<-")?;
+            seen.rf[pos(r)?] = w.parse().ok()?;
+        }
+        for w in parts.next()?.strip_prefix("final")?.split_ascii_whitespace() {
+            let p = pos(w)?;
+            let OpKind::Write { loc } = model.trace.ops[p].kind else { return None };
+            seen.last[loc as usize] = model.trace.ops[p].index;
+        }
+        for o in parts.next()?.strip_prefix("stuck")?.split_ascii_whitespace() {
+            seen.ran[pos(o)?] = false;
+        }
+        Some(seen)
+    }
+}
 
 /// The block of the reads of the initial value.
 const INIT: u32 = u32::MAX;
@@ -27,7 +95,7 @@ const INIT: u32 = u32::MAX;
 pub struct View<'a> {
     model: &'a EmModel,
     hb0: &'a ChainClocks,
-    s: &'a EmState,
+    s: &'a Seen,
     /// Per location: its accesses that ran, by block.
     blocks: FxHashMap<u32, FxHashMap<u32, Vec<u32>>>,
     /// Per (location, block): the blocks it reaches.
@@ -37,12 +105,7 @@ pub struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    pub fn new(
-        model: &'a EmModel,
-        hb0: &'a ChainClocks,
-        s: &'a EmState,
-        accesses: &'a FxHashMap<u32, Vec<u32>>,
-    ) -> Self {
+    pub fn new(model: &'a EmModel, hb0: &'a ChainClocks, s: &'a Seen, accesses: &'a FxHashMap<u32, Vec<u32>>) -> Self {
         View { model, hb0, s, blocks: FxHashMap::default(), reach: FxHashMap::default(), accesses }
     }
 
@@ -50,9 +113,9 @@ impl<'a> View<'a> {
     fn block_of(&self, op: u32) -> u32 {
         match self.model.trace.ops[op as usize].kind {
             OpKind::Write { .. } => op,
-            _ => match self.model.observed(self.s, op) {
-                Some(w) if w != 0 => self.model.trace.position(w).map_or(INIT, |p| p as u32),
-                _ => INIT,
+            _ => match self.s.rf[op as usize] {
+                0 | NOT_RUN => INIT,
+                w => self.model.trace.position(w).map_or(INIT, |p| p as u32),
             },
         }
     }
@@ -61,7 +124,7 @@ impl<'a> View<'a> {
         if !self.blocks.contains_key(&loc) {
             let mut by: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
             for &op in self.accesses.get(&loc).map_or(&[][..], Vec::as_slice) {
-                if self.s.executed(op) {
+                if self.s.ran[op as usize] {
                     by.entry(self.block_of(op)).or_default().push(op);
                 }
             }
@@ -120,7 +183,7 @@ impl<'a> View<'a> {
 
     /// The block of the last write of `loc` (INIT when none ran).
     fn final_block(&self, loc: u32) -> u32 {
-        let w = self.s.last_write(loc);
+        let w = self.s.last[loc as usize];
         if w == 0 {
             return INIT;
         }
@@ -131,7 +194,7 @@ impl<'a> View<'a> {
 /// Whether the outcome of `v` sees race (`a`, `b`) on `loc` reversed: both ran, and its view
 /// of `loc` cannot be produced with `a` before `b` (module header).
 pub fn forced(v: &mut View<'_>, loc: u32, a: u32, b: u32) -> bool {
-    if !v.s.executed(a) || !v.s.executed(b) {
+    if !v.s.ran[a as usize] || !v.s.ran[b as usize] {
         return false;
     }
     let (ba, bb) = (v.block_of(a), v.block_of(b));

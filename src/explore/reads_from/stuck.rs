@@ -238,7 +238,7 @@ pub struct StuckSearch<'s, 'm> {
     /// End sets found, and the set of them.
     found: Vec<Box<[u64]>>,
     seen: FxHashSet<Box<[u64]>>,
-X
+    /// Candidate end sets checked for being locally terminal (figures for the phases' report).
     pub checked: u64,
 }
 
