@@ -17,7 +17,7 @@ impl SmartAppModel {
     }
 
     pub(super) fn is_enabled(&self, s: &SmartState, e: usize) -> bool {
-        self.opts.bound.is_none_or(|k| s.fired[e] < k)
+        !self.dead[e] && self.opts.bound.is_none_or(|k| s.fired[e] < k)
     }
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
@@ -161,7 +161,8 @@ impl Ctx<'_> {
                 && (sub.attr == **attr || (dev.is_none() && sub.attr == "location" && **attr == *"mode"))
                 && sub.value.as_deref().is_none_or(|v| v == &**value)
                 && (sub.attr != "app" || touched.is_none_or(|a| a == sub.app));
-            if !hit {
+            // An app left out of the interleaving (`slice`) runs no handler.
+            if !hit || self.m.left_out[sub.app] {
                 continue;
             }
             let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();
