@@ -150,4 +150,41 @@ fn loggers_are_left_out_and_writers_kept() {
     let out = m.left_out();
     assert!(out.iter().any(|l| l.contains("app logger ")), "{out:?}");
     assert!(!out.iter().any(|l| l.contains("app sender ")), "{out:?}");
+
+    // The events a logger alone subscribes to stay scheduled when a kept app reads their
+    // attribute, by any of the names the interpreter reads it by; else they are not scheduled.
+    for (read, live) in [
+        ("c.currentContact == \"open\"", true),
+        ("c.contactState.value == \"open\"", true),
+        ("c.currentValue(\"contact\") == \"open\"", true),
+        ("c.currentValue(\"con\" + \"tact\") == \"open\"", true),
+        ("c.latestValue(\"contact\") == \"open\"", true),
+        ("c.currentValue(\"battery\") == \"5\"", false),
+        ("true", false),
+    ] {
+        let tmp = write_system(
+            "names",
+            &[
+                (
+                    "kept".into(),
+                    format!(
+                        "input \"c\", \"capability.contactSensor\"\ninput \"s\", \"capability.switch\"\n\
+                         def installed() {{ subscribe(s, \"switch\", h) }}\n\
+                         def h(evt) {{ if ({read}) {{ s.off() }} }}\n"
+                    ),
+                ),
+                (
+                    "logger".into(),
+                    "input \"c\", \"capability.contactSensor\"\n\
+                     def installed() { subscribe(c, \"contact\", h) }\n\
+                     def h(evt) { state.last = evt.value }\n"
+                        .into(),
+                ),
+            ],
+        );
+        let m = smartapp::load(&tmp, opts).unwrap();
+        let out = m.left_out().join("\n");
+        assert!(out.contains("app logger "), "{out}");
+        assert_eq!(!out.contains("contactSensor.contact.open"), live, "{read}: {out}");
+    }
 }

@@ -236,6 +236,19 @@ fn inputs<'a>(rng: &mut SmallRng, devices: impl Iterator<Item = (&'a str, &'a st
 /// `--conflicts`).
 pub fn gen_system_with_readers(rng: &mut SmallRng) -> Vec<(String, String)> {
     let mut apps = gen_system(rng);
+    // The other ways to read an attribute (`currentSwitch`, `switchState.value`), which decide
+    // which events reach a kept app.
+    for (_, src) in apps.iter_mut() {
+        for (_, _, attr, _) in DEVICES {
+            let call = format!(".currentValue(\"{attr}\")");
+            let upper = format!("{}{}", attr[..1].to_uppercase(), &attr[1..]);
+            *src = match rng.gen_range(0..3) {
+                0 => src.replace(&call, &format!(".current{upper}")),
+                1 => src.replace(&call, &format!(".{attr}State.value")),
+                _ => src.clone(),
+            };
+        }
+    }
     for i in 0..rng.gen_range(1..=2) {
         let at = rng.gen_range(0..=apps.len());
         apps.insert(at, (format!("reader{i}"), gen_reader_app(rng, i)));

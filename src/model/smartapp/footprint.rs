@@ -75,6 +75,12 @@ struct Scan {
     /// A call with an effect outside the app the model does not carry out (yet) or that a hub
     /// would ([`SHARED_EFFECTS`]): kept out of `slice`'s read-only apps.
     effects: bool,
+    /// Attribute names the app may read a device's value by: member and call names, with
+    /// `currentX` and `xState` read as `x`, and the literal names given to `currentValue`,
+    /// `latestValue`, `currentState`, `latestState` ([`super::Ctx::member`],
+    /// [`super::Ctx::device_method`]); `any_attr` when such a name is computed.
+    attr_names: Vec<String>,
+    any_attr: bool,
 }
 
 /// Calls that on a hub reach other apps or devices although the model does nothing for them:
@@ -138,6 +144,18 @@ impl Scan {
         }
     }
 
+    /// A member or method name, and the attribute it reads should it name one (`currentSwitch`,
+    /// `switchState`, `switch`).
+    fn attr_name(&mut self, name: &str) {
+        if let Some(a) = name.strip_prefix("current") {
+            self.attr_names.push(super::lower_first(a));
+        }
+        if let Some(a) = name.strip_suffix("State") {
+            self.attr_names.push(a.to_string());
+        }
+        self.attr_names.push(name.to_string());
+    }
+
     /// A target written to (assigned, incremented, or mutated by a collection method): the mode
     /// when it is `location.mode` or within it.
     fn target(&mut self, t: &Expr) {
@@ -171,7 +189,10 @@ impl Scan {
                     self.expr(v);
                 }
             }
-            Expr::Member { obj, .. } => self.expr(obj),
+            Expr::Member { obj, name, .. } => {
+                self.attr_name(name);
+                self.expr(obj)
+            }
             Expr::Index(o, i) => {
                 self.expr(o);
                 self.expr(i);
@@ -184,6 +205,13 @@ impl Scan {
                     _ => {}
                 }
                 if let Some(t) = target {
+                    self.attr_name(name);
+                    if matches!(name.as_str(), "currentValue" | "latestValue" | "currentState" | "latestState") {
+                        match args.first() {
+                            Some(Arg::Pos(Expr::Str(a))) => self.attr_names.push(a.to_string()),
+                            _ => self.any_attr = true,
+                        }
+                    }
                     self.commands.push(name.clone());
                     // Mutating methods write back to where the collection came from.
                     self.target(t);
@@ -255,6 +283,9 @@ pub(super) struct AppReach {
     pub(super) slots: Vec<usize>,
     /// Slots it may write.
     pub(super) writes: Vec<usize>,
+    /// Slots whose value it may read or act on (those it may write among them): a subset of
+    /// `slots` by the attribute names its source uses (for `slice`).
+    pub(super) reads: Vec<usize>,
     pub(super) sets_mode: bool,
     writes_state: bool,
     /// Whether it may write anything another app can see or a conflict is made of: a device
@@ -278,11 +309,17 @@ impl SmartAppModel {
                 let sc = scan(&app.script);
                 let mut slots = Vec::new();
                 let mut writes = Vec::new();
+                let mut reads = Vec::new();
                 for &d in &devs {
                     for (attr, slot) in &self.slot_of[d as usize] {
                         slots.push(*slot);
-                        if sc.dynamic || sc.commands.iter().any(|c| command_attrs(c).contains(&attr.as_str())) {
+                        let writes_it =
+                            sc.dynamic || sc.commands.iter().any(|c| command_attrs(c).contains(&attr.as_str()));
+                        if writes_it {
                             writes.push(*slot);
+                        }
+                        if writes_it || sc.dynamic || sc.any_attr || sc.attr_names.iter().any(|n| n == attr) {
+                            reads.push(*slot);
                         }
                     }
                 }
@@ -291,6 +328,7 @@ impl SmartAppModel {
                     shared: !writes.is_empty() || sc.sets_mode || sc.dynamic || sc.effects,
                     slots,
                     writes,
+                    reads,
                     sets_mode: sc.sets_mode || sc.dynamic,
                     writes_state: sc.writes_state || sc.dynamic,
                 }

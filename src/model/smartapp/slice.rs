@@ -11,9 +11,13 @@
 //! tests/smartapp_dpor.rs; whatever it cannot see through keeps the app.
 //!
 //! **Which events.** An event is not scheduled when, with those apps left out, it runs no
-//! handler of a kept app and what the environment writes is read by no kept app (an attribute
-//! of none of their devices; the mode when no app is kept): such a firing touches nothing a
-//! kept app reads, and the conflict ghost moves only with an app's write.
+//! handler of a kept app and what the environment writes is read by no kept app: the mode only
+//! when no app is kept; an attribute when no kept app has its device, or none names it (the
+//! interpreter reads an attribute only by a member or method name, `x`, `currentX`, `xState`, or
+//! by the name given to `currentValue`/`latestValue`/`currentState`/`latestState`; a computed
+//! one, or a call with a computed name, reads them all) nor may write it (a command's write of
+//! the value held is a read). Such a firing touches nothing a kept app reads, and the conflict
+//! ghost moves only with an app's write.
 //!
 //! **Why the conflicts are the same.** Let R be the apps left out and S' the system without
 //! them. An app of R writes only its own `state`, which no other app reads, and reads the rest;
@@ -46,7 +50,7 @@ impl SmartAppModel {
         }
         let mut read = vec![false; self.slots.len()];
         for (r, _) in reach.iter().zip(&self.left_out).filter(|(_, &l)| !l) {
-            r.slots.iter().for_each(|&s| read[s] = true);
+            r.reads.iter().for_each(|&s| read[s] = true);
         }
         let any_kept = self.left_out.iter().any(|&l| !l);
         self.dead = (0..self.events.len())
