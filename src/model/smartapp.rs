@@ -207,6 +207,9 @@ pub struct SmartAppModel {
     left_out: Vec<bool>,
     /// Per event: never scheduled, as it reaches no app kept and nothing they read (`slice`).
     dead: Vec<bool>,
+    /// Per attribute slot: whether `--conflicts` keeps its last writer, i.e. two kept apps may
+    /// write it (`slice`; with one writer no conflict can arise there).
+    ghost: Vec<bool>,
 }
 
 /// Ways a handler run ends early.

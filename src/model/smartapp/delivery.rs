@@ -81,7 +81,8 @@ impl Ctx<'_> {
         }
         // A write that leaves the state as it was (the same value, and with `--conflicts` the
         // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
-        let new_writer = match (by, self.m.opts.conflicts) {
+        let ghost = self.m.opts.conflicts && self.m.ghost[slot];
+        let new_writer = match (by, ghost) {
             (Some(app), true) => {
                 let (w, last) = &self.st.writers[slot];
                 *w as usize != app + 1 || last != &value
@@ -90,7 +91,7 @@ impl Ctx<'_> {
         };
         let changes = new_writer || !loose_eq(&self.st.attrs[slot], &value);
         self.touch(slot as u32, changes);
-        if let (Some(app), true) = (by, self.m.opts.conflicts) {
+        if let (Some(app), true) = (by, ghost) {
             let (w, last) = &self.st.writers[slot];
             if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
                 let other = &self.m.apps[*w as usize - 1].name;
