@@ -87,6 +87,9 @@ pub struct RunReport {
     /// What of the input the model could not bind or run (`file:line: why`), so that a
     /// silent part of an app is never mistaken for a checked one.
     pub unsupported: Vec<String>,
+    /// What the search left out because the property cannot see it ([`Model::left_out`]):
+    /// SmartApps not interleaved under `--conflicts`, whose own exceptions are not looked for.
+    pub left_out: Vec<String>,
     /// EM traces, when asked for ([`crate::check::Check::races`]): the races and the outcomes
     /// explained, as members `race_pairs` ... `races`, `outcomes_explained` (docs/races.md).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -203,6 +206,7 @@ impl RunReport {
             blocked: stats.blocked,
             consistency_s: stats.consistency_s,
             unsupported: model.unsupported(),
+            left_out: model.left_out(),
             races: None,
             found,
         }

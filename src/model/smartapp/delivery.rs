@@ -17,7 +17,7 @@ impl SmartAppModel {
     }
 
     pub(super) fn is_enabled(&self, s: &SmartState, e: usize) -> bool {
-        self.opts.bound.is_none_or(|k| s.fired[e] < k)
+        !self.dead[e] && self.opts.bound.is_none_or(|k| s.fired[e] < k)
     }
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
@@ -102,7 +102,8 @@ impl Ctx<'_> {
         }
         // A write that leaves the state as it was (the same value, and with `--conflicts` the
         // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
-        let new_writer = match (by, self.m.opts.conflicts) {
+        let ghost = self.m.opts.conflicts && self.m.ghost[slot];
+        let new_writer = match (by, ghost) {
             (Some(app), true) => {
                 let (w, last) = &self.st.writers[slot];
                 *w as usize != app + 1 || last != &value
@@ -111,7 +112,7 @@ impl Ctx<'_> {
         };
         let changes = new_writer || !loose_eq(&self.st.attrs[slot], &value);
         self.touch(slot as u32, changes);
-        if let (Some(app), true) = (by, self.m.opts.conflicts) {
+        if let (Some(app), true) = (by, ghost) {
             let (w, last) = &self.st.writers[slot];
             if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
                 let other = &self.m.apps[*w as usize - 1].name;
@@ -182,7 +183,8 @@ impl Ctx<'_> {
                 && (sub.attr == **attr || (dev.is_none() && sub.attr == "location" && **attr == *"mode"))
                 && sub.value.as_deref().is_none_or(|v| v == &**value)
                 && (sub.attr != "app" || touched.is_none_or(|a| a == sub.app));
-            if !hit {
+            // An app left out of the interleaving (`slice`) runs no handler.
+            if !hit || self.m.left_out[sub.app] {
                 continue;
             }
             let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();

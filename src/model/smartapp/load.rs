@@ -467,6 +467,9 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         events,
         unsupported: Vec::new(),
         presence_data,
+        left_out: Vec::new(),
+        dead: Vec::new(),
+        ghost: Vec::new(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -479,6 +482,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     };
     model.init.states = vec![Vec::new(); model.apps.len()];
     model.init.fired = vec![0; model.events.len()];
+    // Installing runs every app, with every ghost.
+    model.keep_all_apps();
     // Install every app (IoTCheck runs installed() first): subscriptions, initial state.
     let mut st = model.init.clone();
     let mut subs = Vec::new();
@@ -521,5 +526,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     model.init = st;
     model.subs = subs;
     model.unsupported = unsupported;
+    if opts.conflicts {
+        model.slice_readers();
+    }
     Ok(model)
 }
