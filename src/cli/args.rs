@@ -212,6 +212,10 @@ pub struct Common {
     /// different value (event models and SmartApps). Default: off.
     #[arg(long)]
     pub conflicts: bool,
+    /// Ablation (SmartApps): store the attributes no app reads or writes, and the conflict
+    /// record of attributes one app writes (left out by default; docs/reductions-homes.md).
+    #[arg(long)]
+    pub keep_dead_state: bool,
     // Zero limits would stop every search before it starts: refused here, like zero threads.
     /// Stop the search after this many seconds (fractions allowed), with the figures so far
     /// (exit 3). Default: none.
@@ -338,7 +342,7 @@ impl Common {
     }
 
     pub fn load_options(&self) -> LoadOptions {
-        LoadOptions { bound: self.bound, conflicts: self.conflicts }
+        LoadOptions { bound: self.bound, conflicts: self.conflicts, keep_dead_state: self.keep_dead_state }
     }
 
     /// The `options` member of the JSON documents: every option that shaped the run, as given
@@ -360,6 +364,7 @@ impl Common {
             "strategy": strategy,
             "bound": self.bound,
             "conflicts": self.conflicts,
+            "keep_dead_state": self.keep_dead_state,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,

@@ -66,7 +66,7 @@ pub fn corpus(
                 .or_else(crate::alloc::default_limit_bytes),
             ..Limits::default()
         },
-        load: LoadOptions { bound: run.bound, conflicts: run.conflicts },
+        load: LoadOptions { bound: run.bound, conflicts: run.conflicts, ..Default::default() },
         cancel: Some(cancel_flag()),
     };
     match all {

@@ -432,6 +432,8 @@ pub struct LoadOptions {
     pub bound: Option<u32>,
     /// `--conflicts`: IoTCheck's conflict property (event models).
     pub conflicts: bool,
+    /// `--keep-dead-state`: SmartApps store what no app can tell apart (an ablation).
+    pub keep_dead_state: bool,
 }
 
 /// An input turned into its transition system.
@@ -480,7 +482,11 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
             Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
         Input::SmartApps(apps) => {
-            let opts = smartapp::SmartAppOptions { conflicts: options.conflicts, bound: options.bound };
+            let opts = smartapp::SmartAppOptions {
+                conflicts: options.conflicts,
+                bound: options.bound,
+                keep_dead_state: options.keep_dead_state,
+            };
             Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
         }
     }

@@ -44,6 +44,7 @@ use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 
 mod builtins;
+mod dead;
 mod delivery;
 mod devices;
 mod encode;
@@ -116,6 +117,9 @@ struct EnvEvent {
 pub struct SmartAppOptions {
     pub conflicts: bool,
     pub bound: Option<u32>,
+    /// Store the attributes no app reads or writes and the conflict ghosts of the attributes one
+    /// app writes (`dead.rs`; an ablation, `--keep-dead-state`).
+    pub keep_dead_state: bool,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -201,6 +205,10 @@ pub struct SmartAppModel {
     /// The `data` of a presence event, not present and present: the JSON a hub sends, naming
     /// the phone seen (a `mobilePresence` device when the system has one).
     presence_data: [Text; 2],
+    /// Per slot: an attribute no app reads or writes, kept at its initial value (`dead.rs`).
+    dead: Vec<bool>,
+    /// Per slot: at most one app writes it, so its conflict ghost is not kept (`dead.rs`).
+    no_ghost: Vec<bool>,
 }
 
 /// Ways a handler run ends early.

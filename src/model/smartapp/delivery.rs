@@ -79,9 +79,18 @@ impl Ctx<'_> {
         if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
             return Ok(());
         }
+        // An attribute nobody reads or writes is not stored, and its event touches nothing of
+        // the state (`dead.rs`); no app writes it.
+        if self.m.dead[slot] {
+            debug_assert!(by.is_none(), "an app writes dead attribute {attr}");
+            let m = self.m;
+            return self.deliver(Some(dev), &m.slot_text[slot], &value.text().into());
+        }
+        // The conflict ghost of an attribute one app writes is not kept (`dead.rs`).
+        let ghost = self.m.opts.conflicts && !self.m.no_ghost[slot];
         // A write that leaves the state as it was (the same value, and with `--conflicts` the
         // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
-        let new_writer = match (by, self.m.opts.conflicts) {
+        let new_writer = match (by, ghost) {
             (Some(app), true) => {
                 let (w, last) = &self.st.writers[slot];
                 *w as usize != app + 1 || last != &value
@@ -90,7 +99,7 @@ impl Ctx<'_> {
         };
         let changes = new_writer || !loose_eq(&self.st.attrs[slot], &value);
         self.touch(slot as u32, changes);
-        if let (Some(app), true) = (by, self.m.opts.conflicts) {
+        if let (Some(app), true) = (by, ghost) {
             let (w, last) = &self.st.writers[slot];
             if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
                 let other = &self.m.apps[*w as usize - 1].name;

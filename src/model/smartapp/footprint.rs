@@ -65,13 +65,19 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
 
 /// What a scan of one app's source finds it may write.
 #[derive(Default)]
-struct Scan {
+pub(super) struct Scan {
     /// Names of calls with a target (device commands among them).
-    commands: Vec<String>,
+    pub(super) commands: Vec<String>,
     /// A call whose name is computed: any command.
-    dynamic: bool,
-    sets_mode: bool,
-    writes_state: bool,
+    pub(super) dynamic: bool,
+    pub(super) sets_mode: bool,
+    pub(super) writes_state: bool,
+    /// Attribute names a read may name (see `dead.rs`): every member name as written, without
+    /// `current` (first letter lowered) or `State`, and the literal names given to
+    /// `currentValue`, `latestValue`, `currentState`, `latestState`.
+    pub(super) read_names: std::collections::BTreeSet<String>,
+    /// One of those queries given a computed name: it may read any attribute.
+    pub(super) reads_computed: bool,
 }
 
 impl Scan {
@@ -130,6 +136,18 @@ impl Scan {
         }
     }
 
+    /// A member name, as the attributes a device property of that name reads
+    /// ([`super::Ctx::member`]): the name itself, `currentX` -> `x`, `xState` -> `x`.
+    fn read_name(&mut self, name: &str) {
+        if let Some(a) = name.strip_prefix("current") {
+            self.read_names.insert(super::lower_first(a));
+        }
+        if let Some(a) = name.strip_suffix("State") {
+            self.read_names.insert(a.to_string());
+        }
+        self.read_names.insert(name.to_string());
+    }
+
     /// A target written to (assigned, incremented, or mutated by a collection method): the mode
     /// when it is `location.mode` or within it.
     fn target(&mut self, t: &Expr) {
@@ -163,7 +181,10 @@ impl Scan {
                     self.expr(v);
                 }
             }
-            Expr::Member { obj, .. } => self.expr(obj),
+            Expr::Member { obj, name, .. } => {
+                self.read_name(name);
+                self.expr(obj)
+            }
             Expr::Index(o, i) => {
                 self.expr(o);
                 self.expr(i);
@@ -172,8 +193,16 @@ impl Scan {
                 match name.as_str() {
                     groovy::DYNAMIC => self.dynamic = true,
                     "setLocationMode" | "setMode" => self.sets_mode = true,
+                    "currentValue" | "latestValue" | "currentState" | "latestState" => match args.first() {
+                        Some(Arg::Pos(Expr::Str(n))) => {
+                            self.read_names.insert(n.to_string());
+                        }
+                        _ => self.reads_computed = true,
+                    },
                     _ => {}
                 }
+                // `dev.currentSwitch()` is no query the interpreter knows; named all the same.
+                self.read_name(name);
                 if let Some(t) = target {
                     self.commands.push(name.clone());
                     // Mutating methods write back to where the collection came from.
@@ -219,7 +248,7 @@ fn names_location_mode(t: &Expr) -> bool {
     }
 }
 
-fn scan(script: &Script) -> Scan {
+pub(super) fn scan(script: &Script) -> Scan {
     let mut s = Scan::default();
     s.stmts(&script.top);
     for m in &script.methods {
@@ -241,18 +270,18 @@ fn devices_in(v: &Value, out: &mut Vec<u16>) {
 }
 
 /// What one app's code may touch, in the model's object space.
-struct AppReach {
+pub(super) struct AppReach {
     /// Attribute slots of its devices (all read).
-    slots: Vec<usize>,
+    pub(super) slots: Vec<usize>,
     /// Slots it may write.
-    writes: Vec<usize>,
-    sets_mode: bool,
-    writes_state: bool,
+    pub(super) writes: Vec<usize>,
+    pub(super) sets_mode: bool,
+    pub(super) writes_state: bool,
 }
 
 impl SmartAppModel {
     /// The static reach of every app (computed once, when the footprints are asked for).
-    fn reach(&self) -> Vec<AppReach> {
+    pub(super) fn reach(&self) -> Vec<AppReach> {
         (0..self.apps.len())
             .map(|a| {
                 let app = &self.apps[a];

@@ -467,6 +467,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         events,
         unsupported: Vec::new(),
         presence_data,
+        dead: Vec::new(),
+        no_ghost: Vec::new(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -521,5 +523,6 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     model.init = st;
     model.subs = subs;
     model.unsupported = unsupported;
+    (model.dead, model.no_ghost) = model.unstored_slots();
     Ok(model)
 }
