@@ -377,6 +377,12 @@ pub trait Model: Sync {
     fn unsupported(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Parts of the input left out of the search because the property checked cannot see them
+    /// (SmartApps that write nothing shared, under `--conflicts`), one line each with why:
+    /// reported (text, JSON, `stats`) as their own errors are then not looked for.
+    fn left_out(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// What the input holds, by kind (`tracepor stats`).
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
         std::collections::BTreeMap::from([("choices".to_string(), self.choices() as u64)])

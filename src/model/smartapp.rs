@@ -32,7 +32,8 @@
 //! `load` (inputs bound, events listed, apps installed), `devices` (capabilities, commands),
 //! `delivery` (one event to every subscribed handler, the conflict check), `interp` (the Groovy
 //! interpreter), `builtins` (Groovy's library), `value` (values), `encode` (state matching),
-//! `footprint` (static footprints for `dpor`).
+//! `footprint` (static footprints for `dpor`), `slice` (apps left out of the interleaving under
+//! `--conflicts`).
 
 use std::sync::Arc;
 
@@ -51,6 +52,7 @@ mod encode;
 mod footprint;
 mod interp;
 mod load;
+mod slice;
 mod value;
 
 use builtins::*;
@@ -205,8 +207,12 @@ pub struct SmartAppModel {
     /// The `data` of a presence event, not present and present: the JSON a hub sends, naming
     /// the phone seen (a `mobilePresence` device when the system has one).
     presence_data: [Text; 2],
-    /// Per slot: an attribute no app reads or writes, kept at its initial value (`dead.rs`).
+    /// Per app: left out of the interleaving (`--conflicts`: it writes nothing shared; `slice`).
+    left_out: Vec<bool>,
+    /// Per event: never scheduled, as it reaches no app kept and nothing they read (`slice`).
     dead: Vec<bool>,
+    /// Per slot: an attribute no app reads or writes, kept at its initial value (`dead.rs`).
+    dead_slots: Vec<bool>,
     /// Per slot: at most one app writes it, so its conflict ghost is not kept (`dead.rs`).
     no_ghost: Vec<bool>,
 }
@@ -495,6 +501,9 @@ impl Model for SmartAppModel {
     }
     fn unsupported(&self) -> Vec<String> {
         self.unsupported.clone()
+    }
+    fn left_out(&self) -> Vec<String> {
+        SmartAppModel::left_out(self)
     }
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
         std::collections::BTreeMap::from([

@@ -48,6 +48,10 @@ impl SmartAppModel {
         let mut writers = vec![0u32; n];
         let mut read = vec![false; n];
         for (a, r) in reach.iter().enumerate() {
+            // An app left out of the interleaving (`slice.rs`) runs no handler: it reads nothing.
+            if self.left_out[a] {
+                continue;
+            }
             for &slot in &r.writes {
                 writers[slot] += 1;
             }

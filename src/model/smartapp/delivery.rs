@@ -17,7 +17,7 @@ impl SmartAppModel {
     }
 
     pub(super) fn is_enabled(&self, s: &SmartState, e: usize) -> bool {
-        self.opts.bound.is_none_or(|k| s.fired[e] < k)
+        !self.dead[e] && self.opts.bound.is_none_or(|k| s.fired[e] < k)
     }
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
@@ -81,7 +81,7 @@ impl Ctx<'_> {
         }
         // An attribute nobody reads or writes is not stored, and its event touches nothing of
         // the state (`dead.rs`); no app writes it.
-        if self.m.dead[slot] {
+        if self.m.dead_slots[slot] {
             debug_assert!(by.is_none(), "an app writes dead attribute {attr}");
             let m = self.m;
             return self.deliver(Some(dev), &m.slot_text[slot], &value.text().into());
@@ -170,7 +170,8 @@ impl Ctx<'_> {
                 && (sub.attr == **attr || (dev.is_none() && sub.attr == "location" && **attr == *"mode"))
                 && sub.value.as_deref().is_none_or(|v| v == &**value)
                 && (sub.attr != "app" || touched.is_none_or(|a| a == sub.app));
-            if !hit {
+            // An app left out of the interleaving (`slice`) runs no handler.
+            if !hit || self.m.left_out[sub.app] {
                 continue;
             }
             let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();
