@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod corpus;
 pub mod dot;
+pub mod findings;
 pub mod text;
 
 use serde::Serialize;
@@ -85,6 +86,10 @@ pub struct RunReport {
     /// What of the input the model could not bind or run (`file:line: why`), so that a
     /// silent part of an app is never mistaken for a checked one.
     pub unsupported: Vec<String>,
+    /// The conflicts among `errors` grouped by device and attribute, naming the apps
+    /// ([`findings`]); empty when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts_by_attribute: Vec<findings::AttributeConflicts>,
     #[serde(skip)]
     pub found: Outcomes,
     /// The load options the model was built with (` --bound 1 --conflicts`), for replay lines.
@@ -170,11 +175,13 @@ impl RunReport {
                 });
             }
         }
+        let conflicts_by_attribute = findings::group(model, &errors);
         RunReport {
+            conflicts_by_attribute,
             file: file.to_string(),
             model: model.kind(),
             strategy: strategy.to_string(),
-            load_flags: model.load_flags(),
+            load_flags: model.load_flags() + &smartapps_flag(model.kind()),
             finished: stats.finished,
             executions: stats.executions,
             transitions: stats.transitions,
@@ -230,6 +237,16 @@ impl RunReport {
         lines.sort();
         lines.dedup();
         lines.into_iter().map(|l| l + "\n").collect()
+    }
+}
+
+/// ` --smartapps DIR` when app lists were read with it: a replay line must find the same apps.
+fn smartapps_flag(kind: ModelKind) -> String {
+    match crate::trace::applist::smartapps_dir() {
+        Some(dir) if kind == ModelKind::SmartApps => {
+            format!(" --smartapps {}", text::quote(&dir.display().to_string()))
+        }
+        _ => String::new(),
     }
 }
 
