@@ -121,6 +121,10 @@ pub enum Command {
         /// (docs/homes.md). May be given several times.
         #[arg(long, value_name = "DIR|LIST")]
         homes: Vec<PathBuf>,
+        /// With --homes: also run every pair of each home's apps (same limits) and report the
+        /// pairs' findings the home misses, and the home's no pair has.
+        #[arg(long, requires = "homes")]
+        pairwise: bool,
         /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder;
         /// for --homes, the list's folder, then ../smartapps beside it).
         #[arg(long, value_name = "DIR")]

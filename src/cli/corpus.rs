@@ -102,12 +102,17 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
     }
 }
 
+/// What `corpus --homes` takes besides the pairs' options.
+pub struct HomesArgs<'a> {
+    pub homes: &'a [PathBuf],
+    pub pairwise: bool,
+    pub smartapps: Option<PathBuf>,
+}
+
 /// `corpus --homes`: each app list under `homes` checked whole, a row printed (and written to
 /// `jsonl`) as each finishes. Exit 3 when Ctrl-C ended it early.
-#[allow(clippy::too_many_arguments)]
 pub fn homes(
-    homes: &[PathBuf],
-    smartapps: Option<PathBuf>,
+    args: HomesArgs,
     table: Option<String>,
     limit: Option<usize>,
     shard: Option<String>,
@@ -116,6 +121,7 @@ pub fn homes(
     run: &CorpusRun,
 ) -> Result<i32, Fail> {
     use crate::corpus::homes as h;
+    let HomesArgs { homes, pairwise, smartapps } = args;
     if table.is_some() {
         return Err(Fail("--table selects pairs of a TSV; --homes takes every list given".into()));
     }
@@ -130,7 +136,8 @@ pub fn homes(
     super::bound_inputs(run.max_memory);
     let settings = settings(run);
     let (head, row) = (report::corpus::homes::text_header(), report::corpus::homes::text_row);
-    let rows = stream_rows(selected, |home| h::run_home(home, &settings, smartapps.as_deref()), head, row, jsonl)?;
+    let rows =
+        stream_rows(selected, |home| h::run_home(home, &settings, smartapps.as_deref(), pairwise), head, row, jsonl)?;
     print!("{}", report::corpus::homes::text_summary(&h::summary(&rows)));
     out.write_homes(&rows)?;
     Ok(if cancel_flag().load(Ordering::SeqCst) { 3 } else { 0 })

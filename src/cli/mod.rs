@@ -61,9 +61,12 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             let out = compare::Outputs { csv, markdown, svg };
             compare::compare(&files, strategies.as_deref(), &out, shard.as_deref(), &common)
         }
-        Command::Corpus { pairs, homes, smartapps, table, limit, shard, jsonl, out, run } => match pairs {
+        Command::Corpus { pairs, homes, pairwise, smartapps, table, limit, shard, jsonl, out, run } => match pairs {
             Some(pairs) => corpus::corpus(&pairs, smartapps, table, limit, shard, jsonl.as_deref(), &out, &run),
-            None => corpus::homes(&homes, smartapps, table, limit, shard, jsonl.as_deref(), &out, &run),
+            None => {
+                let homes = corpus::HomesArgs { homes: &homes, pairwise, smartapps };
+                corpus::homes(homes, table, limit, shard, jsonl.as_deref(), &out, &run)
+            }
         },
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
         Command::Replay { files, schedule, bound, conflicts, .. } => {

@@ -8,6 +8,7 @@
 //! finished search. The homes are taken in path order; `--shard` splits them by a hash of the
 //! list's file name (the same on every machine), `--jsonl` rows merge as the pairs' do.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -87,8 +88,60 @@ pub struct HomeRow {
     pub conflicts: usize,
     /// The conflicts by device and attribute.
     pub by_attribute: Vec<AttributeConflicts>,
+    /// With `--pairwise`: the findings of the home's apps run two at a time, beside the home's.
+    pub pairwise: Option<Pairwise>,
     /// Why the home did not run (first line of the load error).
     pub error: Option<String>,
+}
+
+/// The findings of every pair of a home's apps, each pair run as the home was (same limits),
+/// and how they stand against the home's own.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pairwise {
+    /// Pairs run, and how many a limit stopped.
+    pub pairs: usize,
+    pub unfinished: usize,
+    /// Distinct (device, attribute, app pair) over all pairs.
+    pub findings: usize,
+    /// Pairwise findings the home did not report, `device.attribute: app/app`.
+    pub missing: Vec<String>,
+    /// Home findings no pair reported (a third app's handler between the two writes).
+    pub only_home: Vec<String>,
+}
+
+/// A finding as tables write it.
+pub fn key_text(k: &findings::FindingKey) -> String {
+    let var = if k.0.is_empty() { k.1.clone() } else { format!("{}.{}", k.0, k.1) };
+    format!("{var}: {}/{}", k.2, k.3)
+}
+
+/// Runs every pair of `files` (SmartApps) with IoTCheck's conflicts under `settings`' limits:
+/// the union of their findings, with how many pairs ran and how many a limit stopped.
+pub fn pairwise_findings(files: &[PathBuf], settings: &Settings) -> (usize, usize, BTreeSet<findings::FindingKey>) {
+    let load = LoadOptions { conflicts: true, ..settings.load };
+    let (mut pairs, mut unfinished, mut found) = (0, 0, BTreeSet::new());
+    for i in 0..files.len() {
+        for j in i + 1..files.len() {
+            if settings.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst)) {
+                return (pairs, unfinished + 1, found);
+            }
+            pairs += 1;
+            let Ok(m) = super::load_pair(&[files[i].clone(), files[j].clone()], load) else {
+                unfinished += 1;
+                continue;
+            };
+            let mut run = Check::new(&m).limits(settings.limits.clone()).options(SearchOptions::default());
+            if let Some(flag) = &settings.cancel {
+                run = run.cancel(flag.clone());
+            }
+            let report = run.run();
+            if !report.finished {
+                unfinished += 1;
+            }
+            found.extend(findings::keys(&report.conflicts_by_attribute));
+        }
+    }
+    (pairs, unfinished, found)
 }
 
 impl HomeRow {
@@ -113,8 +166,9 @@ pub fn apps_of(list: &Path, smartapps: Option<&Path>) -> Result<Vec<PathBuf>, St
 }
 
 /// Loads `home` with IoTCheck's conflicts on and runs the default strategy for SmartApps with
-/// the per-run limits. `smartapps`: the folder of the apps (None: beside the list).
-pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>) -> HomeRow {
+/// the per-run limits. `smartapps`: the folder of the apps (None: beside the list). With
+/// `pairwise`, every pair of its apps is run too ([`pairwise_findings`]).
+pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>, pairwise: bool) -> HomeRow {
     let mut row = HomeRow {
         home,
         apps: 0,
@@ -123,6 +177,7 @@ pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>) -> Ho
         peak_mib: None,
         conflicts: 0,
         by_attribute: Vec::new(),
+        pairwise: None,
         error: None,
     };
     let files = match apps_of(&row.home.list, smartapps) {
@@ -154,6 +209,17 @@ pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>) -> Ho
     row.peak_mib = report.peak_bytes().map(|b| b as f64 / (1u64 << 20) as f64);
     row.run = Some(Side::from(&report));
     row.by_attribute = report.conflicts_by_attribute;
+    if pairwise {
+        let (pairs, unfinished, theirs) = pairwise_findings(&files, settings);
+        let ours = findings::keys(&row.by_attribute);
+        row.pairwise = Some(Pairwise {
+            pairs,
+            unfinished,
+            findings: theirs.len(),
+            missing: theirs.difference(&ours).map(key_text).collect(),
+            only_home: ours.difference(&theirs).map(key_text).collect(),
+        });
+    }
     row
 }
 

@@ -9,11 +9,24 @@ use crate::corpus::homes::{summary, HomeRow, HomesSummary};
 use crate::report::findings;
 
 /// Column names.
-pub const HEADER: [&str; 11] =
-    ["home", "apps", "events", "states", "trans", "s", "MiB", "finished", "conflicts", "attributes", "pairs"];
+pub const HEADER: [&str; 13] = [
+    "home",
+    "apps",
+    "events",
+    "states",
+    "trans",
+    "s",
+    "MiB",
+    "finished",
+    "conflicts",
+    "attributes",
+    "pairs",
+    "pairwise",
+    "missed",
+];
 
 /// Widths of the aligned text, fixed so that rows can be printed before the others exist.
-const WIDTHS: [usize; 11] = [28, 4, 6, 9, 10, 7, 7, 8, 9, 10, 5];
+const WIDTHS: [usize; 13] = [28, 4, 6, 9, 10, 7, 7, 8, 9, 10, 5, 8, 6];
 
 /// The cells of one row, in [`HEADER`]'s order; then the note (the conflicts, or why the home
 /// did not load).
@@ -41,9 +54,19 @@ pub fn cells(r: &HomeRow) -> (Vec<String>, Option<String>) {
         if loaded { r.conflicts.to_string() } else { "-".into() },
         if loaded { r.by_attribute.len().to_string() } else { "-".into() },
         if loaded { r.findings().to_string() } else { "-".into() },
+        // The pairs' findings (`+u` when u pairs did not finish), and how many the home missed.
+        r.pairwise.as_ref().map_or("-".into(), |p| {
+            let open = if p.unfinished > 0 { format!("+{}", p.unfinished) } else { String::new() };
+            format!("{}{open}", p.findings)
+        }),
+        r.pairwise.as_ref().map_or("-".into(), |p| p.missing.len().to_string()),
     ];
-    let note =
+    let mut note =
         r.error.clone().or_else(|| (!r.by_attribute.is_empty()).then(|| findings::summary_line(&r.by_attribute)));
+    if let Some(p) = r.pairwise.as_ref().filter(|p| !p.missing.is_empty()) {
+        let missed = format!("MISSED (pairwise only): {}", p.missing.join("; "));
+        note = Some(note.map_or(missed.clone(), |n| format!("{n} | {missed}")));
+    }
     (row, note)
 }
 
