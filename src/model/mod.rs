@@ -321,6 +321,12 @@ pub trait Model: Sync {
         self.encode(s, enc);
         (hash_words(enc), enc.len())
     }
+    /// Where `app` last wrote `variable` along `path` (`file:line, handler h`): the earlier side
+    /// of a conflict the last step of `path` ends in, for reports. None when the model keeps no
+    /// places (the default) or the write is not on the path.
+    fn write_place(&self, _path: &[Choice], _variable: &str, _app: &str) -> Option<String> {
+        None
+    }
     /// The outcome of a state in which nothing is enabled.
     fn outcome(&self, s: &Self::State) -> Outcome;
     /// Short name of a choice, as written in schedules (no `,` or `*`).

@@ -257,6 +257,9 @@ struct Ctx<'m> {
     problems: Vec<(usize, String)>,
     /// The app tapped, when the event fired is an app touch.
     touch_app: Option<usize>,
+    /// When asked for (reports): each app write recorded as the last writer, as (slot, app,
+    /// `file:line, handler h`), for the earlier side of a conflict ([`SmartAppModel::write_place`]).
+    places: Option<Vec<(usize, usize, String)>>,
 }
 
 impl<'m> Ctx<'m> {
@@ -279,17 +282,23 @@ impl<'m> Ctx<'m> {
             fault: None,
             problems: Vec::new(),
             touch_app: None,
+            places: None,
         }
     }
 
     /// `file:line, handler h` of the error that ended the firing.
     fn fault_place(&self) -> Option<String> {
         let (app, line, sub) = self.fault?;
+        Some(self.place(app, line, sub))
+    }
+
+    /// `file:line, handler h` of `app`'s `line` run by subscription `sub`.
+    fn place(&self, app: usize, line: usize, sub: Option<usize>) -> String {
         let mut at = format!("{}:{line}", self.m.apps[app].file);
         if let Some(s) = sub {
             at.push_str(&format!(", handler {}", self.m.subs[s].handler.name()));
         }
-        Some(at)
+        at
     }
 }
 
@@ -342,6 +351,18 @@ impl Model for SmartAppModel {
     fn step(&self, s: &mut SmartState, c: Choice) -> Result<(), ModelError> {
         let mut acc = Vec::new();
         self.fire(s, c as usize, &mut acc)
+    }
+    fn write_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
+        let slot = self.slots.iter().position(|(d, a)| format!("{}.{a}", self.devices[*d as usize]) == variable)?;
+        let app = self.apps.iter().position(|a| a.name == app)?;
+        let (mut s, mut acc, mut places) = (self.initial(), Vec::new(), Vec::new());
+        for &c in path {
+            acc.clear();
+            if self.fire_with(&mut s, c as usize, &mut acc, Some(&mut places)).is_err() {
+                break;
+            }
+        }
+        places.into_iter().rev().find(|(sl, ap, _)| *sl == slot && *ap == app).map(|p| p.2)
     }
     fn step_recording(&self, s: &mut SmartState, c: Choice, out: &mut Accesses) -> Result<(), ModelError> {
         let mut acc = Vec::with_capacity(32);

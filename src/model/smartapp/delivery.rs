@@ -22,11 +22,26 @@ impl SmartAppModel {
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
     pub(super) fn fire(&self, st: &mut SmartState, e: usize, acc: &mut Vec<Access>) -> Result<(), ModelError> {
+        self.fire_with(st, e, acc, None)
+    }
+
+    /// [`SmartAppModel::fire`], appending to `places` where each app write that makes its app
+    /// the last writer is (for reports; see [`SmartAppModel::write_place`]).
+    pub(super) fn fire_with(
+        &self,
+        st: &mut SmartState,
+        e: usize,
+        acc: &mut Vec<Access>,
+        places: Option<&mut Vec<(usize, usize, String)>>,
+    ) -> Result<(), ModelError> {
         if self.opts.bound.is_some() {
             st.fired[e] += 1;
         }
         let ev = &self.events[e];
         let mut cx = Ctx::new(self, st, 0, std::mem::take(acc));
+        if places.is_some() {
+            cx.places = Some(Vec::new());
+        }
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
             cx.call_method(*app, method, Vec::new()).map(|_| ())
@@ -42,6 +57,9 @@ impl SmartAppModel {
             cx.fault = Some((cx.app, *line, None));
         }
         *acc = std::mem::take(&mut cx.acc);
+        if let (Some(out), Some(found)) = (places, cx.places.take()) {
+            out.extend(found);
+        }
         let app = cx.app;
         let at = cx.fault_place();
         let conflict = cx.conflict.take();
@@ -121,6 +139,12 @@ impl Ctx<'_> {
                 ));
             }
             self.st.writers[slot] = ((app + 1) as u8, value.clone());
+            if self.places.is_some() {
+                let place = self.place(app, self.line, self.sub);
+                if let Some(p) = self.places.as_mut() {
+                    p.push((slot, app, place));
+                }
+            }
         }
         // A device reports a change only; an app's command to the value held sends nothing. The
         // environment's event is a change by definition: the device came to this value (through
