@@ -99,13 +99,14 @@ impl Ctx<'_> {
         }
         // An attribute nobody reads or writes is not stored, and its event touches nothing of
         // the state (`dead.rs`); no app writes it.
-        if self.m.dead_slots[slot] {
+        // (Both are decided after installing, which runs with everything stored.)
+        if self.m.dead_slots.get(slot) == Some(&true) {
             debug_assert!(by.is_none(), "an app writes dead attribute {attr}");
             let m = self.m;
             return self.deliver(Some(dev), &m.slot_text[slot], &value.text().into());
         }
         // The conflict ghost of an attribute one app writes is not kept (`dead.rs`).
-        let ghost = self.m.opts.conflicts && !self.m.no_ghost[slot];
+        let ghost = self.m.opts.conflicts && self.m.no_ghost.get(slot) != Some(&true);
         // A write that leaves the state as it was (the same value, and with `--conflicts` the
         // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
         let new_writer = match (by, ghost) {
