@@ -6,7 +6,7 @@
 //! reduction based on live variables analysis", SAS 1999, Section 3: a variable no later
 //! transition reads is reset to a fixed value, which merges states that differ only there). A
 //! device attribute that no app may read (no member or query of the source can name it, and no
-//! query names an attribute it computes) and no app may write (no command of the source writes
+//! app that has the device queries an attribute whose name it computes) and no app may write (no command of the source writes
 //! it, see [`super::footprint::command_attrs`]) is set by the environment alone, and what it
 //! holds is never looked at: the environment's event always reaches its subscribers (a device
 //! coming to a value is a change, docs/smartapps.md), with its value carried in `evt`, not read
@@ -56,9 +56,11 @@ impl SmartAppModel {
                 writers[slot] += 1;
             }
             let sc = footprint::scan(&self.apps[a].script);
-            // A computed call name may be any query; a query given a computed name any attribute.
+            // A computed call name may be any query, a query given a computed name any
+            // attribute: of the app's own devices, the only ones its code can reach (the
+            // footprints' argument, `footprint.rs`).
             if sc.dynamic || sc.reads_computed {
-                read.iter_mut().for_each(|r| *r = true);
+                r.slots.iter().for_each(|&slot| read[slot] = true);
                 continue;
             }
             for (slot, (_, attr)) in self.slots.iter().enumerate() {
