@@ -163,3 +163,43 @@ fn the_reduction_keeps_the_events() {
         assert_eq!(kept.event_names(), reduced.event_names());
     }
 }
+
+/// Each form in which a handler can read an attribute keeps that attribute stored: a sensor read
+/// only through that form decides whether an app writes the switch another app writes, so the
+/// conflict between them is found with the reduction exactly when it is without (deterministic;
+/// the generated homes meet each form only now and then).
+#[test]
+fn every_read_form_keeps_its_attribute() {
+    let forms = [
+        "contact1.currentValue(\"contact\")",
+        "contact1.latestValue(\"contact\")",
+        "contact1.currentContact",
+        "contact1.contactState.value",
+        "contact1.contact",
+        "contact1.currentValue(\"con\" + \"tact\")",
+        "contact1.currentState(\"contact\").value",
+    ];
+    for (i, read) in forms.iter().enumerate() {
+        let reader = format!(
+            "definition(name: \"Reader\", namespace: \"gen\", author: \"tracepor tests\")\n\
+             preferences {{ section(\"d\") {{\n input \"contact1\", \"capability.contactSensor\"\n input \"motion1\", \"capability.motionSensor\"\n input \"sw\", \"capability.switch\"\n }} }}\n\
+             def installed() {{ subscribe(motion1, \"motion.active\", h) }}\n\
+             def h(evt) {{\n    if ({read} == \"open\") {{\n        sw.on()\n    }}\n}}\n"
+        );
+        let other = "definition(name: \"Other\", namespace: \"gen\", author: \"tracepor tests\")\n\
+             preferences { section(\"d\") {\n input \"contact1\", \"capability.contactSensor\"\n input \"sw\", \"capability.switch\"\n } }\n\
+             def installed() { subscribe(contact1, \"contact\", h) }\n\
+             def h(evt) { sw.off() }\n";
+        let apps = [("a-reader".to_string(), reader), ("b-other".to_string(), other.to_string())];
+        let files = write_home(&format!("form{i}"), &apps);
+        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true };
+        let kept = smartapp::load(&files, opts).unwrap();
+        let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
+        let limits = || Limits { max_states: Some(CAP), ..Limits::default() };
+        let (s1, want) = run(&kept, "full", Ablation::default(), limits());
+        let (s2, got) = run(&reduced, "full", Ablation::default(), limits());
+        assert!(s1.finished && s2.finished);
+        assert!(!errors(&want).is_empty(), "{read}: no conflict to lose");
+        assert_eq!(errors(&got), errors(&want), "{read}: the reduction changed the conflicts");
+    }
+}
