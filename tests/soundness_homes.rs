@@ -15,6 +15,9 @@
 //! Shown able to fail (docs/reductions-homes.md): a planted bug in the read scan (the
 //! `currentX` form not counted as a read of `x`) is caught here.
 
+#[path = "common/apps.rs"]
+#[allow(dead_code)]
+mod apps;
 mod common;
 
 use std::collections::BTreeSet;
@@ -35,15 +38,7 @@ fn seeds() -> u64 {
 }
 
 fn write_home(tag: &str, apps: &[(String, String)]) -> Vec<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("tracepor-homes-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    apps.iter()
-        .map(|(name, src)| {
-            let p = dir.join(format!("{name}.groovy"));
-            std::fs::write(&p, src).unwrap();
-            p
-        })
-        .collect()
+    apps::write(&format!("home-{tag}"), apps)
 }
 
 fn run(m: &SmartAppModel, name: &str, ablation: Ablation, limits: Limits) -> (Stats, Outcomes) {
