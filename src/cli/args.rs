@@ -330,6 +330,9 @@ pub struct CorpusRun {
     /// Check IoTCheck's conflicts, as the paper's runs did.
     #[arg(long)]
     pub conflicts: bool,
+    /// Ablation: store the attributes no app reads or writes, as the same option of check does.
+    #[arg(long)]
+    pub keep_dead_state: bool,
 }
 
 impl Common {
