@@ -15,6 +15,7 @@ use crate::model::{self, LoadOptions, Loaded, Model};
 use crate::report::RunReport;
 
 pub mod fse;
+pub mod homes;
 
 /// The strategies of the tables: the paper's "without DPOR" and "with DPOR".
 pub const STRATEGIES: [&str; 2] = ["full", "stateful-dpor"];
@@ -360,6 +361,7 @@ pub fn merge(files: &[PathBuf]) -> Result<Vec<Row>, CheckError> {
 pub enum Merged {
     Vmcai(Vec<Row>),
     Fse(Vec<fse::FseRow>),
+    Homes(Vec<homes::HomeRow>),
 }
 
 /// [`merge`] for either table: the first row read says which one the files hold.
@@ -371,6 +373,11 @@ pub fn merge_any(files: &[PathBuf]) -> Result<Merged, CheckError> {
             first = serde_json::from_str::<serde_json::Value>(line).ok();
             break;
         }
+    }
+    if first.as_ref().is_some_and(homes::is_home_row) {
+        let mut rows: Vec<homes::HomeRow> = merge_rows(files, |r: &homes::HomeRow| r.home.home.clone())?;
+        rows.sort_by(|a, b| a.home.home.cmp(&b.home.home));
+        return Ok(Merged::Homes(rows));
     }
     if first.is_some_and(|v| v.get("iotcheck").is_some()) {
         let mut rows: Vec<fse::FseRow> = merge_rows(files, |r: &fse::FseRow| r.pair.key())?;

@@ -51,7 +51,9 @@ def changed(evt) {
 
 #[test]
 fn a_command_delivers_its_event_to_another_apps_subscriber() {
-    let m = system("deliver", &[("Opener", OPENER), ("Watcher", WATCHER)], SmartAppOptions::default());
+    // Everything stored: the contact sensor no app reads would otherwise be left out (dead.rs).
+    let all = SmartAppOptions { keep_dead_state: true, ..SmartAppOptions::default() };
+    let m = system("deliver", &[("Opener", OPENER), ("Watcher", WATCHER)], all);
     assert_eq!(m.device_names(), ["contactSensor", "switch", "lock"], "one device per capability, shared");
     let mut s = m.initial();
     let before = m.outcome(&s).to_string();
@@ -110,7 +112,9 @@ def moved(evt) { lock2.lock() }
         m.accesses(s, m.parse_choice(event).unwrap(), &mut acc);
         acc.iter().map(|a| format!("{}{}", if a.write { "W " } else { "R " }, m.object_name(a.object))).collect()
     };
-    let m = system("unchanged", &[("Keeper", KEEPER), ("Other", OTHER)], SmartAppOptions::default());
+    // Everything stored: the switch no app reads would otherwise be left out (dead.rs).
+    let all = SmartAppOptions { keep_dead_state: true, ..SmartAppOptions::default() };
+    let m = system("unchanged", &[("Keeper", KEEPER), ("Other", OTHER)], all);
     let mut s = m.initial();
     // First firing: `n` is new, everything else (locked lock, home mode, null name) unchanged.
     let first = accesses(&m, &s, "switch.switch.on");
@@ -189,7 +193,7 @@ def h(evt) { sw.on() }
 
 #[test]
 fn conflicts_name_both_apps_the_attribute_and_both_values() {
-    let opts = SmartAppOptions { conflicts: true, bound: None };
+    let opts = SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() };
     let m = system("conflict", &[("Offer", OFFER), ("Oner", ONER)], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "contactSensor.contact.open").unwrap();
@@ -216,7 +220,7 @@ fn conflicts_name_both_apps_the_attribute_and_both_values() {
 
 #[test]
 fn bound_makes_runs_finite_for_stateless_strategies() {
-    let opts = SmartAppOptions { conflicts: false, bound: Some(2) };
+    let opts = SmartAppOptions { conflicts: false, bound: Some(2), ..SmartAppOptions::default() };
     let m = system("bound", &[("Opener", OPENER), ("Watcher", WATCHER)], opts);
     let (stats, found) = explore::run(&m, &mut FullStateless, Limits::default(), Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);
@@ -234,7 +238,7 @@ fn fireco2alarm_and_lock_it_when_i_leave_conflict_on_the_lock() {
     if !files[0].is_file() {
         panic!("the IoTCheck corpus is expected at {}", files[0].display());
     }
-    let m = load(&files, SmartAppOptions { conflicts: true, bound: None }).unwrap();
+    let m = load(&files, SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() }).unwrap();
     let limits = Limits { max_transitions: Some(200_000_000), ..Limits::default() };
     let (stats, found) = explore::run(&m, &mut StatefulDpor::new(), limits, Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);

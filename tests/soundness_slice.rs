@@ -69,7 +69,7 @@ fn readers_left_out_change_no_conflict_under_full() {
         let apps = gen_system_with_readers(&mut SmallRng::seed_from_u64(seed));
         let files = write_system(&format!("r{seed}"), &apps);
         for bound in [None, Some(1)] {
-            let opts = SmartAppOptions { conflicts: true, bound };
+            let opts = SmartAppOptions { conflicts: true, bound, ..SmartAppOptions::default() };
             let left = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             let mut whole = smartapp::load(&files, opts).unwrap();
             whole.keep_all_apps();
@@ -114,7 +114,7 @@ fn readers_left_out_change_no_conflict_under_full() {
 fn loggers_are_left_out_and_writers_kept() {
     let dir = common::root().join("../shared/smartthings/smartapps");
     let app = |n: &str| dir.join(format!("{n}.groovy"));
-    let opts = SmartAppOptions { conflicts: true, bound: None };
+    let opts = SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() };
     for reader in ["groveStreams", "initial-state-event-streamer", "unbuffered-event-sender"] {
         let m = smartapp::load(&[app("FireCO2Alarm"), app(reader)], opts).unwrap();
         let out = m.left_out();

@@ -127,14 +127,26 @@ pub enum Command {
         common: Common,
     },
     /// Reproduce the VMCAI tables A.1/A.2 (full and stateful-dpor on each app pair), or decide
-    /// IoTCheck's FSE 2020 pairs (a conflict or not, with --conflicts), from the TSV given.
+    /// IoTCheck's FSE 2020 pairs (a conflict or not, with --conflicts), from the TSV given; or,
+    /// with --homes, check each IoTCheck group's apps together.
     #[command(after_help = CORPUS_EXAMPLES.to_string() + "\n\n" + "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
 2 bad usage or an unreadable TSV or folder; 3 Ctrl-C ended the run before the last pair.")]
     Corpus {
         /// The per-pair figures: shared/reference/vmcai22-tables-a1-a2.tsv, or
         /// iotcheck-fse20-device-interaction.tsv (told by its header).
-        pairs: PathBuf,
-        /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder).
+        #[arg(required_unless_present = "homes", conflicts_with = "homes")]
+        pairs: Option<PathBuf>,
+        /// Check homes instead of pairs: each app list (IoTCheck's appLists format) whole, one
+        /// row each, with IoTCheck's conflicts; a folder stands for the app lists in it
+        /// (docs/homes.md). May be given several times.
+        #[arg(long, value_name = "DIR|LIST")]
+        homes: Vec<PathBuf>,
+        /// With --homes: also run every pair of each home's apps (same limits) and report the
+        /// pairs' findings the home misses, and the home's no pair has.
+        #[arg(long, requires = "homes")]
+        pairwise: bool,
+        /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder;
+        /// for --homes, the list's folder, then ../smartapps beside it).
         #[arg(long, value_name = "DIR")]
         smartapps: Option<PathBuf>,
         /// Only the pairs of this table (A.1 or A.2), or of this group of IoTCheck's pairs
@@ -191,6 +203,10 @@ pub enum Command {
         /// and SmartApps): without it a conflicting write is not an error.
         #[arg(long)]
         conflicts: bool,
+        /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
+        /// beside it).
+        #[arg(long, value_name = "DIR")]
+        smartapps: Option<PathBuf>,
     },
     /// Show what the input holds, without exploring.
     #[command(after_help = STATS_EXAMPLES)]
@@ -201,6 +217,10 @@ pub enum Command {
         /// One JSON object on stdout instead of the table (docs/cli.md).
         #[arg(long)]
         json: bool,
+        /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
+        /// beside it).
+        #[arg(long, value_name = "DIR")]
+        smartapps: Option<PathBuf>,
     },
     /// Convert DroidRacer's raw log (abc_log.txt) to EM-Explorer's trace.txt and dependence.txt,
     /// as `check` reads it (docs/abc-log.md).
@@ -232,6 +252,14 @@ pub struct Common {
     /// different value (event models and SmartApps). Default: off.
     #[arg(long)]
     pub conflicts: bool,
+    /// Ablation (SmartApps): store the attributes no app reads or writes, and the conflict
+    /// record of attributes one app writes (left out by default; docs/reductions-homes.md).
+    #[arg(long)]
+    pub keep_dead_state: bool,
+    /// Folder of the apps an app list names (IoTCheck's appLists format, one APP.groovy a
+    /// line; docs/homes.md). Default: the list's folder, then ../smartapps beside it.
+    #[arg(long, value_name = "DIR")]
+    pub smartapps: Option<PathBuf>,
     // Zero limits would stop every search before it starts: refused here, like zero threads.
     /// Stop the search after this many seconds (fractions allowed), with the figures so far
     /// (exit 3). Default: none.
@@ -325,6 +353,9 @@ pub struct CorpusRun {
     /// Check IoTCheck's conflicts, as the paper's runs did.
     #[arg(long)]
     pub conflicts: bool,
+    /// Ablation: store the attributes no app reads or writes, as the same option of check does.
+    #[arg(long)]
+    pub keep_dead_state: bool,
 }
 
 impl Common {
@@ -361,7 +392,7 @@ impl Common {
     }
 
     pub fn load_options(&self) -> LoadOptions {
-        LoadOptions { bound: self.bound, conflicts: self.conflicts }
+        LoadOptions { bound: self.bound, conflicts: self.conflicts, keep_dead_state: self.keep_dead_state }
     }
 
     /// The `options` member of the JSON documents: every option that shaped the run, as given
@@ -383,6 +414,7 @@ impl Common {
             "strategy": strategy,
             "bound": self.bound,
             "conflicts": self.conflicts,
+            "keep_dead_state": self.keep_dead_state,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,
@@ -444,7 +476,9 @@ const CORPUS_EXAMPLES: &str = "Examples:
   tracepor corpus ../shared/reference/vmcai22-tables-a1-a2.tsv --table A.1 --time-limit 60
       table A.1, each run stopped after a minute
   tracepor corpus ../shared/reference/vmcai22-tables-a1-a2.tsv --shard 0/4 --jsonl s0.jsonl
-      a quarter of the pairs (one job of four), rows for `corpus-merge`";
+      a quarter of the pairs (one job of four), rows for `corpus-merge`
+  tracepor corpus --homes ../shared/smartthings/appLists --time-limit 600 --max-memory 2000
+      every IoTCheck group's apps checked together, one row per home";
 
 const MERGE_EXAMPLES: &str = "Example:
   tracepor corpus-merge s0.jsonl s1.jsonl s2.jsonl s3.jsonl --markdown tables.md";

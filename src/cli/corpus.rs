@@ -54,22 +54,7 @@ pub fn corpus(
         return Err(Fail(format!("{}: no such folder of SmartApps (give --smartapps DIR)", smartapps.display())));
     }
     super::bound_inputs(run.max_memory);
-    let settings = corpus::Settings {
-        smartapps,
-        limits: Limits {
-            time: run.time_limit.map(Duration::from_secs_f64),
-            // Without any limit, a state budget: every pair ends (docs/corpus.md).
-            max_states: run.max_states.or((run.time_limit.is_none()).then_some(corpus::DEFAULT_MAX_STATES)),
-            // As `check`: without --max-memory, half of the machine's memory.
-            max_memory_bytes: run
-                .max_memory
-                .map(|mb| mb.saturating_mul(1 << 20))
-                .or_else(crate::alloc::default_limit_bytes),
-            ..Limits::default()
-        },
-        load: LoadOptions { bound: run.bound, conflicts: run.conflicts },
-        cancel: Some(cancel_flag()),
-    };
+    let settings = corpus::Settings { smartapps, ..settings(run) };
     match all {
         Table::Vmcai(all) => {
             let selected = corpus::select(all, table.as_deref(), limit, shard);
@@ -91,6 +76,71 @@ pub fn corpus(
             out.write_fse(&rows)?;
         }
     }
+    Ok(if cancel_flag().load(Ordering::SeqCst) { 3 } else { 0 })
+}
+
+/// The limits of each run: `--time-limit`, `--max-memory` (default: half of the machine's), and
+/// without a time limit a state budget, so that every run ends (docs/corpus.md).
+fn run_limits(run: &CorpusRun) -> Limits {
+    Limits {
+        time: run.time_limit.map(Duration::from_secs_f64),
+        max_states: run.max_states.or((run.time_limit.is_none()).then_some(crate::corpus::DEFAULT_MAX_STATES)),
+        max_memory_bytes: run
+            .max_memory
+            .map(|mb| mb.saturating_mul(1 << 20))
+            .or_else(crate::alloc::default_limit_bytes),
+        ..Limits::default()
+    }
+}
+
+/// The settings every pair or home runs with (no apps folder yet).
+fn settings(run: &CorpusRun) -> crate::corpus::Settings {
+    crate::corpus::Settings {
+        smartapps: PathBuf::new(),
+        limits: run_limits(run),
+        load: LoadOptions { bound: run.bound, conflicts: run.conflicts, keep_dead_state: run.keep_dead_state },
+        cancel: Some(cancel_flag()),
+    }
+}
+
+/// What `corpus --homes` takes besides the pairs' options.
+pub struct HomesArgs<'a> {
+    pub homes: &'a [PathBuf],
+    pub pairwise: bool,
+    pub smartapps: Option<PathBuf>,
+}
+
+/// `corpus --homes`: each app list under `homes` checked whole, a row printed (and written to
+/// `jsonl`) as each finishes. Exit 3 when Ctrl-C ended it early.
+pub fn homes(
+    args: HomesArgs,
+    table: Option<String>,
+    limit: Option<usize>,
+    shard: Option<String>,
+    jsonl: Option<&Path>,
+    out: &TableFiles,
+    run: &CorpusRun,
+) -> Result<i32, Fail> {
+    use crate::corpus::homes as h;
+    let HomesArgs { homes, pairwise, smartapps } = args;
+    if table.is_some() {
+        return Err(Fail("--table selects pairs of a TSV; --homes takes every list given".into()));
+    }
+    if out.svg.is_some() {
+        return Err(Fail("--svg draws the VMCAI tables' reductions; homes have none".into()));
+    }
+    if let Some(d) = smartapps.as_deref().filter(|d| !d.is_dir()) {
+        return Err(Fail(format!("{}: no such folder of SmartApps", d.display())));
+    }
+    let shard = shard.as_deref().map(crate::check::Shard::parse).transpose()?;
+    let selected = h::select(h::homes(homes)?, limit, shard);
+    super::bound_inputs(run.max_memory);
+    let settings = settings(run);
+    let (head, row) = (report::corpus::homes::text_header(), report::corpus::homes::text_row);
+    let rows =
+        stream_rows(selected, |home| h::run_home(home, &settings, smartapps.as_deref(), pairwise), head, row, jsonl)?;
+    print!("{}", report::corpus::homes::text_summary(&h::summary(&rows)));
+    out.write_homes(&rows)?;
     Ok(if cancel_flag().load(Ordering::SeqCst) { 3 } else { 0 })
 }
 
@@ -143,6 +193,13 @@ pub fn merge(shards: &[PathBuf], out: &TableFiles, jsonl: bool) -> Result<i32, F
             out.write_fse(&rows)?;
             print_merged(&rows, jsonl, report::corpus::fse::render)?;
         }
+        crate::corpus::Merged::Homes(rows) => {
+            if out.svg.is_some() {
+                return Err(Fail("--svg draws the VMCAI tables' reductions; homes have none".into()));
+            }
+            out.write_homes(&rows)?;
+            print_merged(&rows, jsonl, report::corpus::homes::render)?;
+        }
     }
     Ok(0)
 }
@@ -183,6 +240,17 @@ impl TableFiles {
             (&self.svg, r::svg),
             (&self.html, crate::report::html::corpus_page),
         ] {
+            if let Some(p) = path {
+                write(p, &render(rows))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The homes' table as CSV and Markdown.
+    fn write_homes(&self, rows: &[crate::corpus::homes::HomeRow]) -> Result<(), Fail> {
+        use crate::report::corpus::homes as r;
+        for (path, render) in [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown)] {
             if let Some(p) = path {
                 write(p, &render(rows))?;
             }

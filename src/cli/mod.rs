@@ -42,6 +42,14 @@ impl<E: std::fmt::Display> From<E> for Fail {
 
 /// Runs one parsed command line; the exit code of cli.md, or the message of a refusal (exit 2).
 pub fn run(cli: Cli) -> Result<i32, Fail> {
+    let smartapps = match &cli.command {
+        Command::Check { common, .. } | Command::Regress { common, .. } | Command::Compare { common, .. } => {
+            common.smartapps.clone()
+        }
+        Command::Replay { smartapps, .. } | Command::Stats { smartapps, .. } => smartapps.clone(),
+        _ => None,
+    };
+    crate::trace::applist::set_smartapps_dir(smartapps);
     match cli.command {
         Command::Check { files, strategy, dot, expect, html, races, no_races, explain, common } => {
             let out = check::Outputs { dot, expect, html };
@@ -62,12 +70,18 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             let out = compare::Outputs { csv, markdown, svg, html };
             compare::compare(&files, strategies.as_deref(), &out, shard.as_deref(), &common)
         }
-        Command::Corpus { pairs, smartapps, table, limit, shard, jsonl, out, run } => {
-            corpus::corpus(&pairs, smartapps, table, limit, shard, jsonl.as_deref(), &out, &run)
-        }
+        Command::Corpus { pairs, homes, pairwise, smartapps, table, limit, shard, jsonl, out, run } => match pairs {
+            Some(pairs) => corpus::corpus(&pairs, smartapps, table, limit, shard, jsonl.as_deref(), &out, &run),
+            None => {
+                let homes = corpus::HomesArgs { homes: &homes, pairwise, smartapps };
+                corpus::homes(homes, table, limit, shard, jsonl.as_deref(), &out, &run)
+            }
+        },
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
-        Command::Replay { files, schedule, bound, conflicts } => replay::replay(&files, &schedule, bound, conflicts),
-        Command::Stats { files, json } => stats::stats(&files, json),
+        Command::Replay { files, schedule, bound, conflicts, .. } => {
+            replay::replay(&files, &schedule, bound, conflicts)
+        }
+        Command::Stats { files, json, .. } => stats::stats(&files, json),
         Command::Convert { file, out } => {
             let files = crate::trace::abc_log::convert_to(&file, &out)?;
             eprintln!(

@@ -3,7 +3,8 @@
 //! Isolating Failure-Inducing Input", TSE 2002: ddmin over the schedule's steps).
 //!
 //! A candidate counts when it replays (each step enabled where it is taken) and reproduces the
-//! same finding: an error of the same kind and source line (a candidate that hits it earlier is
+//! same finding: an error of the same kind, source line and app (for a conflict, the same
+//! variable and apps; a candidate that hits it earlier is
 //! cut there), or a state with nothing enabled and the same outcome. The result is 1-minimal
 //! with respect to removing any single step when the replay budget allows, not necessarily the
 //! shortest schedule; reports say "shortened from N steps". Replays are bounded
@@ -41,7 +42,7 @@ fn reproduces<M: Model>(
         }
         if let Err(e) = m.step(&mut s, c) {
             return match target {
-                Finding::Error(want) if e.kind == want.kind && e.line == want.line => Some(i + 1),
+                Finding::Error(want) if same_error(&e, want) => Some(i + 1),
                 _ => None,
             };
         }
@@ -54,6 +55,18 @@ fn reproduces<M: Model>(
         }
         Finding::Error(_) => None,
     }
+}
+
+/// Whether `e` is the error `want`: the same kind and source line and, for a conflict, the
+/// same variable and the same two apps in the same order (with several SmartApps a line alone
+/// names no file, and a schedule reaching another pair's conflict there is another finding).
+/// The values may differ: they depend on the path.
+fn same_error(e: &ModelError, want: &ModelError) -> bool {
+    let sides = |c: &crate::model::Conflict| (c.variable.clone(), c.last_app.clone(), c.app.clone());
+    e.kind == want.kind
+        && e.line == want.line
+        && e.app == want.app
+        && e.conflict.as_deref().map(sides) == want.conflict.as_deref().map(sides)
 }
 
 /// A schedule no longer than `path` that still reaches `target` (`path` itself when it does not

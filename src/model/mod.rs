@@ -326,6 +326,12 @@ pub trait Model: Sync {
         self.encode(s, enc);
         (hash_words(enc), enc.len())
     }
+    /// Where `app` last wrote `variable` along `path` (`file:line, handler h`): the earlier side
+    /// of a conflict the last step of `path` ends in, for reports. None when the model keeps no
+    /// places (the default) or the write is not on the path.
+    fn write_place(&self, _path: &[Choice], _variable: &str, _app: &str) -> Option<String> {
+        None
+    }
     /// The outcome of a state in which nothing is enabled.
     fn outcome(&self, s: &Self::State) -> Outcome;
     /// Short name of a choice, as written in schedules (no `,` or `*`).
@@ -461,6 +467,8 @@ pub struct LoadOptions {
     pub bound: Option<u32>,
     /// `--conflicts`: IoTCheck's conflict property (event models).
     pub conflicts: bool,
+    /// `--keep-dead-state`: SmartApps store what no app can tell apart (an ablation).
+    pub keep_dead_state: bool,
 }
 
 /// An input turned into its transition system.
@@ -509,7 +517,11 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
             Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
         Input::SmartApps(apps) => {
-            let opts = smartapp::SmartAppOptions { conflicts: options.conflicts, bound: options.bound };
+            let opts = smartapp::SmartAppOptions {
+                conflicts: options.conflicts,
+                bound: options.bound,
+                keep_dead_state: options.keep_dead_state,
+            };
             Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
         }
     }

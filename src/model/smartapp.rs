@@ -45,6 +45,7 @@ use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 
 mod builtins;
+mod dead;
 mod delivery;
 mod devices;
 mod encode;
@@ -118,6 +119,9 @@ struct EnvEvent {
 pub struct SmartAppOptions {
     pub conflicts: bool,
     pub bound: Option<u32>,
+    /// Store the attributes no app reads or writes and the conflict ghosts of the attributes one
+    /// app writes (`dead.rs`; an ablation, `--keep-dead-state`).
+    pub keep_dead_state: bool,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -207,9 +211,10 @@ pub struct SmartAppModel {
     left_out: Vec<bool>,
     /// Per event: never scheduled, as it reaches no app kept and nothing they read (`slice`).
     dead: Vec<bool>,
-    /// Per attribute slot: whether `--conflicts` keeps its last writer, i.e. two kept apps may
-    /// write it (`slice`; with one writer no conflict can arise there).
-    ghost: Vec<bool>,
+    /// Per slot: an attribute no app reads or writes, kept at its initial value (`dead.rs`).
+    dead_slots: Vec<bool>,
+    /// Per slot: at most one app writes it, so its conflict ghost is not kept (`dead.rs`).
+    no_ghost: Vec<bool>,
 }
 
 /// Ways a handler run ends early.
@@ -254,6 +259,9 @@ struct Ctx<'m> {
     touch_app: Option<usize>,
     /// For lane diagrams only (`Model::lane_marks`): what ran, in order.
     log: Option<Vec<Logged>>,
+    /// When asked for (reports): each app write recorded as the last writer, as (slot, app,
+    /// `file:line, handler h`), for the earlier side of a conflict ([`SmartAppModel::write_place`]).
+    places: Option<Vec<(usize, usize, String)>>,
 }
 
 /// One thing a firing did, as a lane diagram draws it: an access (or, `None`, a handler
@@ -288,17 +296,23 @@ impl<'m> Ctx<'m> {
             problems: Vec::new(),
             touch_app: None,
             log: None,
+            places: None,
         }
     }
 
     /// `file:line, handler h` of the error that ended the firing.
     fn fault_place(&self) -> Option<String> {
         let (app, line, sub) = self.fault?;
+        Some(self.place(app, line, sub))
+    }
+
+    /// `file:line, handler h` of `app`'s `line` run by subscription `sub`.
+    fn place(&self, app: usize, line: usize, sub: Option<usize>) -> String {
         let mut at = format!("{}:{line}", self.m.apps[app].file);
         if let Some(s) = sub {
             at.push_str(&format!(", handler {}", self.m.subs[s].handler.name()));
         }
-        Some(at)
+        at
     }
 }
 
@@ -365,7 +379,7 @@ impl Model for SmartAppModel {
     fn lane_marks(&self, s: &SmartState, c: Choice, out: &mut Vec<crate::model::lane::LaneMark>) {
         use crate::model::lane::LaneMark;
         let (mut copy, mut acc, mut log) = (s.clone(), Vec::new(), Some(Vec::new()));
-        let result = self.fire_logged(&mut copy, c as usize, &mut acc, &mut log);
+        let result = self.fire_traced(&mut copy, c as usize, &mut acc, &mut log, None);
         let ev = &self.events[c as usize];
         let mut text = format!("event {}", ev.name);
         if let Err(e) = &result {
@@ -413,6 +427,18 @@ impl Model for SmartAppModel {
                 access,
             });
         }
+    }
+    fn write_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
+        let slot = self.slots.iter().position(|(d, a)| format!("{}.{a}", self.devices[*d as usize]) == variable)?;
+        let app = self.apps.iter().position(|a| a.name == app)?;
+        let (mut s, mut acc, mut places) = (self.initial(), Vec::new(), Vec::new());
+        for &c in path {
+            acc.clear();
+            if self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places)).is_err() {
+                break;
+            }
+        }
+        places.into_iter().rev().find(|(sl, ap, _)| *sl == slot && *ap == app).map(|p| p.2)
     }
     fn step_recording(&self, s: &mut SmartState, c: Choice, out: &mut Accesses) -> Result<(), ModelError> {
         let mut acc = Vec::with_capacity(32);

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use super::compare::{csv_cell, ratio, xml};
 
 pub mod fse;
+pub mod homes;
 use crate::corpus::{summary, Row, Side, Summary};
 
 /// Column names; `x` columns are reductions (full / stateful), `JPF` the paper's figures.

@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod corpus;
 pub mod dot;
+pub mod findings;
 pub mod html;
 pub mod races;
 pub mod text;
@@ -90,6 +91,10 @@ pub struct RunReport {
     /// What the search left out because the property cannot see it ([`Model::left_out`]):
     /// SmartApps not interleaved under `--conflicts`, whose own exceptions are not looked for.
     pub left_out: Vec<String>,
+    /// The conflicts among `errors` grouped by device and attribute, naming the apps
+    /// ([`findings`]); empty when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts_by_attribute: Vec<findings::AttributeConflicts>,
     /// EM traces, when asked for ([`crate::check::Check::races`]): the races and the outcomes
     /// explained, as members `race_pairs` ... `races`, `outcomes_explained` (docs/races.md).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -179,11 +184,13 @@ impl RunReport {
                 });
             }
         }
+        let conflicts_by_attribute = findings::group(model, &errors);
         RunReport {
+            conflicts_by_attribute,
             file: file.to_string(),
             model: model.kind(),
             strategy: strategy.to_string(),
-            load_flags: model.load_flags(),
+            load_flags: model.load_flags() + &smartapps_flag(model.kind()),
             finished: stats.finished,
             executions: stats.executions,
             transitions: stats.transitions,
@@ -241,6 +248,16 @@ impl RunReport {
         lines.sort();
         lines.dedup();
         lines.into_iter().map(|l| l + "\n").collect()
+    }
+}
+
+/// ` --smartapps DIR` when app lists were read with it: a replay line must find the same apps.
+fn smartapps_flag(kind: ModelKind) -> String {
+    match crate::trace::applist::smartapps_dir() {
+        Some(dir) if kind == ModelKind::SmartApps => {
+            format!(" --smartapps {}", text::quote(&dir.display().to_string()))
+        }
+        _ => String::new(),
     }
 }
 

@@ -73,6 +73,10 @@ pub fn render(r: &RunReport, sut: &str) -> String {
             r.load_flags
         );
     }
+    if !r.conflicts_by_attribute.is_empty() {
+        rule(&mut out, "conflicts by device and attribute");
+        out.push_str(&super::findings::render_text(&r.conflicts_by_attribute));
+    }
     rule(&mut out, "results");
     if r.errors.is_empty() {
         let _ = writeln!(out, "no errors detected");

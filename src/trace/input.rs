@@ -1,7 +1,7 @@
 //! Reading inputs: files are memory-mapped (traces can be large) and their kind is told from
 //! the content, not the name (cli.md): an EM trace, a folder holding `trace.txt`, an
 //! EM-Explorer `config.cfg`, DroidRacer's raw `abc_log.txt`, an event model (`model events` on its first meaningful line), or
-//! SmartApps (Groovy files, or folders of them). The one place inputs are told apart:
+//! SmartApps (Groovy files, folders of them, or IoTCheck's app lists). The one place inputs are told apart:
 //! [`detect_input`] turns the paths given for one input into the [`Input`] `model/` builds
 //! from, once; [`detect`] tells one file.
 
@@ -160,6 +160,8 @@ pub enum InputKind {
     Groovy(PathBuf),
     /// DroidRacer's raw log (`abc_log.txt`), explored as its conversion (docs/abc-log.md).
     AbcLog(PathBuf),
+    /// A list of SmartApps, IoTCheck's `appLists` format: a home ([`super::applist`]).
+    AppList(PathBuf),
 }
 
 /// First line that is not blank and not a comment (`#`, `//`).
@@ -194,6 +196,8 @@ pub fn detect(path: &Path) -> Result<InputKind, InputError> {
     let mut words = first.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
     match (words.next(), words.next()) {
         (Some(b"model"), Some(b"events")) => Ok(InputKind::Events(path.to_path_buf())),
+        // Before the traces' leading digit: an app's name may start with one (`03-sms-to-hue`).
+        _ if super::applist::is_app_list(&bytes) => Ok(InputKind::AppList(path.to_path_buf())),
         (Some(w), _) if w.first().is_some_and(u8::is_ascii_digit) => Ok(em_with_dependence(path.to_path_buf())),
         _ if is_config(&bytes) => config_target(path, &bytes, &mut Vec::new()),
         _ if is_groovy(&bytes) => Ok(InputKind::Groovy(path.to_path_buf())),
@@ -319,8 +323,8 @@ pub enum Input {
 }
 
 /// Tells what `paths` hold, reading each one once: a folder of `.groovy` SmartApps stands for
-/// them; a file or a folder holding `trace.txt` is told by [`detect`]; several paths must all
-/// be SmartApps.
+/// them; a file or a folder holding `trace.txt` is told by [`detect`]; an app list stands for
+/// the apps it names; several paths must all be SmartApps.
 pub fn detect_input(paths: &[PathBuf]) -> Result<Input, InputError> {
     let mut apps = Vec::new();
     for p in paths {
@@ -333,6 +337,8 @@ pub fn detect_input(paths: &[PathBuf]) -> Result<Input, InputError> {
         };
         match kind {
             InputKind::Groovy(app) => apps.push(app),
+            // A home: its apps join the system.
+            InputKind::AppList(list) => apps.extend(super::applist::read_app_list(&list)?),
             _ if paths.len() > 1 => {
                 return Err(InputError::file(
                     p,

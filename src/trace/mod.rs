@@ -5,9 +5,11 @@
 //! - [`abc_log`]: DroidRacer's raw log (`abc_log.txt`), converted to an EM trace.
 //! - [`em`]: DroidRacer / EM-Explorer Android traces (`trace.txt`, `dependence.txt`, `config.cfg`).
 //! - [`events`]: SmartThings-style event models (`model events`).
+//! - [`applist`]: IoTCheck's app lists (a home: the SmartApps checked together).
 //! - [`input`]: reading files (memory-mapped) and telling the kinds apart by content.
 
 pub mod abc_log;
+pub mod applist;
 pub mod em;
 pub mod events;
 pub mod groovy;

@@ -22,16 +22,19 @@ impl SmartAppModel {
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
     pub(super) fn fire(&self, st: &mut SmartState, e: usize, acc: &mut Vec<Access>) -> Result<(), ModelError> {
-        self.fire_logged(st, e, acc, &mut None)
+        self.fire_traced(st, e, acc, &mut None, None)
     }
 
-    /// [`SmartAppModel::fire`] that, when `log` holds a list, appends what ran to it.
-    pub(super) fn fire_logged(
+    /// [`SmartAppModel::fire`] that, when `log` holds a list, appends what ran to it (lane
+    /// diagrams), and when `places` is given, where each app write that makes its app the last
+    /// writer is (reports; see [`SmartAppModel::write_place`]).
+    pub(super) fn fire_traced(
         &self,
         st: &mut SmartState,
         e: usize,
         acc: &mut Vec<Access>,
         log: &mut Option<Vec<Logged>>,
+        places: Option<&mut Vec<(usize, usize, String)>>,
     ) -> Result<(), ModelError> {
         if self.opts.bound.is_some() {
             st.fired[e] += 1;
@@ -39,6 +42,9 @@ impl SmartAppModel {
         let ev = &self.events[e];
         let mut cx = Ctx::new(self, st, 0, std::mem::take(acc));
         cx.log = log.take();
+        if places.is_some() {
+            cx.places = Some(Vec::new());
+        }
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
             cx.call_method(*app, method, Vec::new()).map(|_| ())
@@ -55,6 +61,9 @@ impl SmartAppModel {
         }
         *acc = std::mem::take(&mut cx.acc);
         *log = cx.log.take();
+        if let (Some(out), Some(found)) = (places, cx.places.take()) {
+            out.extend(found);
+        }
         let app = cx.app;
         let at = cx.fault_place();
         let conflict = cx.conflict.take();
@@ -100,9 +109,18 @@ impl Ctx<'_> {
         if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
             return Ok(());
         }
+        // An attribute nobody reads or writes is not stored, and its event touches nothing of
+        // the state (`dead.rs`); no app writes it.
+        // (Both are decided after installing, which runs with everything stored.)
+        if self.m.dead_slots.get(slot) == Some(&true) {
+            debug_assert!(by.is_none(), "an app writes dead attribute {attr}");
+            let m = self.m;
+            return self.deliver(Some(dev), &m.slot_text[slot], &value.text().into());
+        }
+        // The conflict ghost of an attribute one app writes is not kept (`dead.rs`).
+        let ghost = self.m.opts.conflicts && self.m.no_ghost.get(slot) != Some(&true);
         // A write that leaves the state as it was (the same value, and with `--conflicts` the
         // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
-        let ghost = self.m.opts.conflicts && self.m.ghost[slot];
         let new_writer = match (by, ghost) {
             (Some(app), true) => {
                 let (w, last) = &self.st.writers[slot];
@@ -134,6 +152,12 @@ impl Ctx<'_> {
                 ));
             }
             self.st.writers[slot] = ((app + 1) as u8, value.clone());
+            if self.places.is_some() {
+                let place = self.place(app, self.line, self.sub);
+                if let Some(p) = self.places.as_mut() {
+                    p.push((slot, app, place));
+                }
+            }
         }
         // A device reports a change only; an app's command to the value held sends nothing. The
         // environment's event is a change by definition: the device came to this value (through

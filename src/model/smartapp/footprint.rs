@@ -65,22 +65,22 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
 
 /// What a scan of one app's source finds it may write.
 #[derive(Default)]
-struct Scan {
+pub(super) struct Scan {
     /// Names of calls with a target (device commands among them).
-    commands: Vec<String>,
+    pub(super) commands: Vec<String>,
     /// A call whose name is computed: any command.
-    dynamic: bool,
-    sets_mode: bool,
-    writes_state: bool,
+    pub(super) dynamic: bool,
+    pub(super) sets_mode: bool,
+    pub(super) writes_state: bool,
+    /// Attribute names a read may name (see `dead.rs`): every member name as written, without
+    /// `current` (first letter lowered) or `State`, and the literal names given to
+    /// `currentValue`, `latestValue`, `currentState`, `latestState`.
+    pub(super) read_names: std::collections::BTreeSet<String>,
+    /// One of those queries given a computed name: it may read any attribute.
+    pub(super) reads_computed: bool,
     /// A call with an effect outside the app the model does not carry out (yet) or that a hub
     /// would ([`SHARED_EFFECTS`]): kept out of `slice`'s read-only apps.
-    effects: bool,
-    /// Attribute names the app may read a device's value by: member and call names, with
-    /// `currentX` and `xState` read as `x`, and the literal names given to `currentValue`,
-    /// `latestValue`, `currentState`, `latestState` ([`super::Ctx::member`],
-    /// [`super::Ctx::device_method`]); `any_attr` when such a name is computed.
-    attr_names: Vec<String>,
-    any_attr: bool,
+    pub(super) effects: bool,
 }
 
 /// Calls that on a hub reach other apps or devices although the model does nothing for them:
@@ -144,16 +144,16 @@ impl Scan {
         }
     }
 
-    /// A member or method name, and the attribute it reads should it name one (`currentSwitch`,
-    /// `switchState`, `switch`).
-    fn attr_name(&mut self, name: &str) {
+    /// A member name, as the attributes a device property of that name reads
+    /// ([`super::Ctx::member`]): the name itself, `currentX` -> `x`, `xState` -> `x`.
+    fn read_name(&mut self, name: &str) {
         if let Some(a) = name.strip_prefix("current") {
-            self.attr_names.push(super::lower_first(a));
+            self.read_names.insert(super::lower_first(a));
         }
         if let Some(a) = name.strip_suffix("State") {
-            self.attr_names.push(a.to_string());
+            self.read_names.insert(a.to_string());
         }
-        self.attr_names.push(name.to_string());
+        self.read_names.insert(name.to_string());
     }
 
     /// A target written to (assigned, incremented, or mutated by a collection method): the mode
@@ -190,7 +190,7 @@ impl Scan {
                 }
             }
             Expr::Member { obj, name, .. } => {
-                self.attr_name(name);
+                self.read_name(name);
                 self.expr(obj)
             }
             Expr::Index(o, i) => {
@@ -201,17 +201,18 @@ impl Scan {
                 match name.as_str() {
                     groovy::DYNAMIC => self.dynamic = true,
                     "setLocationMode" | "setMode" => self.sets_mode = true,
+                    "currentValue" | "latestValue" | "currentState" | "latestState" => match args.first() {
+                        Some(Arg::Pos(Expr::Str(n))) => {
+                            self.read_names.insert(n.to_string());
+                        }
+                        _ => self.reads_computed = true,
+                    },
                     n if SHARED_EFFECTS.contains(&n) => self.effects = true,
                     _ => {}
                 }
+                // `dev.currentSwitch()` is no query the interpreter knows; named all the same.
+                self.read_name(name);
                 if let Some(t) = target {
-                    self.attr_name(name);
-                    if matches!(name.as_str(), "currentValue" | "latestValue" | "currentState" | "latestState") {
-                        match args.first() {
-                            Some(Arg::Pos(Expr::Str(a))) => self.attr_names.push(a.to_string()),
-                            _ => self.any_attr = true,
-                        }
-                    }
                     self.commands.push(name.clone());
                     // Mutating methods write back to where the collection came from.
                     self.target(t);
@@ -256,7 +257,7 @@ fn names_location_mode(t: &Expr) -> bool {
     }
 }
 
-fn scan(script: &Script) -> Scan {
+pub(super) fn scan(script: &Script) -> Scan {
     let mut s = Scan::default();
     s.stmts(&script.top);
     for m in &script.methods {
@@ -287,7 +288,7 @@ pub(super) struct AppReach {
     /// `slots` by the attribute names its source uses (for `slice`).
     pub(super) reads: Vec<usize>,
     pub(super) sets_mode: bool,
-    writes_state: bool,
+    pub(super) writes_state: bool,
     /// Whether it may write anything another app can see or a conflict is made of: a device
     /// attribute, the mode, a computed call (anything), or a [`SHARED_EFFECTS`] call.
     pub(super) shared: bool,
@@ -318,7 +319,7 @@ impl SmartAppModel {
                         if writes_it {
                             writes.push(*slot);
                         }
-                        if writes_it || sc.dynamic || sc.any_attr || sc.attr_names.iter().any(|n| n == attr) {
+                        if writes_it || sc.dynamic || sc.reads_computed || sc.read_names.contains(attr.as_str()) {
                             reads.push(*slot);
                         }
                     }

@@ -469,7 +469,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         presence_data,
         left_out: Vec::new(),
         dead: Vec::new(),
-        ghost: Vec::new(),
+        dead_slots: Vec::new(),
+        no_ghost: Vec::new(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -529,5 +530,6 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     if opts.conflicts {
         model.slice_readers();
     }
+    (model.dead_slots, model.no_ghost) = model.unstored_slots();
     Ok(model)
 }

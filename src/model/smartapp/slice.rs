@@ -33,10 +33,7 @@
 //! path. A hub runs each app's handler apart, so that exception would not stop the other
 //! apps' writes there: S' is the hub's answer for the kept apps.
 //!
-//! **The conflict ghost** (last writer and value per attribute) is kept only for attributes two
-//! kept apps may write (by the footprints' scan): a conflict needs the last writer to be another
-//! app, so where one app alone writes, the ghost never decides anything and only splits states
-//! (FireCO2Alarm alone: 8,340 states with it, 3,760 without).
+//! (The conflict ghost of an attribute only one app writes is not kept either: `dead.rs`.)
 //!
 //! **What is lost.** The exceptions of R's own handlers are not looked for; the report says
 //! which apps were left out and why (text, JSON `left_out`, `stats` count). tests/soundness.rs
@@ -50,12 +47,6 @@ impl SmartAppModel {
     pub(super) fn slice_readers(&mut self) {
         let reach = self.reach();
         self.left_out = reach.iter().map(|r| !r.shared).collect();
-        // The last writer of an attribute only one kept app may write is never another app's.
-        let mut writers = vec![0u32; self.slots.len()];
-        for (r, _) in reach.iter().zip(&self.left_out).filter(|(_, &l)| !l) {
-            r.writes.iter().for_each(|&s| writers[s] += 1);
-        }
-        self.ghost = writers.iter().map(|&w| w >= 2).collect();
         if !self.left_out.iter().any(|&l| l) {
             return;
         }
@@ -78,7 +69,6 @@ impl SmartAppModel {
     pub fn keep_all_apps(&mut self) {
         self.left_out = vec![false; self.apps.len()];
         self.dead = vec![false; self.events.len()];
-        self.ghost = vec![true; self.slots.len()];
     }
 
     /// The apps left out of the interleaving and the events not scheduled, one line each.

@@ -1,0 +1,251 @@
+//! `corpus --homes` (issue 29): each IoTCheck device group (an app list of
+//! `shared/smartthings/appLists`) checked whole, all its apps as one home, with IoTCheck's
+//! conflicts (`--conflicts` implied) and the default strategy for SmartApps, under the per-run
+//! limits; one row per home: apps, events, states, transitions, time, memory, finished or what
+//! stopped it, and the conflicts grouped by device and attribute ([`crate::report::findings`]).
+//!
+//! A conflict found is a finding whether or not the search finished; "no conflict" needs a
+//! finished search. The homes are taken in path order; `--shard` splits them by a hash of the
+//! list's file name (the same on every machine), `--jsonl` rows merge as the pairs' do.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Settings, Side};
+use crate::check::{self, Check, CheckError};
+use crate::explore::SearchOptions;
+use crate::model::{LoadOptions, Model};
+use crate::report::findings::{self, AttributeConflicts};
+use crate::trace::applist;
+
+/// One home: an app list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Home {
+    /// The list's file name (`locksAppList`): the key of `--shard` and merging.
+    pub home: String,
+    pub list: PathBuf,
+}
+
+/// The homes under `paths`: an app list stands for itself; a folder for the app lists in it
+/// (told by content, [`applist::is_app_list`]), in name order.
+pub fn homes(paths: &[PathBuf]) -> Result<Vec<Home>, CheckError> {
+    let mut out = Vec::new();
+    for p in paths {
+        let home = |list: PathBuf| Home {
+            home: list.file_name().map_or_else(String::new, |n| n.to_string_lossy().into()),
+            list,
+        };
+        if !p.is_dir() {
+            if !p.is_file() {
+                return Err(CheckError(format!("{}: no such app list", p.display())));
+            }
+            out.push(home(p.clone()));
+            continue;
+        }
+        let entries = std::fs::read_dir(p).map_err(|e| CheckError(format!("{}: cannot read: {e}", p.display())))?;
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|f| f.is_file() && std::fs::read(f).is_ok_and(|b| applist::is_app_list(&b)))
+            .collect();
+        if found.is_empty() {
+            return Err(CheckError(format!("{}: no app lists in this folder", p.display())));
+        }
+        found.sort();
+        out.extend(found.into_iter().map(home));
+    }
+    Ok(out)
+}
+
+/// The homes a run takes: the first `limit`, then share `shard` of those.
+pub fn select(homes: Vec<Home>, limit: Option<usize>, shard: Option<check::Shard>) -> Vec<Home> {
+    let mut out = homes;
+    if let Some(n) = limit {
+        out.truncate(n);
+    }
+    if let Some(s) = shard {
+        out.retain(|h| s.contains(Path::new(&h.home)));
+    }
+    out
+}
+
+/// One home's run. A JSON line of `--jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HomeRow {
+    #[serde(flatten)]
+    pub home: Home,
+    /// Apps of the list (0 when it did not load).
+    pub apps: usize,
+    /// Events of our model of the home.
+    pub events: Option<u64>,
+    /// The search (null when the home did not load).
+    pub run: Option<Side>,
+    /// Peak heap of the run, MiB.
+    pub peak_mib: Option<f64>,
+    /// Distinct conflicts found (errors of kind `conflict`).
+    pub conflicts: usize,
+    /// The conflicts by device and attribute.
+    pub by_attribute: Vec<AttributeConflicts>,
+    /// With `--pairwise`: the findings of the home's apps run two at a time, beside the home's.
+    pub pairwise: Option<Pairwise>,
+    /// Why the home did not run (first line of the load error).
+    pub error: Option<String>,
+}
+
+/// The findings of every pair of a home's apps, each pair run as the home was (same limits),
+/// and how they stand against the home's own.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pairwise {
+    /// Pairs run, and how many a limit stopped.
+    pub pairs: usize,
+    pub unfinished: usize,
+    /// Distinct (device, attribute, app pair) over all pairs.
+    pub findings: usize,
+    /// Pairwise findings the home did not report, `device.attribute: app/app`.
+    pub missing: Vec<String>,
+    /// Home findings no pair reported (a third app's handler between the two writes).
+    pub only_home: Vec<String>,
+}
+
+/// A finding as tables write it.
+pub fn key_text(k: &findings::FindingKey) -> String {
+    let var = if k.0.is_empty() { k.1.clone() } else { format!("{}.{}", k.0, k.1) };
+    format!("{var}: {}/{}", k.2, k.3)
+}
+
+/// Runs every pair of `files` (SmartApps) with IoTCheck's conflicts under `settings`' limits:
+/// the union of their findings, with how many pairs ran and how many a limit stopped.
+pub fn pairwise_findings(files: &[PathBuf], settings: &Settings) -> (usize, usize, BTreeSet<findings::FindingKey>) {
+    let load = LoadOptions { conflicts: true, ..settings.load };
+    let (mut pairs, mut unfinished, mut found) = (0, 0, BTreeSet::new());
+    for i in 0..files.len() {
+        for j in i + 1..files.len() {
+            if settings.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst)) {
+                return (pairs, unfinished + 1, found);
+            }
+            pairs += 1;
+            let Ok(m) = super::load_pair(&[files[i].clone(), files[j].clone()], load) else {
+                unfinished += 1;
+                continue;
+            };
+            let mut run = Check::new(&m).limits(settings.limits.clone()).options(SearchOptions::default());
+            if let Some(flag) = &settings.cancel {
+                run = run.cancel(flag.clone());
+            }
+            let report = run.run();
+            if !report.finished {
+                unfinished += 1;
+            }
+            found.extend(findings::keys(&report.conflicts_by_attribute));
+        }
+    }
+    (pairs, unfinished, found)
+}
+
+impl HomeRow {
+    /// Distinct (device, attribute, pair of apps) found.
+    pub fn findings(&self) -> usize {
+        findings::keys(&self.by_attribute).len()
+    }
+
+    pub fn finished(&self) -> bool {
+        self.run.as_ref().is_some_and(|s| s.finished)
+    }
+}
+
+/// The apps of `list`, looked up in `smartapps` when given (else beside the list).
+pub fn apps_of(list: &Path, smartapps: Option<&Path>) -> Result<Vec<PathBuf>, String> {
+    let dirs = match smartapps {
+        Some(d) => vec![d.to_path_buf()],
+        None => applist::search_dirs(list),
+    };
+    let bytes = crate::trace::input::read(list).map_err(|e| e.to_string())?;
+    applist::parse_app_list(list, &bytes, &dirs).map_err(|e| e.to_string())
+}
+
+/// Loads `home` with IoTCheck's conflicts on and runs the default strategy for SmartApps with
+/// the per-run limits. `smartapps`: the folder of the apps (None: beside the list). With
+/// `pairwise`, every pair of its apps is run too ([`pairwise_findings`]).
+pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>, pairwise: bool) -> HomeRow {
+    let mut row = HomeRow {
+        home,
+        apps: 0,
+        events: None,
+        run: None,
+        peak_mib: None,
+        conflicts: 0,
+        by_attribute: Vec::new(),
+        pairwise: None,
+        error: None,
+    };
+    let files = match apps_of(&row.home.list, smartapps) {
+        Ok(f) => f,
+        Err(e) => {
+            row.error = Some(e.lines().next().unwrap_or("").to_string());
+            return row;
+        }
+    };
+    let load = LoadOptions { conflicts: true, ..settings.load };
+    let m = match super::load_pair(&files, load) {
+        Ok(m) => m,
+        Err(e) => {
+            row.error = Some(e);
+            return row;
+        }
+    };
+    row.apps = files.len();
+    row.events = m.stats().get("events").copied();
+    let mut run = Check::new(&m)
+        .file(row.home.list.display().to_string())
+        .limits(settings.limits.clone())
+        .options(SearchOptions::default());
+    if let Some(flag) = &settings.cancel {
+        run = run.cancel(flag.clone());
+    }
+    let report = run.run();
+    row.conflicts = report.errors.iter().filter(|e| e.kind == "conflict").count();
+    row.peak_mib = report.peak_bytes().map(|b| b as f64 / (1u64 << 20) as f64);
+    row.run = Some(Side::from(&report));
+    row.by_attribute = report.conflicts_by_attribute;
+    if pairwise {
+        let (pairs, unfinished, theirs) = pairwise_findings(&files, settings);
+        let ours = findings::keys(&row.by_attribute);
+        row.pairwise = Some(Pairwise {
+            pairs,
+            unfinished,
+            findings: theirs.len(),
+            missing: theirs.difference(&ours).map(key_text).collect(),
+            only_home: ours.difference(&theirs).map(key_text).collect(),
+        });
+    }
+    row
+}
+
+/// The homes' figures over all rows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct HomesSummary {
+    pub homes: usize,
+    pub loaded: usize,
+    pub finished: usize,
+    /// Homes with at least one conflict found.
+    pub with_conflicts: usize,
+    /// Distinct (device, attribute, pair of apps) of each home, summed.
+    pub findings: usize,
+}
+
+pub fn summary(rows: &[HomeRow]) -> HomesSummary {
+    HomesSummary {
+        homes: rows.len(),
+        loaded: rows.iter().filter(|r| r.error.is_none()).count(),
+        finished: rows.iter().filter(|r| r.finished()).count(),
+        with_conflicts: rows.iter().filter(|r| r.conflicts > 0).count(),
+        findings: rows.iter().map(HomeRow::findings).sum(),
+    }
+}
+
+/// Whether a JSON row (of `--jsonl`) is a home's.
+pub fn is_home_row(v: &serde_json::Value) -> bool {
+    v.get("home").is_some() && v.get("by_attribute").is_some()
+}
