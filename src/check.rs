@@ -89,6 +89,10 @@ pub fn check_detected_load_options(
     inputs: &[(Vec<PathBuf>, Result<Input, InputError>)],
     load: &LoadOptions,
 ) -> Result<(), CheckError> {
+    // `--keep-dead-state` shapes SmartApps only (model/smartapp/dead.rs).
+    if load.keep_dead_state && !inputs.iter().any(|(_, input)| matches!(input, Ok(Input::SmartApps(_)) | Err(_))) {
+        return Err(CheckError("--keep-dead-state applies to SmartApps only".into()));
+    }
     let option = match (load.bound, load.conflicts) {
         (Some(_), _) => "--bound",
         (None, true) => "--conflicts",

@@ -19,7 +19,7 @@ fn em(path: &str) -> EmModel {
 }
 
 fn events(path: &str, bound: Option<u32>) -> EventModel {
-    match model::load(Path::new(path), LoadOptions { bound, conflicts: false }).unwrap() {
+    match model::load(Path::new(path), LoadOptions { bound, conflicts: false, ..Default::default() }).unwrap() {
         Loaded::Events(m) => m,
         _ => panic!("{path} is not an event model"),
     }
@@ -220,7 +220,7 @@ fn options_a_strategy_ignores_are_refused_from_what_the_registry_says() {
     let err = check::check_search_options(ModelKind::EmTrace, &[registry::lookup("em-dpor").unwrap()], &threads);
     assert!(err.unwrap_err().0.contains("--threads 2"));
     let trace = vec![PathBuf::from("fixtures/em/two-posters")];
-    let bound = LoadOptions { bound: Some(1), conflicts: false };
+    let bound = LoadOptions { bound: Some(1), conflicts: false, ..Default::default() };
     assert!(check::check_load_options(std::slice::from_ref(&trace), &bound).unwrap_err().0.contains("--bound"));
     assert!(check::check_load_options(&[trace], &LoadOptions::default()).is_ok());
     let model = vec![PathBuf::from("fixtures/events/example.events")];
@@ -233,7 +233,11 @@ fn options_a_strategy_ignores_are_refused_from_what_the_registry_says() {
 #[test]
 fn compare_verdict_checks_unfinished_runs_as_subsets_and_names_the_winner() {
     use tracepor::report::compare::{Standing, Verdict};
-    let load = |path: &str| match model::load(Path::new(path), LoadOptions { bound: Some(1), conflicts: true }).unwrap()
+    let load = |path: &str| match model::load(
+        Path::new(path),
+        LoadOptions { bound: Some(1), conflicts: true, ..Default::default() },
+    )
+    .unwrap()
     {
         Loaded::Events(m) => m,
         _ => panic!("{path} is not an event model"),
@@ -291,7 +295,9 @@ fn shortening_stops_at_its_deadline() {
     use tracepor::explore::shorten::{shorten, Finding};
     use tracepor::explore::Search;
     let path = "traces/smartthings/fireco2alarm--lock-it-when-i-leave.events";
-    let m = match model::load(Path::new(path), LoadOptions { bound: Some(2), conflicts: true }).unwrap() {
+    let m = match model::load(Path::new(path), LoadOptions { bound: Some(2), conflicts: true, ..Default::default() })
+        .unwrap()
+    {
         Loaded::Events(m) => m,
         _ => panic!("{path} is not an event model"),
     };

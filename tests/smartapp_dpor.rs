@@ -76,7 +76,7 @@ fn footprints_cover_every_reachable_firing_of_generated_systems() {
         let files = write(&format!("gen{seed}"), &apps);
         for conflicts in [false, true] {
             // No bound: the walk is capped, and every state reached counts.
-            let m = load(&files, SmartAppOptions { conflicts, bound: None }).unwrap();
+            let m = load(&files, SmartAppOptions { conflicts, bound: None, ..SmartAppOptions::default() }).unwrap();
             states += check_cover(&m, &format!("seed {seed} conflicts {conflicts}"), 3_000);
         }
     }
@@ -95,7 +95,9 @@ fn footprints_cover_every_reachable_firing_of_the_corpus_pairs() {
         let Some((a, b)) = f[2].split_once('–') else { continue };
         let app = |n: &str| shared.join("smartthings/smartapps").join(format!("{n}.groovy"));
         let files = vec![app(a), app(b)];
-        let Ok(m) = load(&files, SmartAppOptions { conflicts: true, bound: None }) else { continue };
+        let Ok(m) = load(&files, SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() }) else {
+            continue;
+        };
         pairs += 1;
         states += check_cover(&m, f[2], 300);
     }
@@ -121,7 +123,7 @@ def h(evt) { door.lock() }
 def g(evt) { }
 "#;
     let files = write("cascade", &[("A".into(), a.into()), ("B".into(), b.into())]);
-    let m = load(&files, SmartAppOptions { conflicts: false, bound: Some(1) }).unwrap();
+    let m = load(&files, SmartAppOptions { conflicts: false, bound: Some(1), ..SmartAppOptions::default() }).unwrap();
     let fp = m.footprints();
     let ev = |n: &str| (0..m.choices()).find(|&c| m.choice_name(c) == n).unwrap_or_else(|| panic!("no {n}"));
     let motion = &fp[ev("motionSensor.motion.active") as usize];

@@ -184,7 +184,7 @@ def quiet(evt) {
 
 #[test]
 fn a_conflict_names_the_file_line_app_and_handler() {
-    let opts = SmartAppOptions { conflicts: true, bound: None };
+    let opts = SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() };
     let (m, files) = system("conflict", &[("Locker", LOCKER), ("Night", NIGHT)], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "presenceSensor.presence.present").unwrap();

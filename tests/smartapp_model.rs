@@ -189,7 +189,7 @@ def h(evt) { sw.on() }
 
 #[test]
 fn conflicts_name_both_apps_the_attribute_and_both_values() {
-    let opts = SmartAppOptions { conflicts: true, bound: None };
+    let opts = SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() };
     let m = system("conflict", &[("Offer", OFFER), ("Oner", ONER)], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "contactSensor.contact.open").unwrap();
@@ -216,7 +216,7 @@ fn conflicts_name_both_apps_the_attribute_and_both_values() {
 
 #[test]
 fn bound_makes_runs_finite_for_stateless_strategies() {
-    let opts = SmartAppOptions { conflicts: false, bound: Some(2) };
+    let opts = SmartAppOptions { conflicts: false, bound: Some(2), ..SmartAppOptions::default() };
     let m = system("bound", &[("Opener", OPENER), ("Watcher", WATCHER)], opts);
     let (stats, found) = explore::run(&m, &mut FullStateless, Limits::default(), Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);
@@ -234,7 +234,7 @@ fn fireco2alarm_and_lock_it_when_i_leave_conflict_on_the_lock() {
     if !files[0].is_file() {
         panic!("the IoTCheck corpus is expected at {}", files[0].display());
     }
-    let m = load(&files, SmartAppOptions { conflicts: true, bound: None }).unwrap();
+    let m = load(&files, SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() }).unwrap();
     let limits = Limits { max_transitions: Some(200_000_000), ..Limits::default() };
     let (stats, found) = explore::run(&m, &mut StatefulDpor::new(), limits, Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);

@@ -48,7 +48,9 @@ fn full_and_stateful_dpor_agree_on_sampled_pairs() {
     // Every ninth pair with at most 12 events: a spread over both tables that finishes.
     for (name, files, _) in all.iter().filter(|p| p.2 <= 12).step_by(9) {
         for bound in [None, Some(2)] {
-            let Ok(m) = load(files, SmartAppOptions { conflicts: true, bound }) else { continue };
+            let Ok(m) = load(files, SmartAppOptions { conflicts: true, bound, ..SmartAppOptions::default() }) else {
+                continue;
+            };
             // The pairs whose `full` search ends within a budget of transitions (the same ones on
             // every machine).
             let limits = Limits { max_transitions: Some(FULL_BUDGET), ..Limits::default() };

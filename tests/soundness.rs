@@ -75,10 +75,10 @@ const EVENT_OPTIONS: [(&str, EventOptions); 4] = [
 /// because a SmartApp system fires more events than a generated event model and `--bound 2`
 /// leaves the stateless searches too many paths for a CI run).
 const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 4] = [
-    ("", SmartAppOptions { conflicts: false, bound: None }),
-    ("--conflicts", SmartAppOptions { conflicts: true, bound: None }),
-    ("--bound 1", SmartAppOptions { conflicts: false, bound: Some(1) }),
-    ("--conflicts --bound 1", SmartAppOptions { conflicts: true, bound: Some(1) }),
+    ("", SmartAppOptions { conflicts: false, bound: None, keep_dead_state: false }),
+    ("--conflicts", SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false }),
+    ("--bound 1", SmartAppOptions { conflicts: false, bound: Some(1), keep_dead_state: false }),
+    ("--conflicts --bound 1", SmartAppOptions { conflicts: true, bound: Some(1), keep_dead_state: false }),
 ];
 
 /// The switches under which strategy `name` is checked: none, and for `stateful-dpor` also

@@ -232,6 +232,10 @@ pub struct Common {
     /// different value (event models and SmartApps). Default: off.
     #[arg(long)]
     pub conflicts: bool,
+    /// Ablation (SmartApps): store the attributes no app reads or writes, and the conflict
+    /// record of attributes one app writes (left out by default; docs/reductions-homes.md).
+    #[arg(long)]
+    pub keep_dead_state: bool,
     /// Folder of the apps an app list names (IoTCheck's appLists format, one APP.groovy a
     /// line; docs/homes.md). Default: the list's folder, then ../smartapps beside it.
     #[arg(long, value_name = "DIR")]
@@ -362,7 +366,7 @@ impl Common {
     }
 
     pub fn load_options(&self) -> LoadOptions {
-        LoadOptions { bound: self.bound, conflicts: self.conflicts }
+        LoadOptions { bound: self.bound, conflicts: self.conflicts, keep_dead_state: self.keep_dead_state }
     }
 
     /// The `options` member of the JSON documents: every option that shaped the run, as given
@@ -384,6 +388,7 @@ impl Common {
             "strategy": strategy,
             "bound": self.bound,
             "conflicts": self.conflicts,
+            "keep_dead_state": self.keep_dead_state,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,

@@ -97,7 +97,7 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
     crate::corpus::Settings {
         smartapps: PathBuf::new(),
         limits: run_limits(run),
-        load: LoadOptions { bound: run.bound, conflicts: run.conflicts },
+        load: LoadOptions { bound: run.bound, conflicts: run.conflicts, ..Default::default() },
         cancel: Some(cancel_flag()),
     }
 }

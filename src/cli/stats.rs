@@ -48,14 +48,23 @@ pub fn stats(files: &[PathBuf], json: bool) -> Result<i32, Fail> {
         return Ok(0);
     }
     let file = joined(files);
-    let loaded = model::load_input(input, LoadOptions::default())?;
+    let smartapps = matches!(input, Input::SmartApps(_));
+    let loaded = model::load_input(input.clone(), LoadOptions::default())?;
     let (kind, stats, unsupported) = with_model!(&loaded, m => (m.kind(), m.stats(), m.unsupported()));
+    // What `--conflicts` would leave out of the interleaving (the default load has nothing left out).
+    let left_out = if smartapps {
+        let with = model::load_input(input, LoadOptions { conflicts: true, ..LoadOptions::default() })?;
+        with_model!(&with, m => m.left_out())
+    } else {
+        Vec::new()
+    };
     if json {
         let stats: std::collections::BTreeMap<String, u64> =
             stats.into_iter().map(|(k, v)| (json_key(&k), v)).collect();
         let mut doc = serde_json::to_value(&stats)?;
         if kind == model::ModelKind::SmartApps {
             doc["unsupported_list"] = serde_json::json!(unsupported);
+            doc["left_out_with_conflicts"] = serde_json::json!(left_out);
         }
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -65,6 +74,9 @@ pub fn stats(files: &[PathBuf], json: bool) -> Result<i32, Fail> {
         }
         for u in &unsupported {
             println!("  not modelled: {u}");
+        }
+        for u in &left_out {
+            println!("  left out with --conflicts: {u}");
         }
     }
     Ok(0)

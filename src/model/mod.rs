@@ -383,6 +383,12 @@ pub trait Model: Sync {
     fn unsupported(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Parts of the input left out of the search because the property checked cannot see them
+    /// (SmartApps that write nothing shared, under `--conflicts`), one line each with why:
+    /// reported (text, JSON, `stats`) as their own errors are then not looked for.
+    fn left_out(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// What the input holds, by kind (`tracepor stats`).
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
         std::collections::BTreeMap::from([("choices".to_string(), self.choices() as u64)])
@@ -438,6 +444,8 @@ pub struct LoadOptions {
     pub bound: Option<u32>,
     /// `--conflicts`: IoTCheck's conflict property (event models).
     pub conflicts: bool,
+    /// `--keep-dead-state`: SmartApps store what no app can tell apart (an ablation).
+    pub keep_dead_state: bool,
 }
 
 /// An input turned into its transition system.
@@ -486,7 +494,11 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
             Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
         Input::SmartApps(apps) => {
-            let opts = smartapp::SmartAppOptions { conflicts: options.conflicts, bound: options.bound };
+            let opts = smartapp::SmartAppOptions {
+                conflicts: options.conflicts,
+                bound: options.bound,
+                keep_dead_state: options.keep_dead_state,
+            };
             Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
         }
     }

@@ -32,7 +32,8 @@
 //! `load` (inputs bound, events listed, apps installed), `devices` (capabilities, commands),
 //! `delivery` (one event to every subscribed handler, the conflict check), `interp` (the Groovy
 //! interpreter), `builtins` (Groovy's library), `value` (values), `encode` (state matching),
-//! `footprint` (static footprints for `dpor`).
+//! `footprint` (static footprints for `dpor`), `slice` (apps left out of the interleaving under
+//! `--conflicts`).
 
 use std::sync::Arc;
 
@@ -44,12 +45,14 @@ use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 
 mod builtins;
+mod dead;
 mod delivery;
 mod devices;
 mod encode;
 mod footprint;
 mod interp;
 mod load;
+mod slice;
 mod value;
 
 use builtins::*;
@@ -116,6 +119,9 @@ struct EnvEvent {
 pub struct SmartAppOptions {
     pub conflicts: bool,
     pub bound: Option<u32>,
+    /// Store the attributes no app reads or writes and the conflict ghosts of the attributes one
+    /// app writes (`dead.rs`; an ablation, `--keep-dead-state`).
+    pub keep_dead_state: bool,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -201,6 +207,14 @@ pub struct SmartAppModel {
     /// The `data` of a presence event, not present and present: the JSON a hub sends, naming
     /// the phone seen (a `mobilePresence` device when the system has one).
     presence_data: [Text; 2],
+    /// Per app: left out of the interleaving (`--conflicts`: it writes nothing shared; `slice`).
+    left_out: Vec<bool>,
+    /// Per event: never scheduled, as it reaches no app kept and nothing they read (`slice`).
+    dead: Vec<bool>,
+    /// Per slot: an attribute no app reads or writes, kept at its initial value (`dead.rs`).
+    dead_slots: Vec<bool>,
+    /// Per slot: at most one app writes it, so its conflict ghost is not kept (`dead.rs`).
+    no_ghost: Vec<bool>,
 }
 
 /// Ways a handler run ends early.
@@ -508,6 +522,9 @@ impl Model for SmartAppModel {
     }
     fn unsupported(&self) -> Vec<String> {
         self.unsupported.clone()
+    }
+    fn left_out(&self) -> Vec<String> {
+        SmartAppModel::left_out(self)
     }
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
         std::collections::BTreeMap::from([

@@ -86,6 +86,9 @@ pub struct RunReport {
     /// What of the input the model could not bind or run (`file:line: why`), so that a
     /// silent part of an app is never mistaken for a checked one.
     pub unsupported: Vec<String>,
+    /// What the search left out because the property cannot see it ([`Model::left_out`]):
+    /// SmartApps not interleaved under `--conflicts`, whose own exceptions are not looked for.
+    pub left_out: Vec<String>,
     /// The conflicts among `errors` grouped by device and attribute, naming the apps
     /// ([`findings`]); empty when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -204,6 +207,7 @@ impl RunReport {
             blocked: stats.blocked,
             consistency_s: stats.consistency_s,
             unsupported: model.unsupported(),
+            left_out: model.left_out(),
             found,
         }
     }

@@ -31,6 +31,12 @@ pub fn render(r: &RunReport, sut: &str) -> String {
             let _ = writeln!(out, "  {u}");
         }
     }
+    if !r.left_out.is_empty() {
+        let _ = writeln!(out, "left out of the interleaving ({}):", r.left_out.len());
+        for u in &r.left_out {
+            let _ = writeln!(out, "  {u}");
+        }
+    }
     rule(&mut out, &format!("search started: {}", r.strategy));
     for (i, e) in r.errors.iter().enumerate() {
         rule(&mut out, &format!("error {}", i + 1));

@@ -227,3 +227,187 @@ fn inputs<'a>(rng: &mut SmallRng, devices: impl Iterator<Item = (&'a str, &'a st
         "preferences {{ page(name: \"devicesPage\") }}\ndef devicesPage() {{\n{maps}    dynamicPage(name: \"devicesPage\") {{\n        section(\"devices\") {{\n{section}        }}\n    }}\n}}\n"
     )
 }
+
+/// A system as [`gen_system`] makes, with one or two apps that only read (as the event loggers
+/// of the corpus do: they subscribe, read devices, the mode and the event, and keep what they
+/// saw in their own state) placed among the others, so that their handlers run before or after
+/// the others' on one event. A reader throws now and then (`throw` on a state it reached), the
+/// one way its run can stop another app's in the model. For `slice` (apps left out under
+/// `--conflicts`).
+pub fn gen_system_with_readers(rng: &mut SmallRng) -> Vec<(String, String)> {
+    let mut apps = gen_system(rng);
+    for i in 0..rng.gen_range(1..=2) {
+        let at = rng.gen_range(0..=apps.len());
+        apps.insert(at, (format!("reader{i}"), gen_reader_app(rng, i)));
+    }
+    // Names sort as the apps are listed, so that the load order is the list's.
+    apps.iter_mut().enumerate().for_each(|(i, (name, _))| *name = format!("a{i}-{name}"));
+    apps
+}
+
+fn gen_reader_app(rng: &mut SmallRng, index: usize) -> String {
+    let mut devices: Vec<usize> = Vec::new();
+    for d in 0..DEVICES.len() {
+        if rng.gen_bool(0.6) || (d == DEVICES.len() - 1 && devices.is_empty()) {
+            devices.push(d);
+        }
+    }
+    let mut src = format!("definition(name: \"Reader{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
+    src.push_str(&inputs(rng, devices.iter().map(|&d| (DEVICES[d].0, DEVICES[d].1))));
+    let handlers = rng.gen_range(1..=2);
+    src.push_str("def installed() {\n");
+    for h in 0..handlers {
+        match rng.gen_range(0..6) {
+            0 => src.push_str(&format!("    subscribe(location, \"mode\", h{h})\n")),
+            1 => src.push_str(&format!("    subscribe(app, h{h})\n")),
+            2 => {
+                let (name, _, attr, values) = DEVICES[devices[rng.gen_range(0..devices.len())]];
+                src.push_str(&format!("    subscribe({name}, \"{attr}.{}\", h{h})\n", values[rng.gen_range(0..2)]));
+            }
+            _ => {
+                let (name, _, attr, _) = DEVICES[devices[rng.gen_range(0..devices.len())]];
+                src.push_str(&format!("    subscribe({name}, \"{attr}\", h{h})\n"));
+            }
+        }
+    }
+    src.push_str("}\n");
+    for h in 0..handlers {
+        src.push_str(&format!("def h{h}(evt) {{\n"));
+        for _ in 0..rng.gen_range(1..=3) {
+            reader_statement(rng, &devices, &mut src, 1);
+        }
+        src.push_str("}\n");
+    }
+    src
+}
+
+fn reader_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usize) {
+    let pad = "    ".repeat(depth);
+    let choice = if depth >= 2 { rng.gen_range(0..4) } else { rng.gen_range(0..7) };
+    match choice {
+        0 => src.push_str(&format!("{pad}state.last = evt.value\n")),
+        1 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
+        2 => src.push_str(&format!("{pad}log.debug \"${{evt.name}}: ${{evt.value}}\"\n")),
+        3 => src.push_str(&format!("{pad}sendPush(\"seen ${{location.mode}}\")\n")),
+        _ => {
+            let cond = match rng.gen_range(0..3) {
+                0 => format!("state.flag == \"{}\"", ["a", "b"][rng.gen_range(0..2)]),
+                1 => format!("location.mode == \"{}\"", MODES[rng.gen_range(0..3)]),
+                _ => {
+                    let (name, _, attr, values) = DEVICES[devices[rng.gen_range(0..devices.len())]];
+                    format!("{name}.currentValue(\"{attr}\") == \"{}\"", values[rng.gen_range(0..2)])
+                }
+            };
+            src.push_str(&format!("{pad}if ({cond}) {{\n"));
+            if rng.gen_bool(0.1) {
+                src.push_str(&format!("{pad}    throw new Exception(\"reader{depth}\")\n"));
+            } else {
+                reader_statement(rng, devices, src, depth + 1);
+            }
+            src.push_str(&format!("{pad}}}\n"));
+        }
+    }
+}
+
+/// Devices of the generated homes: (input name, capability, attribute, commands as (method,
+/// value) or none for a sensor, values to subscribe to).
+#[allow(clippy::type_complexity)]
+const HOME: [(&str, &str, &str, &[(&str, &str)], [&str; 2]); 7] = [
+    ("sw", "switch", "switch", &[("on", "on"), ("off", "off")], ["on", "off"]),
+    ("door", "lock", "lock", &[("lock", "locked"), ("unlock", "unlocked")], ["locked", "unlocked"]),
+    ("siren", "alarm", "alarm", &[("siren", "siren"), ("off", "off")], ["siren", "off"]),
+    ("contact1", "contactSensor", "contact", &[], ["open", "closed"]),
+    ("motion1", "motionSensor", "motion", &[], ["active", "inactive"]),
+    ("smoke1", "smokeDetector", "smoke", &[], ["detected", "clear"]),
+    ("water1", "waterSensor", "water", &[], ["wet", "dry"]),
+];
+
+/// A home (issue 29): three to eight apps, each with two or three of seven devices (three
+/// actuators, four sensors), some of them loggers that only subscribe and log, so that some
+/// attributes are read by no app and others written by one app only (what
+/// src/model/smartapp/dead.rs leaves out of the state). Handlers read attributes in every form
+/// the interpreter takes (`currentValue`, `latestValue`, `currentX`, `xState.value`, `dev.x`,
+/// and a name computed at run time). For tests/soundness_homes.rs.
+pub fn gen_home(rng: &mut SmallRng) -> Vec<(String, String)> {
+    let n = rng.gen_range(3..=8);
+    (0..n).map(|i| (format!("home{i}"), gen_home_app(rng, i))).collect()
+}
+
+fn gen_home_app(rng: &mut SmallRng, index: usize) -> String {
+    let logger = rng.gen_bool(0.3);
+    let mut devices: Vec<usize> = Vec::new();
+    while devices.len() < 2 || (devices.len() < 3 && rng.gen_bool(0.3)) {
+        let d = rng.gen_range(0..HOME.len());
+        if !devices.contains(&d) {
+            devices.push(d);
+        }
+    }
+    let mut src = format!("definition(name: \"Home{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
+    src.push_str(&inputs(rng, devices.iter().map(|&d| (HOME[d].0, HOME[d].1))));
+    src.push_str("def installed() {\n");
+    let handlers = rng.gen_range(1..=2);
+    for h in 0..handlers {
+        let (name, _, attr, _, values) = HOME[devices[rng.gen_range(0..devices.len())]];
+        if logger || rng.gen_bool(0.2) {
+            src.push_str(&format!("    subscribe({name}, \"{attr}\", h{h})\n"));
+        } else {
+            src.push_str(&format!("    subscribe({name}, \"{attr}.{}\", h{h})\n", values[rng.gen_range(0..2)]));
+        }
+    }
+    src.push_str("}\n");
+    for h in 0..handlers {
+        src.push_str(&format!("def h{h}(evt) {{\n"));
+        if logger {
+            src.push_str("    log.debug \"${evt.name}: ${evt.value}\"\n");
+        } else {
+            for _ in 0..rng.gen_range(1..=2) {
+                home_statement(rng, &devices, &mut src, 1);
+            }
+        }
+        src.push_str("}\n");
+    }
+    src
+}
+
+fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usize) {
+    let pad = "    ".repeat(depth);
+    let actuators: Vec<usize> = devices.iter().copied().filter(|&d| !HOME[d].3.is_empty()).collect();
+    let choice = if depth >= 2 { rng.gen_range(0..3) } else { rng.gen_range(0..6) };
+    match choice {
+        0 | 1 if !actuators.is_empty() => {
+            let (name, _, _, cmds, _) = HOME[actuators[rng.gen_range(0..actuators.len())]];
+            src.push_str(&format!("{pad}{name}.{}()\n", cmds[rng.gen_range(0..cmds.len())].0));
+        }
+        0..=2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
+        _ => {
+            let (name, _, attr, _, values) = HOME[devices[rng.gen_range(0..devices.len())]];
+            let value = values[rng.gen_range(0..2)];
+            let mut upper = attr.to_string();
+            upper[..1].make_ascii_uppercase();
+            let read = match rng.gen_range(0..6) {
+                0 => format!("{name}.currentValue(\"{attr}\")"),
+                1 => format!("{name}.latestValue(\"{attr}\")"),
+                2 => format!("{name}.current{upper}"),
+                3 => format!("{name}.{attr}State.value"),
+                4 => format!("{name}.{attr}"),
+                _ => {
+                    // A name computed at run time: the app may read any attribute of its devices.
+                    let (a, b) = attr.split_at(attr.len() / 2);
+                    format!("{name}.currentValue(\"{a}\" + \"{b}\")")
+                }
+            };
+            let cond = if rng.gen_bool(0.2) {
+                format!("state.flag == \"{}\"", ["a", "b"][rng.gen_range(0..2)])
+            } else {
+                format!("{read} == \"{value}\"")
+            };
+            src.push_str(&format!("{pad}if ({cond}) {{\n"));
+            home_statement(rng, devices, src, depth + 1);
+            if rng.gen_bool(0.4) {
+                src.push_str(&format!("{pad}}} else {{\n"));
+                home_statement(rng, devices, src, depth + 1);
+            }
+            src.push_str(&format!("{pad}}}\n"));
+        }
+    }
+}

@@ -17,7 +17,7 @@ impl SmartAppModel {
     }
 
     pub(super) fn is_enabled(&self, s: &SmartState, e: usize) -> bool {
-        self.opts.bound.is_none_or(|k| s.fired[e] < k)
+        !self.dead[e] && self.opts.bound.is_none_or(|k| s.fired[e] < k)
     }
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
@@ -97,9 +97,19 @@ impl Ctx<'_> {
         if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
             return Ok(());
         }
+        // An attribute nobody reads or writes is not stored, and its event touches nothing of
+        // the state (`dead.rs`); no app writes it.
+        // (Both are decided after installing, which runs with everything stored.)
+        if self.m.dead_slots.get(slot) == Some(&true) {
+            debug_assert!(by.is_none(), "an app writes dead attribute {attr}");
+            let m = self.m;
+            return self.deliver(Some(dev), &m.slot_text[slot], &value.text().into());
+        }
+        // The conflict ghost of an attribute one app writes is not kept (`dead.rs`).
+        let ghost = self.m.opts.conflicts && self.m.no_ghost.get(slot) != Some(&true);
         // A write that leaves the state as it was (the same value, and with `--conflicts` the
         // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
-        let new_writer = match (by, self.m.opts.conflicts) {
+        let new_writer = match (by, ghost) {
             (Some(app), true) => {
                 let (w, last) = &self.st.writers[slot];
                 *w as usize != app + 1 || last != &value
@@ -108,7 +118,7 @@ impl Ctx<'_> {
         };
         let changes = new_writer || !loose_eq(&self.st.attrs[slot], &value);
         self.touch(slot as u32, changes);
-        if let (Some(app), true) = (by, self.m.opts.conflicts) {
+        if let (Some(app), true) = (by, ghost) {
             let (w, last) = &self.st.writers[slot];
             if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
                 let other = &self.m.apps[*w as usize - 1].name;
@@ -185,7 +195,8 @@ impl Ctx<'_> {
                 && (sub.attr == **attr || (dev.is_none() && sub.attr == "location" && **attr == *"mode"))
                 && sub.value.as_deref().is_none_or(|v| v == &**value)
                 && (sub.attr != "app" || touched.is_none_or(|a| a == sub.app));
-            if !hit {
+            // An app left out of the interleaving (`slice`) runs no handler.
+            if !hit || self.m.left_out[sub.app] {
                 continue;
             }
             let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();

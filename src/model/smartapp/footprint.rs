@@ -65,14 +65,28 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
 
 /// What a scan of one app's source finds it may write.
 #[derive(Default)]
-struct Scan {
+pub(super) struct Scan {
     /// Names of calls with a target (device commands among them).
-    commands: Vec<String>,
+    pub(super) commands: Vec<String>,
     /// A call whose name is computed: any command.
-    dynamic: bool,
-    sets_mode: bool,
-    writes_state: bool,
+    pub(super) dynamic: bool,
+    pub(super) sets_mode: bool,
+    pub(super) writes_state: bool,
+    /// Attribute names a read may name (see `dead.rs`): every member name as written, without
+    /// `current` (first letter lowered) or `State`, and the literal names given to
+    /// `currentValue`, `latestValue`, `currentState`, `latestState`.
+    pub(super) read_names: std::collections::BTreeSet<String>,
+    /// One of those queries given a computed name: it may read any attribute.
+    pub(super) reads_computed: bool,
+    /// A call with an effect outside the app the model does not carry out (yet) or that a hub
+    /// would ([`SHARED_EFFECTS`]): kept out of `slice`'s read-only apps.
+    pub(super) effects: bool,
 }
+
+/// Calls that on a hub reach other apps or devices although the model does nothing for them:
+/// events an app sends (`sendEvent`, `sendLocationEvent`), hub commands, routines (`execute`,
+/// which may change the mode and devices).
+const SHARED_EFFECTS: &[&str] = &["sendEvent", "sendLocationEvent", "sendHubCommand", "execute"];
 
 impl Scan {
     fn stmts(&mut self, body: &[Stmt]) {
@@ -130,6 +144,18 @@ impl Scan {
         }
     }
 
+    /// A member name, as the attributes a device property of that name reads
+    /// ([`super::Ctx::member`]): the name itself, `currentX` -> `x`, `xState` -> `x`.
+    fn read_name(&mut self, name: &str) {
+        if let Some(a) = name.strip_prefix("current") {
+            self.read_names.insert(super::lower_first(a));
+        }
+        if let Some(a) = name.strip_suffix("State") {
+            self.read_names.insert(a.to_string());
+        }
+        self.read_names.insert(name.to_string());
+    }
+
     /// A target written to (assigned, incremented, or mutated by a collection method): the mode
     /// when it is `location.mode` or within it.
     fn target(&mut self, t: &Expr) {
@@ -163,7 +189,10 @@ impl Scan {
                     self.expr(v);
                 }
             }
-            Expr::Member { obj, .. } => self.expr(obj),
+            Expr::Member { obj, name, .. } => {
+                self.read_name(name);
+                self.expr(obj)
+            }
             Expr::Index(o, i) => {
                 self.expr(o);
                 self.expr(i);
@@ -172,8 +201,17 @@ impl Scan {
                 match name.as_str() {
                     groovy::DYNAMIC => self.dynamic = true,
                     "setLocationMode" | "setMode" => self.sets_mode = true,
+                    "currentValue" | "latestValue" | "currentState" | "latestState" => match args.first() {
+                        Some(Arg::Pos(Expr::Str(n))) => {
+                            self.read_names.insert(n.to_string());
+                        }
+                        _ => self.reads_computed = true,
+                    },
+                    n if SHARED_EFFECTS.contains(&n) => self.effects = true,
                     _ => {}
                 }
+                // `dev.currentSwitch()` is no query the interpreter knows; named all the same.
+                self.read_name(name);
                 if let Some(t) = target {
                     self.commands.push(name.clone());
                     // Mutating methods write back to where the collection came from.
@@ -219,7 +257,7 @@ fn names_location_mode(t: &Expr) -> bool {
     }
 }
 
-fn scan(script: &Script) -> Scan {
+pub(super) fn scan(script: &Script) -> Scan {
     let mut s = Scan::default();
     s.stmts(&script.top);
     for m in &script.methods {
@@ -241,18 +279,21 @@ fn devices_in(v: &Value, out: &mut Vec<u16>) {
 }
 
 /// What one app's code may touch, in the model's object space.
-struct AppReach {
+pub(super) struct AppReach {
     /// Attribute slots of its devices (all read).
-    slots: Vec<usize>,
+    pub(super) slots: Vec<usize>,
     /// Slots it may write.
-    writes: Vec<usize>,
-    sets_mode: bool,
-    writes_state: bool,
+    pub(super) writes: Vec<usize>,
+    pub(super) sets_mode: bool,
+    pub(super) writes_state: bool,
+    /// Whether it may write anything another app can see or a conflict is made of: a device
+    /// attribute, the mode, a computed call (anything), or a [`SHARED_EFFECTS`] call.
+    pub(super) shared: bool,
 }
 
 impl SmartAppModel {
     /// The static reach of every app (computed once, when the footprints are asked for).
-    fn reach(&self) -> Vec<AppReach> {
+    pub(super) fn reach(&self) -> Vec<AppReach> {
         (0..self.apps.len())
             .map(|a| {
                 let app = &self.apps[a];
@@ -276,6 +317,7 @@ impl SmartAppModel {
                 }
                 // A computed call name is not bounded by the scan: everything the app can reach.
                 AppReach {
+                    shared: !writes.is_empty() || sc.sets_mode || sc.dynamic || sc.effects,
                     slots,
                     writes,
                     sets_mode: sc.sets_mode || sc.dynamic,
@@ -297,8 +339,48 @@ impl SmartAppModel {
         (0..self.events.len()).map(|e| self.footprint_with(&reach, e)).collect()
     }
 
-    fn footprint_with(&self, reach: &[AppReach], e: usize) -> Accesses {
+    /// Subscribers (apps kept in the interleaving) to `attr` of `dev` (None: location, app),
+    /// filtered by value when it is known: a superset of those [`super::Ctx::deliver`] runs.
+    fn subscribers(&self, dev: Option<u16>, attr: &str, value: Option<&str>) -> Vec<usize> {
+        self.subs
+            .iter()
+            .filter(|sub| {
+                !self.left_out[sub.app]
+                    && sub.dev == dev
+                    && (sub.attr == attr || (dev.is_none() && sub.attr == "location" && attr == "mode"))
+                    && match (sub.value.as_deref(), value) {
+                        (Some(v), Some(x)) => v == x,
+                        _ => true,
+                    }
+            })
+            .map(|sub| sub.app)
+            .collect()
+    }
+
+    /// What firing event `e` does before any app runs: the object the environment writes (an
+    /// attribute slot or the mode), and the apps whose handlers it runs directly.
+    pub(super) fn first_effect(&self, e: usize) -> (Option<u32>, Vec<usize>) {
         let ev = &self.events[e];
+        if let Some((app, _)) = &ev.run {
+            (None, if self.left_out[*app] { Vec::new() } else { vec![*app] })
+        } else if let Some(d) = ev.dev {
+            match self.slot(d, &ev.attr) {
+                Some(slot) => (Some(slot as u32), self.subscribers(Some(d), &self.slot_text[slot], Some(&ev.value))),
+                None => (None, Vec::new()),
+            }
+        } else if ev.attr == "mode" {
+            (Some(self.mode_object()), self.subscribers(None, "mode", Some(&ev.value)))
+        } else {
+            let mut runs = self.subscribers(None, &ev.attr, Some(&ev.value));
+            // An app touch runs the tapped app's handlers only.
+            if let Some(t) = ev.touch {
+                runs.retain(|&a| a == t);
+            }
+            (None, runs)
+        }
+    }
+
+    fn footprint_with(&self, reach: &[AppReach], e: usize) -> Accesses {
         let mut objects: BTreeMap<u32, bool> = BTreeMap::new();
         let mut touch = |o: u32, w: bool| *objects.entry(o).or_insert(false) |= w;
         let mut runs = vec![false; self.apps.len()];
@@ -309,39 +391,13 @@ impl SmartAppModel {
                 queue.push(a);
             }
         };
-        // Subscribers to (dev, attr), filtered by value when it is known.
-        let hits = |dev: Option<u16>, attr: &str, value: Option<&str>| {
-            self.subs
-                .iter()
-                .filter(move |sub| {
-                    sub.dev == dev
-                        && (sub.attr == attr || (dev.is_none() && sub.attr == "location" && attr == "mode"))
-                        && match (sub.value.as_deref(), value) {
-                            (Some(v), Some(x)) => v == x,
-                            _ => true,
-                        }
-                })
-                .map(|sub| sub.app)
-                .collect::<Vec<_>>()
-        };
-        if let Some((app, _)) = &ev.run {
-            start(*app, &mut runs, &mut queue);
-        } else if let Some(d) = ev.dev {
-            if let Some(slot) = self.slot(d, &ev.attr) {
-                touch(slot as u32, true);
-                for a in hits(Some(d), &self.slot_text[slot], Some(&ev.value)) {
-                    start(a, &mut runs, &mut queue);
-                }
-            }
-        } else if ev.attr == "mode" {
-            touch(self.mode_object(), true);
-            for a in hits(None, "mode", Some(&ev.value)) {
-                start(a, &mut runs, &mut queue);
-            }
-        } else {
-            for a in hits(None, &ev.attr, Some(&ev.value)) {
-                start(a, &mut runs, &mut queue);
-            }
+        let hits = |dev: Option<u16>, attr: &str, value: Option<&str>| self.subscribers(dev, attr, value);
+        let (written, first) = self.first_effect(e);
+        if let Some(o) = written {
+            touch(o, true);
+        }
+        for a in first {
+            start(a, &mut runs, &mut queue);
         }
         // The cascade: whatever a running app may write is delivered to its subscribers.
         while let Some(a) = queue.pop() {
@@ -368,9 +424,9 @@ impl SmartAppModel {
     }
 
     /// Whether choice `c` can never fire again from `s`: under `--bound k` it has fired k times
-    /// (only `c` itself moves its counter). Without a bound, never.
+    /// (only `c` itself moves its counter), or it is never scheduled (`slice`). Else never.
     pub fn exhausted(&self, s: &SmartState, c: Choice) -> bool {
-        self.opts.bound.is_some_and(|k| s.fired[c as usize] >= k)
+        self.dead[c as usize] || self.opts.bound.is_some_and(|k| s.fired[c as usize] >= k)
     }
 }
 

@@ -467,6 +467,10 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         events,
         unsupported: Vec::new(),
         presence_data,
+        left_out: Vec::new(),
+        dead: Vec::new(),
+        dead_slots: Vec::new(),
+        no_ghost: Vec::new(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -521,5 +525,10 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     model.init = st;
     model.subs = subs;
     model.unsupported = unsupported;
+    model.keep_all_apps();
+    if opts.conflicts {
+        model.slice_readers();
+    }
+    (model.dead_slots, model.no_ghost) = model.unstored_slots();
     Ok(model)
 }

@@ -1,0 +1,76 @@
+//! State the apps can never tell apart, left out of the configuration (issue 29, homes): two
+//! static reductions of the state space, for every strategy, decided once when the system is
+//! loaded from the scan of every app's source (`footprint.rs`).
+//!
+//! **Dead attributes** (live-variable reduction: Bozga, Fernandez and Ghirvu, "State space
+//! reduction based on live variables analysis", SAS 1999, Section 3: a variable no later
+//! transition reads is reset to a fixed value, which merges states that differ only there). A
+//! device attribute that no app may read (no member or query of the source can name it, and no
+//! app that has the device queries an attribute whose name it computes) and no app may write (no command of the source writes
+//! it, see [`super::footprint::command_attrs`]) is set by the environment alone, and what it
+//! holds is never looked at: the environment's event always reaches its subscribers (a device
+//! coming to a value is a change, docs/smartapps.md), with its value carried in `evt`, not read
+//! from the attribute; the `--conflicts` ghost of an attribute no app writes never moves. So the
+//! attribute keeps its initial value, and the environment's event records no access to it.
+//! *Why it is sound*: let s ~ t when they differ only in dead attributes. Every transition
+//! reads only live parts (the scan bounds what the interpreter can reach, as for the static
+//! footprints), so from s ~ t each event runs the same handlers, makes the same live writes,
+//! the same accesses apart from dead objects, and ends in the same error or in states still
+//! ~-related: ~ is a bisimulation that preserves errors (conflicts and exceptions) and the
+//! accesses of the live objects. Exploring the quotient (one representative per class: the dead
+//! attributes at their initial values) therefore reaches the same errors along the same
+//! schedules. Two environment events of one dead attribute touch nothing of each other's and
+//! commute (both orders reach the same representative), which is what the dropped access says.
+//! The outcome line shows such an attribute at its initial value.
+//!
+//! **Conflict ghosts of single-writer attributes.** `--conflicts` keeps, per attribute, the last
+//! app that wrote it and the value (IoTCheck's `ConflictTracker`). A conflict needs a write by an
+//! app other than the last writer, so an attribute at most one app may write can never
+//! conflict: its ghost is not kept (it stays empty), and an app's write there changes the state
+//! only if it changes the value (so a same-value write is a read, as without `--conflicts`).
+//! The same bisimulation argument, with ~ relating states that differ only in those ghosts,
+//! gives soundness: no transition's behaviour or error depends on them.
+//!
+//! `--keep-dead-state` (an ablation, [`super::SmartAppOptions::keep_dead_state`]) stores both, for
+//! measuring what they save and for the soundness suite, which checks that the errors found are
+//! the same with and without (tests/soundness_homes.rs).
+
+use super::*;
+
+impl SmartAppModel {
+    /// Per slot: (dead, no ghost kept), from the scan of every app (see the module header).
+    pub(super) fn unstored_slots(&self) -> (Vec<bool>, Vec<bool>) {
+        let n = self.slots.len();
+        if self.opts.keep_dead_state {
+            return (vec![false; n], vec![false; n]);
+        }
+        let reach = self.reach();
+        let mut writers = vec![0u32; n];
+        let mut read = vec![false; n];
+        for (a, r) in reach.iter().enumerate() {
+            // An app left out of the interleaving (`slice.rs`) runs no handler: it reads nothing.
+            if self.left_out[a] {
+                continue;
+            }
+            for &slot in &r.writes {
+                writers[slot] += 1;
+            }
+            let sc = footprint::scan(&self.apps[a].script);
+            // A computed call name may be any query, a query given a computed name any
+            // attribute: of the app's own devices, the only ones its code can reach (the
+            // footprints' argument, `footprint.rs`).
+            if sc.dynamic || sc.reads_computed {
+                r.slots.iter().for_each(|&slot| read[slot] = true);
+                continue;
+            }
+            for (slot, (_, attr)) in self.slots.iter().enumerate() {
+                if sc.read_names.contains(attr.as_str()) {
+                    read[slot] = true;
+                }
+            }
+        }
+        let dead = (0..n).map(|s| writers[s] == 0 && !read[s]).collect();
+        let no_ghost = (0..n).map(|s| writers[s] <= 1).collect();
+        (dead, no_ghost)
+    }
+}

@@ -1,0 +1,165 @@
+//! State left out of SmartApp configurations (src/model/smartapp/dead.rs: attributes no app
+//! reads or writes, conflict records of attributes one app writes) on generated homes of three
+//! to eight apps (tests/common/gen_smartapp.rs `gen_home`): every strategy registered for
+//! SmartApps, on the reduced model, must find exactly the errors (conflicts and exceptions)
+//! that the exhaustive search finds on the model that stores everything (`keep_dead_state`),
+//! unbounded and under `--bound 1`, with and without `--conflicts`; `stateful-dpor` in both
+//! choice orders; the stateless ones (under the bound) on homes of at most five events, which
+//! they finish within their budget. A nothing-enabled state (under a bound) is found by both or by neither: the
+//! reduction merges end states that differ only in what it leaves out, so their number may
+//! shrink.
+//!
+//! Runs are budgeted by states and transitions, never by time. `TRACEPOR_SOUNDNESS_SEEDS=n`
+//! sets the seeds (default 250; a tenth of them are homes).
+//!
+//! Shown able to fail (docs/reductions-homes.md): a planted bug in the read scan (the
+//! `currentX` form not counted as a read of `x`) is caught here.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tracepor::explore::{self, registry, Ablation, Limits, Outcomes, Search, Stats};
+use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
+use tracepor::model::Model;
+
+use common::gen_smartapp::gen_home;
+
+fn seeds() -> u64 {
+    std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(250)
+}
+
+fn write_home(tag: &str, apps: &[(String, String)]) -> Vec<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("tracepor-homes-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    apps.iter()
+        .map(|(name, src)| {
+            let p = dir.join(format!("{name}.groovy"));
+            std::fs::write(&p, src).unwrap();
+            p
+        })
+        .collect()
+}
+
+fn run(m: &SmartAppModel, name: &str, ablation: Ablation, limits: Limits) -> (Stats, Outcomes) {
+    let mut s = registry::lookup(name).and_then(|e| e.build::<SmartAppModel>()).expect("registered");
+    let mut search = Search::new(m, limits).with_cancel(Arc::new(AtomicBool::new(false)));
+    search.options.ablation = ablation;
+    let (stats, found, _) = explore::run_search(search, s.as_mut());
+    (stats, found)
+}
+
+/// The distinct errors found: kind, line and message (for a conflict: both apps, the attribute,
+/// both values).
+fn errors(found: &Outcomes) -> BTreeSet<String> {
+    found.errors().map(|f| format!("{} line {}: {}", f.error.kind, f.error.line, f.error.message)).collect()
+}
+
+const OPTIONS: [(&str, bool, Option<u32>); 4] = [
+    ("", false, None),
+    ("--conflicts", true, None),
+    ("--bound 1", false, Some(1)),
+    ("--conflicts --bound 1", true, Some(1)),
+];
+
+/// States of the exhaustive baseline: past this, the variant is skipped.
+const CAP: u64 = 30_000;
+
+#[test]
+fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_homes() {
+    let names: Vec<&str> = registry::applicable::<SmartAppModel>().map(|e| e.name).collect();
+    let (mut variants, mut checked, mut smaller, mut with_errors, mut checked_conflicts) = (0, 0, 0, 0, 0);
+    let mut failures = Vec::new();
+    let mut unfinished = Vec::new();
+    let mut runs = 0;
+    for seed in 0..seeds() / 10 {
+        let apps = gen_home(&mut SmallRng::seed_from_u64(seed));
+        let files = write_home(&format!("home{seed}"), &apps);
+        let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
+        for (label, conflicts, bound) in OPTIONS {
+            variants += 1;
+            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true };
+            let kept = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed} does not load: {e}"));
+            let limits = Limits { max_states: Some(CAP), ..Limits::default() };
+            let (base, expected) = run(&kept, "full", Ablation::default(), limits);
+            if !base.finished {
+                continue;
+            }
+            checked += 1;
+            checked_conflicts += usize::from(conflicts);
+            let want = errors(&expected);
+            with_errors += usize::from(!want.is_empty());
+            let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
+            for &name in &names {
+                let entry = registry::lookup(name).unwrap();
+                // A stateless search takes every order of a bound-1 run: only small homes.
+                if !entry.runs_on(&reduced) || (entry.stateless && reduced.choices() > 5) {
+                    continue;
+                }
+                let orders: &[(&str, Ablation)] = if name == "stateful-dpor" {
+                    &[
+                        ("", Ablation::default()),
+                        (" --lowest-first", Ablation { lowest_first: true, ..Ablation::default() }),
+                    ]
+                } else {
+                    &[("", Ablation::default())]
+                };
+                for &(rule, ablation) in orders {
+                    runs += 1;
+                    let budget = if entry.stateless { 100_000 } else { 5_000_000 };
+                    let limits = Limits { max_transitions: Some(budget), ..Limits::default() };
+                    let (stats, found) = run(&reduced, name, ablation, limits);
+                    let what = format!("seed {seed}: {name} {label}{rule}");
+                    let got = errors(&found);
+                    if name == "full" && stats.finished {
+                        assert!(stats.states <= base.states, "{what}: more states with the reduction");
+                        smaller += usize::from(stats.states < base.states);
+                    }
+                    if !got.is_subset(&want) {
+                        failures
+                            .push(format!("{what}: invented {:?}\n{input}", got.difference(&want).collect::<Vec<_>>()));
+                    } else if !stats.finished {
+                        unfinished.push(what);
+                    } else if got != want || (found.deadlocks() > 0) != (expected.deadlocks() > 0) {
+                        let lost: Vec<_> = want.difference(&got).collect();
+                        failures.push(format!(
+                            "{what}: lost {lost:?} (deadlocks {} vs {})\n{input}",
+                            found.deadlocks(),
+                            expected.deadlocks()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} unsound runs on generated homes:\n{}", failures.len(), failures.join("\n"));
+    assert!(unfinished.len() * 20 <= runs, "too many runs did not finish: {unfinished:?} of {runs}");
+    // The suite proves something only if the baseline finishes on most homes, the reduction
+    // leaves state out on many of them, and there are errors to lose.
+    assert!(checked * 2 >= variants, "the baseline finished only {checked} of {variants} variants");
+    assert!(smaller * 3 >= checked, "the reduction shrank only {smaller} of {checked} variants");
+    // (The generated apps throw nothing: errors are conflicts, under `--conflicts`.)
+    assert!(with_errors * 3 >= checked_conflicts, "only {with_errors} of {checked_conflicts} variants have errors");
+    eprintln!(
+        "homes: {checked} of {variants} variants checked, {smaller} smaller, {with_errors} with errors, {runs} runs"
+    );
+}
+
+/// A home's model loads the same apps with and without the reduction and has the same events.
+#[test]
+fn the_reduction_keeps_the_events() {
+    for seed in 0..5 {
+        let apps = gen_home(&mut SmallRng::seed_from_u64(seed));
+        let files = write_home(&format!("events{seed}"), &apps);
+        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true };
+        let kept = smartapp::load(&files, opts).unwrap();
+        let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
+        assert_eq!(kept.choices(), reduced.choices());
+        assert_eq!(kept.event_names(), reduced.event_names());
+    }
+}
