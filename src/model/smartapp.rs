@@ -243,6 +243,12 @@ struct Ctx<'m> {
     problems: Vec<(usize, String)>,
     /// The app tapped, when the event fired is an app touch.
     touch_app: Option<usize>,
+    /// The event fired is the user's own action (an app touch, a button, an NFC tag, a cube
+    /// turned): the next delivery runs its handlers as the user's direct command.
+    user_event: bool,
+    /// The running handler acts on the user's direct command: its writes are the user's intent
+    /// (never a conflict), though they become the last write (see `set_attr`).
+    manual: bool,
 }
 
 impl<'m> Ctx<'m> {
@@ -265,6 +271,8 @@ impl<'m> Ctx<'m> {
             fault: None,
             problems: Vec::new(),
             touch_app: None,
+            user_event: false,
+            manual: false,
         }
     }
 

@@ -27,6 +27,7 @@ impl SmartAppModel {
         }
         let ev = &self.events[e];
         let mut cx = Ctx::new(self, st, 0, std::mem::take(acc));
+        cx.user_event = ev.touch.is_some() || user_action(&ev.attr);
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
             cx.call_method(*app, method, Vec::new()).map(|_| ())
@@ -92,7 +93,10 @@ impl Ctx<'_> {
         self.touch(slot as u32, changes);
         if let (Some(app), true) = (by, self.m.opts.conflicts) {
             let (w, last) = &self.st.writers[slot];
-            if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
+            // A write on the user's direct command is the user's intent, not a conflict (as
+            // IoTCheck leaves its "manual" writes out); it is still the last write, so an
+            // automation undoing it conflicts.
+            if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) && !self.manual {
                 let other = &self.m.apps[*w as usize - 1].name;
                 self.conflict = Some(Box::new(crate::model::Conflict {
                     variable: format!("{}.{attr}", self.m.devices[dev as usize]),
@@ -155,6 +159,9 @@ impl Ctx<'_> {
         // An app touch runs the tapped app's handlers only; every other event runs every
         // handler subscribed to it, in every app, in subscription order.
         let touched = self.touch_app.take();
+        // Handlers of the user's own action act on the user's command; those of a change they
+        // cause in turn (this delivery nested in a handler) are automations again.
+        let manual = std::mem::take(&mut self.user_event);
         let mut evt = None;
         for (si, sub) in self.m.subs.iter().enumerate() {
             let hit = sub.dev == dev
@@ -165,10 +172,11 @@ impl Ctx<'_> {
                 continue;
             }
             let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();
-            let saved = (self.app, self.base, self.sub);
+            let saved = (self.app, self.base, self.sub, self.manual);
             self.base = self.vars.len();
             self.app = sub.app;
             self.sub = Some(si);
+            self.manual = manual;
             self.depth += 1;
             let r = match &sub.handler {
                 Handler::Method(m) => self.call_method(sub.app, m, vec![evt]).map(|_| ()),
@@ -179,7 +187,7 @@ impl Ctx<'_> {
             if let (Err(Flow::Error(_, line)), None) = (&r, self.fault) {
                 self.fault = Some((sub.app, *line, Some(si)));
             }
-            (self.app, self.base, self.sub) = saved;
+            (self.app, self.base, self.sub, self.manual) = saved;
             if let Err(Flow::Error(m, l)) = r {
                 return Err(Flow::Error(m, l));
             }

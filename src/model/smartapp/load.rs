@@ -98,6 +98,8 @@ pub(super) struct Input {
     /// Its default or first option (what IoTCheck's Extractor picks), or null.
     pub default: Value,
     pub line: usize,
+    /// Left unset (null): an optional input with nothing to choose from at installation.
+    pub unset: bool,
 }
 
 /// Every `input` of a script, written out (`input "x", "capability.switch"`, `input name: "x",
@@ -187,7 +189,14 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
             .or_else(|| first_option(named.get("options").copied()))
             .or_else(|| first_option(metadata_values))
             .unwrap_or(Value::Null);
-        out.push(Input { name: n, ty: t, default, line });
+        // An optional choice among options computed from devices (nfc-tag-toggle's master
+        // lock: `options: lock.collect{...}`) has no option to take before the devices are
+        // chosen: left unset, as a user skipping it leaves it (a made-up value would name no
+        // device, and the app would treat it as a master that is never found).
+        let computed_options = named.get("options").is_some_and(|o| !matches!(o, Expr::List(_) | Expr::Map(_)));
+        let optional = matches!(named.get("required"), Some(Expr::Bool(false)));
+        let unset = default == Value::Null && computed_options && optional;
+        out.push(Input { name: n, ty: t, default, line, unset });
     });
     (out, unread)
 }
@@ -299,8 +308,10 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         for (line, why) in unread {
             unsupported.push(format!("{file}:{line}: {why}"));
         }
-        for Input { name, ty, default, line } in found {
-            let v = if ty.starts_with("capability.") || ty.starts_with("device.") {
+        for Input { name, ty, default, line, unset } in found {
+            let v = if unset {
+                Value::Null
+            } else if ty.starts_with("capability.") || ty.starts_with("device.") {
                 let cap = ty.split('.').nth(1).unwrap_or("").to_string();
                 if capability_attrs(&cap).is_empty() && !capability_known_empty(&cap) {
                     unsupported.push(format!(
