@@ -22,6 +22,10 @@ impl SmartAppModel {
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
     pub(super) fn fire(&self, st: &mut SmartState, e: usize, acc: &mut Vec<Access>) -> Result<(), ModelError> {
+        if e >= self.events.len() {
+            self.configure(st, e - self.events.len(), acc);
+            return Ok(());
+        }
         if self.opts.bound.is_some() {
             st.fired[e] += 1;
         }

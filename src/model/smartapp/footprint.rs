@@ -28,6 +28,7 @@
 use std::collections::BTreeMap;
 
 use super::{SmartAppModel, SmartState, Value};
+use crate::model::Model;
 use crate::model::{Access, Accesses, Choice};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Script, Stmt};
 
@@ -241,18 +242,18 @@ fn devices_in(v: &Value, out: &mut Vec<u16>) {
 }
 
 /// What one app's code may touch, in the model's object space.
-struct AppReach {
+pub(super) struct AppReach {
     /// Attribute slots of its devices (all read).
     slots: Vec<usize>,
     /// Slots it may write.
-    writes: Vec<usize>,
-    sets_mode: bool,
+    pub(super) writes: Vec<usize>,
+    pub(super) sets_mode: bool,
     writes_state: bool,
 }
 
 impl SmartAppModel {
     /// The static reach of every app (computed once, when the footprints are asked for).
-    fn reach(&self) -> Vec<AppReach> {
+    pub(super) fn reach(&self) -> Vec<AppReach> {
         (0..self.apps.len())
             .map(|a| {
                 let app = &self.apps[a];
@@ -294,10 +295,14 @@ impl SmartAppModel {
     /// [`SmartAppModel::footprint`] of every choice, sharing the scan of the apps.
     pub fn footprints(&self) -> Vec<Accesses> {
         let reach = self.reach();
-        (0..self.events.len()).map(|e| self.footprint_with(&reach, e)).collect()
+        (0..self.choices() as usize).map(|e| self.footprint_with(&reach, e)).collect()
     }
 
     fn footprint_with(&self, reach: &[AppReach], e: usize) -> Accesses {
+        // A configuration choice (initial.rs) writes everything.
+        if e >= self.events.len() {
+            return self.every_object().into_iter().map(|object| Access { object, write: true }).collect();
+        }
         let ev = &self.events[e];
         let mut objects: BTreeMap<u32, bool> = BTreeMap::new();
         let mut touch = |o: u32, w: bool| *objects.entry(o).or_insert(false) |= w;
@@ -370,6 +375,10 @@ impl SmartAppModel {
     /// Whether choice `c` can never fire again from `s`: under `--bound k` it has fired k times
     /// (only `c` itself moves its counter). Without a bound, never.
     pub fn exhausted(&self, s: &SmartState, c: Choice) -> bool {
+        // A configuration is chosen at the root only.
+        if c as usize >= self.events.len() {
+            return !s.root;
+        }
         self.opts.bound.is_some_and(|k| s.fired[c as usize] >= k)
     }
 }

@@ -485,16 +485,36 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
             // Kept (and copied with each state) only where conflicts are checked.
             writers: vec![(0, Value::Null); if opts.conflicts { nslots } else { 0 }],
             fired: Vec::new(),
+            root: false,
         },
+        configs: Vec::new(),
         opts,
     };
     model.init.states = vec![Vec::new(); model.apps.len()];
     model.init.fired = vec![0; model.events.len()];
     // Install every app (IoTCheck runs installed() first): subscriptions, initial state.
-    let mut st = model.init.clone();
+    let fresh = model.init.clone();
+    let (st, subs) = install(&model, fresh.clone(), &mut unsupported);
+    model.init = st;
+    model.subs = subs;
+    model.unsupported = unsupported;
+    // The devices' states at installation: the environment's choice (initial.rs).
+    model.choose_configurations(fresh);
+    Ok(model)
+}
+
+/// Installs every app from `st` (the devices' and the location's states before installation),
+/// in order, each running `installed()` (else `initialize()`): the state after, with no last
+/// writers (installing is not part of the checked executions), and the subscriptions made.
+/// What could not run is added to `unsupported`, once per line.
+pub(super) fn install(
+    model: &SmartAppModel,
+    mut st: SmartState,
+    unsupported: &mut Vec<String>,
+) -> (SmartState, Vec<Sub>) {
     let mut subs = Vec::new();
     for ai in 0..model.apps.len() {
-        let mut cx = Ctx::new(&model, &mut st, ai, Vec::new());
+        let mut cx = Ctx::new(model, &mut st, ai, Vec::new());
         cx.installing = Some(Vec::new());
         let entry = if model.apps[ai].methods.contains_key("installed") { "installed" } else { "initialize" };
         let file = &model.apps[ai].file;
@@ -529,8 +549,5 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     }
     // Installing is not part of the checked executions: no conflicts from it.
     st.writers.iter_mut().for_each(|w| *w = (0, Value::Null));
-    model.init = st;
-    model.subs = subs;
-    model.unsupported = unsupported;
-    Ok(model)
+    (st, subs)
 }
