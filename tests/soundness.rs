@@ -41,7 +41,7 @@ use tracepor::model::{Model, ModelKind};
 use tracepor::trace::em::{parse_dependence, parse_trace};
 
 use common::gen_em::{generate, generate_padded};
-use common::gen_smartapp::{gen_loose_system, gen_system};
+use common::gen_smartapp::{gen_loose_system, gen_saved_state_system, gen_system};
 use events_common::gen::gen_model;
 use events_common::Exhaustive;
 
@@ -501,6 +501,27 @@ fn every_strategy_reaches_the_exhaustive_findings_on_loosely_coupled_smartapps()
     }
     assert!(finished * 4 >= variants * 3, "the baseline finished only {finished} of {variants} loose variants");
     tally.assert_sound("loosely coupled SmartApps");
+}
+
+/// The same on systems whose outcome depends on the devices' states at installation (the
+/// environment's choice of configuration at the root, issue 26) and on the user's direct
+/// commands (an app touch, a button): `gen_saved_state_system`.
+#[test]
+fn every_strategy_reaches_the_exhaustive_findings_on_smartapps_with_saved_states() {
+    let mut tally = Tally::default();
+    let (mut variants, mut finished, mut rich) = (0, 0, 0);
+    for seed in 0..seeds() / 3 {
+        let apps = gen_saved_state_system(&mut SmallRng::seed_from_u64(seed));
+        let files = write_system(&format!("saved{seed}"), &apps);
+        let (f, r) = check_smartapps(&mut tally, &format!("saved seed {seed}"), &files, 20_000);
+        variants += SMARTAPP_OPTIONS.len();
+        finished += f;
+        rich += r;
+    }
+    assert!(finished * 4 >= variants * 3, "the baseline finished only {finished} of {variants} saved-state variants");
+    assert!(rich * 3 >= finished, "only {rich} of {finished} saved-state variants have more than one finding");
+    eprintln!("saved states: {finished} of {variants} variants checked, {rich} with several findings");
+    tally.assert_sound("SmartApps with saved states");
 }
 
 /// The same on small real pairs of the IoTCheck corpus (the paper's Table A.2, at most six
