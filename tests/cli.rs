@@ -95,7 +95,8 @@ fn a_reported_deadlock_replays_with_the_printed_command() {
 fn a_replayed_conflict_names_the_file_line_and_handler() {
     let apps = "../shared/smartthings/smartapps";
     let (fire, lock) = (format!("{apps}/FireCO2Alarm.groovy"), format!("{apps}/lock-it-when-i-leave.groovy"));
-    let schedule = "smokeDetector.smoke.tested,presenceSensor.presence.not_present";
+    // The configuration at installation first (the defaults: docs/smartapps.md).
+    let schedule = "init.0,smokeDetector.smoke.tested,presenceSensor.presence.not_present";
     let r = tracepor(&["replay", &fire, &lock, "--schedule", schedule, "--conflicts"]);
     assert_eq!(code(&r), 1, "{}", String::from_utf8_lossy(&r.stderr));
     let shown = String::from_utf8_lossy(&r.stdout);

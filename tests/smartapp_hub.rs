@@ -222,3 +222,155 @@ fn what_cannot_be_bound_is_reported_with_file_and_line() {
     assert_eq!(u.len(), 4, "{u:#?}");
     assert_eq!(m.stats()["unsupported"], 4);
 }
+
+/// Saves the lock's state when installed and restores it when the mode changes (make-it-so's
+/// shape); `Locker` locks on a contact closing.
+const KEEPER: &str = r#"
+definition(name: "Keeper", namespace: "t", author: "t")
+preferences { section("s") { input "door", "capability.lock" } }
+def installed() {
+    subscribe(location, "mode", changed)
+    state.saved = door.currentValue("lock")
+}
+def changed(evt) { if (state.saved == "unlocked") { door.unlock() } else { door.lock() } }
+"#;
+
+const CLOSER: &str = r#"
+definition(name: "Closer", namespace: "t", author: "t")
+preferences { section("s") {
+    input "door", "capability.lock"
+    input "contact1", "capability.contactSensor"
+} }
+def installed() { subscribe(contact1, "contact.closed", closed) }
+def closed(evt) { door.lock() }
+"#;
+
+#[test]
+fn the_devices_states_at_installation_are_the_environments_choice() {
+    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false };
+    let (m, _) = system("configs", &[("Keeper", KEEPER), ("Closer", CLOSER)], opts);
+    // The lock is commanded and the mode subscribed: locked/unlocked and home/away/night, every
+    // value of each in some configuration.
+    assert_eq!(m.stats()["configurations"], 3);
+    let root = m.initial();
+    let mut en = Vec::new();
+    m.enabled(&root, &mut en);
+    let names: Vec<String> = en.iter().map(|&c| m.choice_name(c)).collect();
+    assert_eq!(names, ["init.0", "init.1", "init.2"], "only the configurations are enabled at the root");
+    // From the defaults (locked), Keeper saved `locked`: restoring agrees with Closer.
+    let mut s = root.clone();
+    fire(&m, &mut s, "init.0").unwrap();
+    fire(&m, &mut s, "contactSensor.contact.closed").unwrap();
+    fire(&m, &mut s, "location.mode.away").unwrap();
+    // Installed while unlocked, Keeper restores `unlocked` over Closer's lock: a conflict of
+    // saved state, which one fixed configuration could not show.
+    let mut s = root.clone();
+    fire(&m, &mut s, "init.1").unwrap();
+    assert!(outcome(&m, &s).contains("lock.lock=unlocked"), "{}", outcome(&m, &s));
+    en.clear();
+    m.enabled(&s, &mut en);
+    assert!(!en.is_empty() && en.iter().all(|&c| !m.choice_name(c).starts_with("init.")), "chosen once");
+    fire(&m, &mut s, "contactSensor.contact.closed").unwrap();
+    let e = fire(&m, &mut s, "location.mode.away").expect_err("Keeper restores unlocked over Closer's lock");
+    assert_eq!(e.kind, "conflict");
+    assert!(e.message.contains("Closer wrote locked, Keeper writes unlocked"), "{}", e.message);
+    // The configuration choice writes everything: dependent with every event.
+    let mut acc = tracepor::model::Accesses::new();
+    m.accesses(&root, m.parse_choice("init.1").unwrap(), &mut acc);
+    assert!(acc.len() as u64 >= m.stats()["attributes"] + 1 + 2 && acc.iter().all(|a| a.write));
+    // Without a commanded attribute or a mode in use, one configuration and no root.
+    let (one, _) = system("oneconfig", &[("Watcher", WATCHER_ONLY)], SmartAppOptions::default());
+    assert_eq!(one.stats()["configurations"], 1);
+    en.clear();
+    one.enabled(&one.initial(), &mut en);
+    assert!(!en.is_empty() && en.iter().all(|&c| !one.choice_name(c).starts_with("init.")));
+}
+
+const WATCHER_ONLY: &str = r#"
+definition(name: "Watcher", namespace: "t", author: "t")
+preferences { section("s") { input "contact1", "capability.contactSensor" } }
+def installed() { subscribe(contact1, "contact", seen) }
+def seen(evt) { state.last = evt.value }
+"#;
+
+/// Toggles the lock when its button is pushed (the user's command), as single-button-controller.
+const TOGGLE: &str = r#"
+definition(name: "Toggle", namespace: "t", author: "t")
+preferences { section("s") {
+    input "door", "capability.lock"
+    input "button1", "capability.button"
+} }
+def installed() { subscribe(button1, "button.pushed", pushed) }
+def pushed(evt) { if (door.currentValue("lock") == "locked") { door.unlock() } else { door.lock() } }
+"#;
+
+/// Locks the door again as soon as it is unlocked (an automation).
+const RELOCK: &str = r#"
+definition(name: "Relock", namespace: "t", author: "t")
+preferences { section("s") { input "door", "capability.lock" } }
+def installed() { subscribe(door, "lock.unlocked", relock) }
+def relock(evt) { door.lock() }
+"#;
+
+/// Unlocks the door when a contact opens (an automation).
+const OPENER: &str = r#"
+definition(name: "Opener", namespace: "t", author: "t")
+preferences { section("s") {
+    input "door", "capability.lock"
+    input "contact1", "capability.contactSensor"
+} }
+def installed() { subscribe(contact1, "contact.open", opened) }
+def opened(evt) { door.unlock() }
+"#;
+
+#[test]
+fn a_write_on_the_users_own_command_is_no_conflict_but_an_automation_undoing_it_is() {
+    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false };
+    // The user's command over an automation's write: Opener unlocked, the user pushes the
+    // button and Toggle locks. The user's intent, no conflict (IoTCheck leaves such "manual"
+    // writes out too). Opener unlocking again undoes the user's lock: a conflict.
+    let (m, _) = system("manual", &[("Toggle", TOGGLE), ("Opener", OPENER)], opts);
+    let mut s = m.initial();
+    fire(&m, &mut s, "init.0").unwrap();
+    fire(&m, &mut s, "contactSensor.contact.open").unwrap();
+    fire(&m, &mut s, "button.button.pushed").expect("the user's command is no conflict");
+    assert!(outcome(&m, &s).contains("lock.lock=locked"), "{}", outcome(&m, &s));
+    let e = fire(&m, &mut s, "contactSensor.contact.open").expect_err("Opener undoes the user's lock");
+    assert!(e.message.contains("Toggle wrote locked, Opener writes unlocked"), "{}", e.message);
+    // A handler run by the change the user's command caused is an automation again: Relock
+    // locks right after the user unlocked (nfc-tag-toggle with auto-lock-door).
+    let (m, _) = system("manual2", &[("Toggle", TOGGLE), ("Relock", RELOCK)], opts);
+    let mut s = m.initial();
+    fire(&m, &mut s, "init.0").unwrap();
+    let e = fire(&m, &mut s, "button.button.pushed").expect_err("Relock undoes the user's unlock");
+    assert!(e.message.contains("Toggle wrote unlocked, Relock writes locked"), "{}", e.message);
+}
+
+/// nfc-tag-toggle's shape: an optional master among options computed from the devices.
+const MASTER: &str = r#"
+definition(name: "Master", namespace: "t", author: "t")
+preferences { section("s") {
+    input "door", "capability.lock", multiple: true
+    input "masterLock", "enum", title: "Master lock", options: door.collect{[(it.id)]}, required: false
+    input "button1", "capability.button"
+} }
+def installed() { subscribe(button1, "button.pushed", pushed) }
+def pushed(evt) {
+    def status = masterLock ? door.find{"[" + it.id + "]" == masterLock}?.currentValue("lock") : door[0].currentValue("lock")
+    if (status == "locked") { door.unlock() } else { door.lock() }
+    def c = door[0].currentState("lock")
+    if (c == "unlocked") { state.seen = "State compared with its value" }
+}
+"#;
+
+#[test]
+fn an_optional_enum_of_computed_options_is_unset_and_a_state_compares_by_its_value() {
+    let (m, _) = system("master", &[("Master", MASTER)], SmartAppOptions::default());
+    let mut s = m.initial();
+    fire(&m, &mut s, "init.0").unwrap();
+    fire(&m, &mut s, "button.button.pushed").unwrap();
+    // Unset, the master is not looked for: the lock (locked) is toggled.
+    let o = outcome(&m, &s);
+    assert!(o.contains("lock.lock=unlocked"), "{o}");
+    assert!(o.contains("seen=State compared with its value"), "{o}");
+}

@@ -224,8 +224,10 @@ fn bound_makes_runs_finite_for_stateless_strategies() {
     let m = system("bound", &[("Opener", OPENER), ("Watcher", WATCHER)], opts);
     let (stats, found) = explore::run(&m, &mut FullStateless, Limits::default(), Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);
-    // 3 events, twice each: 6!/(2!2!2!) = 90 interleavings, each ending with nothing enabled.
-    assert_eq!(stats.executions, 90);
+    // 3 events, twice each: 6!/(2!2!2!) = 90 interleavings, each ending with nothing enabled,
+    // from each of the two configurations at installation (Opener commands the switch).
+    assert_eq!(m.stats()["configurations"], 2);
+    assert_eq!(stats.executions, 2 * 90);
     assert!(found.deadlocks() > 0);
     let (_, full) = explore::run(&m, &mut Full, Limits::default(), Arc::new(AtomicBool::new(false)));
     let (_, sd) = explore::run(&m, &mut StatefulDpor::new(), Limits::default(), Arc::new(AtomicBool::new(false)));

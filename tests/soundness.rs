@@ -41,7 +41,7 @@ use tracepor::model::{Model, ModelKind};
 use tracepor::trace::em::{parse_dependence, parse_trace};
 
 use common::gen_em::{generate, generate_padded};
-use common::gen_smartapp::{gen_loose_system, gen_system};
+use common::gen_smartapp::{gen_loose_system, gen_saved_state_system, gen_system};
 use events_common::gen::gen_model;
 use events_common::Exhaustive;
 
@@ -463,29 +463,36 @@ fn check_smartapps(tally: &mut Tally, what: &str, files: &[PathBuf], cap: u64) -
     (finished, rich)
 }
 
+/// Every strategy against the exhaustive search on the systems `gen` makes from seeds
+/// `0..seeds() / 3` (83 by default), each under the four options; `tag` names the variants.
+/// Returns (variants, finished, rich) after asserting soundness and that most baselines
+/// finished (a generated system is small, but two apps toggling each other can still make a
+/// large space: the cap keeps a CI run short, and the assertion keeps the suite from passing
+/// on nothing).
+fn check_generated(tag: &str, gen: fn(&mut SmallRng) -> Vec<(String, String)>) -> (usize, usize, usize) {
+    let mut tally = Tally::default();
+    let (mut variants, mut finished, mut rich) = (0, 0, 0);
+    for seed in 0..seeds() / 3 {
+        let apps = gen(&mut SmallRng::seed_from_u64(seed));
+        let files = write_system(&format!("{tag}{seed}"), &apps);
+        let (f, r) = check_smartapps(&mut tally, &format!("{tag} seed {seed}"), &files, 20_000);
+        variants += SMARTAPP_OPTIONS.len();
+        finished += f;
+        rich += r;
+    }
+    assert!(finished * 4 >= variants * 3, "the baseline finished only {finished} of {variants} {tag} variants");
+    eprintln!("{tag}: {finished} of {variants} variants checked, {rich} with several findings");
+    tally.assert_sound(tag);
+    (variants, finished, rich)
+}
+
 #[test]
 fn every_strategy_reaches_the_exhaustive_findings_on_smartapps() {
     // All five of event models' (the stateless ones under a bound), unless a campaign picks some.
     let all = registry::applicable::<SmartAppModel>().count();
     assert!(all >= 5, "only {all} SmartApp strategies registered");
-    let mut tally = Tally::default();
-    // A generated system is small, but two apps toggling each other can still make a large
-    // space; the cap keeps a CI run short, and the assertions below keep the suite from
-    // passing on nothing.
-    let (mut variants, mut finished, mut rich) = (0, 0, 0);
-    for seed in 0..seeds() / 3 {
-        // (83 systems by default, each under four options)
-        let apps = gen_system(&mut SmallRng::seed_from_u64(seed));
-        let files = write_system(&format!("gen{seed}"), &apps);
-        let (f, r) = check_smartapps(&mut tally, &format!("seed {seed}"), &files, 20_000);
-        variants += SMARTAPP_OPTIONS.len();
-        finished += f;
-        rich += r;
-    }
-    assert!(finished * 4 >= variants * 3, "the baseline finished only {finished} of {variants} generated variants");
+    let (_, finished, rich) = check_generated("gen", gen_system);
     assert!(rich * 3 >= finished, "only {rich} of {finished} generated variants have more than one finding");
-    eprintln!("smartapps: {finished} of {variants} generated variants checked, {rich} with several findings");
-    tally.assert_sound("SmartApps");
 }
 
 /// The same on loosely coupled systems (tests/common/gen_smartapp.rs `gen_loose_system`): apps
@@ -495,16 +502,16 @@ fn every_strategy_reaches_the_exhaustive_findings_on_smartapps() {
 /// dependent whatever the footprints say).
 #[test]
 fn every_strategy_reaches_the_exhaustive_findings_on_loosely_coupled_smartapps() {
-    let mut tally = Tally::default();
-    let (mut variants, mut finished) = (0, 0);
-    for seed in 0..seeds() / 3 {
-        let apps = gen_loose_system(&mut SmallRng::seed_from_u64(seed));
-        let files = write_system(&format!("loose{seed}"), &apps);
-        finished += check_smartapps(&mut tally, &format!("loose seed {seed}"), &files, 20_000).0;
-        variants += SMARTAPP_OPTIONS.len();
-    }
-    assert!(finished * 4 >= variants * 3, "the baseline finished only {finished} of {variants} loose variants");
-    tally.assert_sound("loosely coupled SmartApps");
+    check_generated("loose", gen_loose_system);
+}
+
+/// The same on systems whose outcome depends on the devices' states at installation (the
+/// environment's choice of configuration at the root, issue 26) and on the user's direct
+/// commands (an app touch, a button): `gen_saved_state_system`.
+#[test]
+fn every_strategy_reaches_the_exhaustive_findings_on_smartapps_with_saved_states() {
+    let (_, finished, rich) = check_generated("saved", gen_saved_state_system);
+    assert!(rich * 3 >= finished, "only {rich} of {finished} saved-state variants have more than one finding");
 }
 
 /// The same on small real pairs of the IoTCheck corpus (the paper's Table A.2, at most six

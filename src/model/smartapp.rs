@@ -50,6 +50,7 @@ mod delivery;
 mod devices;
 mod encode;
 mod footprint;
+mod initial;
 mod interp;
 mod load;
 mod slice;
@@ -134,6 +135,9 @@ pub struct SmartState {
     states: Vec<Vec<(Text, Value)>>,
     writers: Vec<(u8, Value)>,
     fired: Vec<u32>,
+    /// Before installation, when the environment is still to choose the devices' states
+    /// (`initial.rs`); false in every other state.
+    root: bool,
 }
 
 impl Clone for SmartState {
@@ -144,6 +148,7 @@ impl Clone for SmartState {
             states: self.states.clone(),
             writers: self.writers.clone(),
             fired: self.fired.clone(),
+            root: self.root,
         }
     }
     /// In place, value by value (stateful-dpor copies each state into the last step's
@@ -173,6 +178,7 @@ impl Clone for SmartState {
         }
         self.writers.extend_from_slice(&src.writers[n..]);
         self.fired.clone_from(&src.fired);
+        self.root = src.root;
     }
 }
 
@@ -200,7 +206,12 @@ pub struct SmartAppModel {
     device_text: Vec<Text>,
     subs: Vec<Sub>,
     events: Vec<EnvEvent>,
+    /// The initial state: with several configurations, the root before installation.
     init: SmartState,
+    /// The configurations the environment chooses among at installation (`initial.rs`): each
+    /// one's choice name and the state after installing every app from it. Empty when there is
+    /// one, then `init` is the state after installation and there is no root.
+    configs: Vec<(String, SmartState)>,
     opts: SmartAppOptions,
     /// What the model cannot bind or run, `file:line: why` each (nothing is dropped silently).
     unsupported: Vec<String>,
@@ -262,6 +273,12 @@ struct Ctx<'m> {
     /// When asked for (reports): each app write recorded as the last writer, as (slot, app,
     /// `file:line, handler h`), for the earlier side of a conflict ([`SmartAppModel::write_place`]).
     places: Option<Vec<(usize, usize, String)>>,
+    /// The event fired is the user's own action (an app touch, a button, an NFC tag, a cube
+    /// turned): the next delivery runs its handlers as the user's direct command.
+    user_event: bool,
+    /// The running handler acts on the user's direct command: its writes are the user's intent
+    /// (never a conflict), though they become the last write (see `set_attr`).
+    manual: bool,
 }
 
 /// One thing a firing did, as a lane diagram draws it: an access (or, `None`, a handler
@@ -297,6 +314,8 @@ impl<'m> Ctx<'m> {
             touch_app: None,
             log: None,
             places: None,
+            user_event: false,
+            manual: false,
         }
     }
 
@@ -350,13 +369,17 @@ impl Model for SmartAppModel {
         crate::model::load_flags(self.opts.bound, self.opts.conflicts)
     }
     fn choices(&self) -> u32 {
-        self.events.len() as u32
+        (self.events.len() + self.configs.len()) as u32
     }
     fn initial(&self) -> SmartState {
         self.init.clone()
     }
     fn enabled(&self, s: &SmartState, out: &mut Vec<Choice>) {
-        out.extend((0..self.events.len()).filter(|&e| self.is_enabled(s, e)).map(|e| e as Choice));
+        if s.root {
+            out.extend((0..self.configs.len()).map(|k| (self.events.len() + k) as Choice));
+        } else {
+            out.extend((0..self.events.len()).filter(|&e| self.is_enabled(s, e)).map(|e| e as Choice));
+        }
     }
     fn accesses(&self, s: &SmartState, c: Choice, out: &mut Accesses) {
         let mut copy = s.clone();
@@ -380,7 +403,13 @@ impl Model for SmartAppModel {
         use crate::model::lane::LaneMark;
         let (mut copy, mut acc, mut log) = (s.clone(), Vec::new(), Some(Vec::new()));
         let result = self.fire_traced(&mut copy, c as usize, &mut acc, &mut log, None);
-        let ev = &self.events[c as usize];
+        // A configuration at installation (initial.rs) runs no handler: one mark.
+        let Some(ev) = self.events.get(c as usize) else {
+            let name = self.choice_name(c);
+            let text = format!("the devices start in configuration {name}");
+            out.push(LaneMark { lane: 0, handler: None, label: name, text, op: None, access: None });
+            return;
+        };
         let mut text = format!("event {}", ev.name);
         if let Err(e) = &result {
             text.push_str(&format!(" ends in {}: {}", e.kind, e.message));
@@ -473,6 +502,9 @@ impl Model for SmartAppModel {
         if self.opts.bound.is_some() {
             out.extend(&s.fired);
         }
+        if !self.configs.is_empty() {
+            out.push(s.root as u32);
+        }
     }
     /// Hashes the parts [`Model::encode`] writes (under the same options) without encoding:
     /// `same_encoding` below needs no encoding either.
@@ -501,6 +533,10 @@ impl Model for SmartAppModel {
             s.fired.iter().for_each(|&f| h.write_u32(f));
             words += s.fired.len();
         }
+        if !self.configs.is_empty() {
+            h.write_u8(s.root as u8);
+            words += 1;
+        }
         (h.finish(), words)
     }
     /// Compares the two states part by part as [`Model::encode`] writes them (the same parts
@@ -517,6 +553,7 @@ impl Model for SmartAppModel {
                 || (s.writers.len() == t.writers.len()
                     && s.writers.iter().zip(&t.writers).all(|(a, b)| a.0 == b.0 && same_value(&a.1, &b.1))))
             && (self.opts.bound.is_none() || s.fired == t.fired)
+            && s.root == t.root
     }
     fn outcome(&self, s: &SmartState) -> Outcome {
         let mut text = String::from("attrs");
@@ -538,10 +575,16 @@ impl Model for SmartAppModel {
         Outcome::SmartApps { state: text }
     }
     fn choice_name(&self, c: Choice) -> String {
-        self.events.get(c as usize).map_or_else(|| format!("#{c}"), |e| e.name.clone())
+        let (c, n) = (c as usize, self.events.len());
+        match self.events.get(c) {
+            Some(e) => e.name.clone(),
+            None => self.configs.get(c - n).map_or_else(|| format!("#{c}"), |k| k.0.clone()),
+        }
     }
     fn parse_choice(&self, name: &str) -> Option<Choice> {
-        self.events.iter().position(|e| e.name == name).map(|i| i as Choice)
+        let n = self.events.len();
+        let e = self.events.iter().position(|e| e.name == name);
+        e.or_else(|| self.configs.iter().position(|k| k.0 == name).map(|k| n + k)).map(|i| i as Choice)
     }
     fn describe(&self, s: &SmartState, c: Choice) -> String {
         let mut acc = Accesses::new();
@@ -608,6 +651,7 @@ impl Model for SmartAppModel {
             ("apps".to_string(), self.apps.len() as u64),
             ("devices".to_string(), self.devices.len() as u64),
             ("events".to_string(), self.events.len() as u64),
+            ("configurations".to_string(), self.configs.len().max(1) as u64),
             ("subscriptions".to_string(), self.subs.len() as u64),
             ("attributes".to_string(), self.slots.len() as u64),
             ("methods".to_string(), self.apps.iter().map(|a| a.script.methods.len() as u64).sum()),

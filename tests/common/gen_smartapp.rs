@@ -424,3 +424,98 @@ fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth
         }
     }
 }
+
+/// A system whose outcome depends on the devices' states at installation and on the user's
+/// direct commands (issue 26): a keeper app saves what a switch and a lock are at installation
+/// (`state.x = dev.currentValue(...)`) and restores it on some event, as make-it-so and
+/// thermostat-auto-off do; the other apps command the same devices from sensor events, from
+/// their own touch or from a button (the user's commands), and may set the mode. Which
+/// configuration the environment chose at the root then decides what the keeper restores.
+pub fn gen_saved_state_system(rng: &mut SmallRng) -> Vec<(String, String)> {
+    let mut out = vec![("keeper".to_string(), gen_keeper(rng))];
+    for i in 0..rng.gen_range(1..=2) {
+        out.push((format!("user{i}"), gen_user(rng, i)));
+    }
+    out
+}
+
+/// Actuators of the saved-state systems: (input, capability, attribute, [(command, value)]).
+const SAVED: [(&str, &str, &str, [(&str, &str); 2]); 2] = [
+    ("sw", "switch", "switch", [("on", "on"), ("off", "off")]),
+    ("door", "lock", "lock", [("lock", "locked"), ("unlock", "unlocked")]),
+];
+
+fn restore(rng: &mut SmallRng, src: &mut String, pad: &str) {
+    let (name, _, _, cmds) = SAVED[rng.gen_range(0..2)];
+    let [(c0, v0), (c1, _)] = cmds;
+    src.push_str(&format!("{pad}if (state.{name} == \"{v0}\") {{ {name}.{c0}() }} else {{ {name}.{c1}() }}\n"));
+}
+
+fn gen_keeper(rng: &mut SmallRng) -> String {
+    let mut src = "definition(name: \"Keeper\", namespace: \"gen\", author: \"tracepor tests\")\n".to_string();
+    src.push_str(&inputs(rng, [("sw", "switch"), ("door", "lock"), ("contact1", "contactSensor")].into_iter()));
+    src.push_str("def installed() {\n");
+    let trigger = rng.gen_range(0..3);
+    match trigger {
+        0 => src.push_str("    subscribe(contact1, \"contact\", h0)\n"),
+        1 => src.push_str("    subscribe(location, \"mode\", h0)\n"),
+        _ => src.push_str("    subscribe(contact1, \"contact.closed\", h0)\n"),
+    }
+    for (name, _, attr, _) in SAVED {
+        if rng.gen_bool(0.7) {
+            src.push_str(&format!("    state.{name} = {name}.currentValue(\"{attr}\")\n"));
+        }
+    }
+    src.push_str("}\ndef h0(evt) {\n");
+    if trigger == 0 {
+        // Off while open, back to the saved state when closed (thermostat-auto-off's shape).
+        src.push_str("    if (evt.value == \"open\") {\n");
+        let (name, _, _, cmds) = SAVED[rng.gen_range(0..2)];
+        src.push_str(&format!("        {name}.{}()\n    }} else {{\n", cmds[rng.gen_range(0..2)].0));
+        restore(rng, &mut src, "        ");
+        src.push_str("    }\n");
+    } else {
+        restore(rng, &mut src, "    ");
+        if rng.gen_bool(0.5) {
+            restore(rng, &mut src, "    ");
+        }
+    }
+    src.push_str("}\n");
+    src
+}
+
+fn gen_user(rng: &mut SmallRng, index: usize) -> String {
+    let mut src = format!("definition(name: \"User{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
+    let devices = [("sw", "switch"), ("door", "lock"), ("contact1", "contactSensor"), ("button1", "button")];
+    src.push_str(&inputs(rng, devices.into_iter()));
+    src.push_str("def installed() {\n");
+    let handlers = rng.gen_range(1..=2);
+    for h in 0..handlers {
+        match rng.gen_range(0..4) {
+            0 => src.push_str(&format!("    subscribe(app, h{h})\n")),
+            1 => src.push_str(&format!("    subscribe(button1, \"button.pushed\", h{h})\n")),
+            2 => src.push_str(&format!(
+                "    subscribe(contact1, \"contact.{}\", h{h})\n",
+                ["open", "closed"][rng.gen_range(0..2)]
+            )),
+            _ => {
+                let (name, _, attr, cmds) = SAVED[rng.gen_range(0..2)];
+                src.push_str(&format!("    subscribe({name}, \"{attr}.{}\", h{h})\n", cmds[rng.gen_range(0..2)].1));
+            }
+        }
+    }
+    src.push_str("}\n");
+    for h in 0..handlers {
+        src.push_str(&format!("def h{h}(evt) {{\n"));
+        for _ in 0..rng.gen_range(1..=2) {
+            if rng.gen_bool(0.2) {
+                src.push_str(&format!("    setLocationMode(\"{}\")\n", MODES[rng.gen_range(0..3)]));
+            } else {
+                let (name, _, _, cmds) = SAVED[rng.gen_range(0..2)];
+                src.push_str(&format!("    {name}.{}()\n", cmds[rng.gen_range(0..2)].0));
+            }
+        }
+        src.push_str("}\n");
+    }
+    src
+}

@@ -36,6 +36,10 @@ impl SmartAppModel {
         log: &mut Option<Vec<Logged>>,
         places: Option<&mut Vec<(usize, usize, String)>>,
     ) -> Result<(), ModelError> {
+        if e >= self.events.len() {
+            self.configure(st, e - self.events.len(), acc);
+            return Ok(());
+        }
         if self.opts.bound.is_some() {
             st.fired[e] += 1;
         }
@@ -45,6 +49,7 @@ impl SmartAppModel {
         if places.is_some() {
             cx.places = Some(Vec::new());
         }
+        cx.user_event = ev.touch.is_some() || user_action(&ev.attr);
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
             cx.call_method(*app, method, Vec::new()).map(|_| ())
@@ -132,7 +137,10 @@ impl Ctx<'_> {
         self.touch(slot as u32, changes);
         if let (Some(app), true) = (by, ghost) {
             let (w, last) = &self.st.writers[slot];
-            if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) {
+            // A write on the user's direct command is the user's intent, not a conflict (as
+            // IoTCheck leaves its "manual" writes out); it is still the last write, so an
+            // automation undoing it conflicts.
+            if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) && !self.manual {
                 let other = &self.m.apps[*w as usize - 1].name;
                 self.conflict = Some(Box::new(crate::model::Conflict {
                     variable: format!("{}.{attr}", self.m.devices[dev as usize]),
@@ -201,6 +209,9 @@ impl Ctx<'_> {
         // An app touch runs the tapped app's handlers only; every other event runs every
         // handler subscribed to it, in every app, in subscription order.
         let touched = self.touch_app.take();
+        // Handlers of the user's own action act on the user's command; those of a change they
+        // cause in turn (this delivery nested in a handler) are automations again.
+        let manual = std::mem::take(&mut self.user_event);
         let mut evt = None;
         for (si, sub) in self.m.subs.iter().enumerate() {
             let hit = sub.dev == dev
@@ -212,11 +223,12 @@ impl Ctx<'_> {
                 continue;
             }
             let evt = evt.get_or_insert_with(|| self.event_value(dev, attr, value)).clone();
-            let saved = (self.app, self.base, self.sub);
+            let saved = (self.app, self.base, self.sub, self.manual);
             self.base = self.vars.len();
             self.app = sub.app;
             self.sub = Some(si);
             self.logged(None);
+            self.manual = manual;
             self.depth += 1;
             let r = match &sub.handler {
                 Handler::Method(m) => self.call_method(sub.app, m, vec![evt]).map(|_| ()),
@@ -227,7 +239,7 @@ impl Ctx<'_> {
             if let (Err(Flow::Error(_, line)), None) = (&r, self.fault) {
                 self.fault = Some((sub.app, *line, Some(si)));
             }
-            (self.app, self.base, self.sub) = saved;
+            (self.app, self.base, self.sub, self.manual) = saved;
             if let Err(Flow::Error(m, l)) = r {
                 return Err(Flow::Error(m, l));
             }

@@ -135,6 +135,14 @@ pub(super) fn event_values(ty: &str) -> &'static [&'static str] {
     }
 }
 
+/// Events that are the user's own action, not a device's report or an automation: a button
+/// pressed, an NFC tag or touch sensor tapped, a cube turned (IoTCheck's "manual" events; an app
+/// touch is one too, told by [`EnvEvent::touch`]). What an app writes in direct response is the
+/// user's command, so it is never a conflict (see `Ctx::set_attr`).
+pub(super) fn user_action(attr: &str) -> bool {
+    matches!(attr, "button" | "nfcTouch" | "touch" | "threeAxis")
+}
+
 /// The Extractor's reductions of event names (`switch.on` is the `switch` type, ...).
 pub(super) fn event_type(name: &str) -> String {
     match name {

@@ -28,6 +28,7 @@
 use std::collections::BTreeMap;
 
 use super::{SmartAppModel, SmartState, Value};
+use crate::model::Model;
 use crate::model::{Access, Accesses, Choice};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Script, Stmt};
 
@@ -346,7 +347,7 @@ impl SmartAppModel {
     /// [`SmartAppModel::footprint`] of every choice, sharing the scan of the apps.
     pub fn footprints(&self) -> Vec<Accesses> {
         let reach = self.reach();
-        (0..self.events.len()).map(|e| self.footprint_with(&reach, e)).collect()
+        (0..self.choices() as usize).map(|e| self.footprint_with(&reach, e)).collect()
     }
 
     /// Subscribers (apps kept in the interleaving) to `attr` of `dev` (None: location, app),
@@ -391,6 +392,10 @@ impl SmartAppModel {
     }
 
     fn footprint_with(&self, reach: &[AppReach], e: usize) -> Accesses {
+        // A configuration choice (initial.rs) writes everything.
+        if e >= self.events.len() {
+            return self.every_object().into_iter().map(|object| Access { object, write: true }).collect();
+        }
         let mut objects: BTreeMap<u32, bool> = BTreeMap::new();
         let mut touch = |o: u32, w: bool| *objects.entry(o).or_insert(false) |= w;
         let mut runs = vec![false; self.apps.len()];
@@ -436,6 +441,10 @@ impl SmartAppModel {
     /// Whether choice `c` can never fire again from `s`: under `--bound k` it has fired k times
     /// (only `c` itself moves its counter), or it is never scheduled (`slice`). Else never.
     pub fn exhausted(&self, s: &SmartState, c: Choice) -> bool {
+        // A configuration is chosen at the root only.
+        if c as usize >= self.events.len() {
+            return !s.root;
+        }
         self.dead[c as usize] || self.opts.bound.is_some_and(|k| s.fired[c as usize] >= k)
     }
 }

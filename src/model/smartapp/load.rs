@@ -98,6 +98,8 @@ pub(super) struct Input {
     /// Its default or first option (what IoTCheck's Extractor picks), or null.
     pub default: Value,
     pub line: usize,
+    /// Left unset (null): an optional input with nothing to choose from at installation.
+    pub unset: bool,
 }
 
 /// Every `input` of a script, written out (`input "x", "capability.switch"`, `input name: "x",
@@ -187,7 +189,14 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
             .or_else(|| first_option(named.get("options").copied()))
             .or_else(|| first_option(metadata_values))
             .unwrap_or(Value::Null);
-        out.push(Input { name: n, ty: t, default, line });
+        // An optional choice among options computed from devices (nfc-tag-toggle's master
+        // lock: `options: lock.collect{...}`) has no option to take before the devices are
+        // chosen: left unset, as a user skipping it leaves it (a made-up value would name no
+        // device, and the app would treat it as a master that is never found).
+        let computed_options = named.get("options").is_some_and(|o| !matches!(o, Expr::List(_) | Expr::Map(_)));
+        let optional = matches!(named.get("required"), Some(Expr::Bool(false)));
+        let unset = default == Value::Null && computed_options && optional;
+        out.push(Input { name: n, ty: t, default, line, unset });
     });
     (out, unread)
 }
@@ -299,8 +308,10 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         for (line, why) in unread {
             unsupported.push(format!("{file}:{line}: {why}"));
         }
-        for Input { name, ty, default, line } in found {
-            let v = if ty.starts_with("capability.") || ty.starts_with("device.") {
+        for Input { name, ty, default, line, unset } in found {
+            let v = if unset {
+                Value::Null
+            } else if ty.starts_with("capability.") || ty.starts_with("device.") {
                 let cap = ty.split('.').nth(1).unwrap_or("").to_string();
                 if capability_attrs(&cap).is_empty() && !capability_known_empty(&cap) {
                     unsupported.push(format!(
@@ -478,7 +489,9 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
             // Kept (and copied with each state) only where conflicts are checked.
             writers: vec![(0, Value::Null); if opts.conflicts { nslots } else { 0 }],
             fired: Vec::new(),
+            root: false,
         },
+        configs: Vec::new(),
         opts,
     };
     model.init.states = vec![Vec::new(); model.apps.len()];
@@ -486,10 +499,32 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     // Installing runs every app, with every ghost.
     model.keep_all_apps();
     // Install every app (IoTCheck runs installed() first): subscriptions, initial state.
-    let mut st = model.init.clone();
+    let fresh = model.init.clone();
+    let (st, subs) = install(&model, fresh.clone(), &mut unsupported);
+    model.init = st;
+    model.subs = subs;
+    model.unsupported = unsupported;
+    // The devices' states at installation: the environment's choice (initial.rs).
+    model.choose_configurations(fresh);
+    if opts.conflicts {
+        model.slice_readers();
+    }
+    (model.dead_slots, model.no_ghost) = model.unstored_slots();
+    Ok(model)
+}
+
+/// Installs every app from `st` (the devices' and the location's states before installation),
+/// in order, each running `installed()` (else `initialize()`): the state after, with no last
+/// writers (installing is not part of the checked executions), and the subscriptions made.
+/// What could not run is added to `unsupported`, once per line.
+pub(super) fn install(
+    model: &SmartAppModel,
+    mut st: SmartState,
+    unsupported: &mut Vec<String>,
+) -> (SmartState, Vec<Sub>) {
     let mut subs = Vec::new();
     for ai in 0..model.apps.len() {
-        let mut cx = Ctx::new(&model, &mut st, ai, Vec::new());
+        let mut cx = Ctx::new(model, &mut st, ai, Vec::new());
         cx.installing = Some(Vec::new());
         let entry = if model.apps[ai].methods.contains_key("installed") { "installed" } else { "initialize" };
         let file = &model.apps[ai].file;
@@ -524,12 +559,5 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     }
     // Installing is not part of the checked executions: no conflicts from it.
     st.writers.iter_mut().for_each(|w| *w = (0, Value::Null));
-    model.init = st;
-    model.subs = subs;
-    model.unsupported = unsupported;
-    if opts.conflicts {
-        model.slice_readers();
-    }
-    (model.dead_slots, model.no_ghost) = model.unstored_slots();
-    Ok(model)
+    (st, subs)
 }

@@ -226,6 +226,24 @@ pub(super) fn loose_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// `==` of Groovy as the apps of the corpus use it: [`loose_eq`], except that a device's State
+/// (`currentState("contact")`, a map with its `value` and `date`) compared with a text compares
+/// its value. A hub's State never equals a text; the corpus's copies of some apps were edited
+/// for IoTCheck, whose `currentState` returns the value itself (WindowOrDoorOpen keeps its
+/// original `contactState.value == "open"` as a comment beside `contactState == open`), and
+/// the manual study judged what the author meant.
+fn state_eq(a: &Value, b: &Value) -> bool {
+    let state_value = |m: &Value| match m {
+        Value::Map(m) if map_get_str(m, "date").is_some() => map_get_str(m, "value").cloned(),
+        _ => None,
+    };
+    match (a, b) {
+        (Value::Map(_), Value::Str(_)) => state_value(a).is_some_and(|v| loose_eq(&v, b)),
+        (Value::Str(_), Value::Map(_)) => state_value(b).is_some_and(|v| loose_eq(a, &v)),
+        _ => loose_eq(a, b),
+    }
+}
+
 pub(super) fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
@@ -320,8 +338,8 @@ pub(super) fn arith(op: &str, x: &Value, y: &Value) -> Value {
 pub(super) fn binary(op: &str, x: &Value, y: &Value) -> Value {
     use std::cmp::Ordering::*;
     match op {
-        "==" => Value::Bool(loose_eq(x, y)),
-        "!=" => Value::Bool(!loose_eq(x, y)),
+        "==" => Value::Bool(state_eq(x, y)),
+        "!=" => Value::Bool(!state_eq(x, y)),
         "<" => Value::Bool(compare(x, y) == Some(Less)),
         "<=" => Value::Bool(matches!(compare(x, y), Some(Less | Equal))),
         ">" => Value::Bool(compare(x, y) == Some(Greater)),

@@ -1,0 +1,111 @@
+//! The devices' states at installation, chosen by the environment (issue 26).
+//!
+//! A hub installs an app whatever state its devices are in: the lock may be unlocked, the
+//! thermostat heating, the location in `away`. Apps that save what they find at installation and
+//! restore it later (make-it-so, thermostat-auto-off, ...) conflict with another app only when
+//! what they saved differs from what the other one writes, so one fixed configuration hides
+//! those conflicts. IoTCheck's device classes start from one of two configurations per run (its
+//! `init` flag; the thermostat is `off` in both). Here the system starts at a root state whose
+//! only choices are configurations `init.0` .. `init.{K-1}`; each is the state after installing
+//! every app from that configuration. `init.0` is the devices' defaults (what one fixed
+//! configuration gave before).
+//!
+//! **Which configurations.** The attributes that vary are those some app may command (its
+//! static writes, [`SmartAppModel::reach`]) and the location mode when an app subscribes to it or
+//! sets it: an app's saved state is restored by commands, and the mode names the saved scene.
+//! Sensors are left at their defaults: the environment's events move them anyway (each event
+//! reaches its subscribers as a change). Each attribute's values are its default then those its
+//! events take (`event_values`); configuration k gives each varied attribute its value number
+//! k modulo how many it has. So every value of every varied attribute is present at
+//! installation in some configuration (a covering of strength one, K = the largest number of
+//! values, at most 5), not every combination: the product would multiply the states by up to
+//! 5^7 on a thermostat alone, and a conflict of saved state involves one attribute restored.
+//!
+//! **Dependence.** A configuration choice writes every object (each attribute, the mode, each
+//! app's state) and is enabled only at the root, where nothing else is; so it is dependent with
+//! everything, and a strategy that backtracks to the root explores every configuration.
+
+use super::*;
+
+impl SmartAppModel {
+    /// Builds the configurations from `fresh` (the defaults, before installation), once the apps
+    /// are installed from it (`self.init`, `self.subs`): with one configuration, nothing changes.
+    pub(super) fn choose_configurations(&mut self, fresh: SmartState) {
+        let reach = self.reach();
+        let mut varied: Vec<(usize, Vec<Value>)> = Vec::new();
+        let mut slots: Vec<usize> = reach.iter().flat_map(|r| r.writes.iter().copied()).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        for slot in slots {
+            let default = fresh.attrs[slot].clone();
+            if default == Value::Null {
+                continue;
+            }
+            let attr = self.slots[slot].1.as_str();
+            let ty = if attr == "door" { "doorState" } else { attr };
+            let mut values = vec![default];
+            for v in event_values(ty).iter().filter(|v| **v != "1") {
+                if !values.iter().any(|x| loose_eq(x, &s(v))) {
+                    values.push(s(v));
+                }
+            }
+            if values.len() > 1 {
+                varied.push((slot, values));
+            }
+        }
+        let mode_used = reach.iter().any(|r| r.sets_mode)
+            || self.subs.iter().any(|s| s.dev.is_none() && (s.attr == "location" || s.attr == "mode"));
+        let modes: &[&'static str] = if mode_used { event_values("mode") } else { &[] };
+        let k_max = varied.iter().map(|v| v.1.len()).chain([modes.len()]).max().unwrap_or(0);
+        if k_max <= 1 {
+            return;
+        }
+        // Installing delivers nothing (as at load, when no subscription is made yet).
+        let subs = std::mem::take(&mut self.subs);
+        let mut configs = vec![("init.0".to_string(), self.init.clone())];
+        let mut notes = Vec::new();
+        for k in 1..k_max {
+            let mut st = fresh.clone();
+            for (slot, values) in &varied {
+                st.attrs[*slot] = values[k % values.len()].clone();
+            }
+            if !modes.is_empty() {
+                st.mode = Text::Static(modes[k % modes.len()]);
+            }
+            let (st, made) = load::install(self, st, &mut notes);
+            if !same_subscriptions(&made, &subs) && !self.unsupported.iter().any(|u| u.contains("init.")) {
+                let app = &self.apps[0].file;
+                self.unsupported.push(format!(
+                    "{app}:1: the apps subscribe differently when installed from configuration init.{k}: the subscriptions of init.0 are kept"
+                ));
+            }
+            configs.push((format!("init.{k}"), st));
+        }
+        self.subs = subs;
+        self.init.root = true;
+        self.configs = configs;
+    }
+
+    /// Fires configuration `k` at the root: the state after installing from it. It writes every
+    /// object (see the module header).
+    pub(super) fn configure(&self, st: &mut SmartState, k: usize, acc: &mut Vec<Access>) {
+        st.clone_from(&self.configs[k].1);
+        acc.extend(self.every_object().into_iter().map(|object| Access { object, write: true }));
+    }
+
+    /// Every object of the state: each attribute slot, the mode, each app's state.
+    pub(super) fn every_object(&self) -> Vec<u32> {
+        (0..self.state_object(self.apps.len())).collect()
+    }
+}
+
+fn same_subscriptions(a: &[Sub], b: &[Sub]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.app == y.app
+                && x.dev == y.dev
+                && x.attr == y.attr
+                && x.value == y.value
+                && x.handler.name() == y.handler.name()
+        })
+}
