@@ -23,6 +23,9 @@
 //! ablations that the paper shows unsound must each be caught on some generated input, and
 //! docs/soundness.md lists the bugs planted by hand and caught.
 
+#[path = "common/apps.rs"]
+#[allow(dead_code)]
+mod apps;
 mod common;
 mod events_common;
 
@@ -423,19 +426,6 @@ fn every_strategy_reaches_the_exhaustive_findings_on_event_models() {
     tally.assert_sound("event models");
 }
 
-/// Writes a system's apps into a folder of their own and returns the files.
-fn write_system(tag: &str, apps: &[(String, String)]) -> Vec<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("tracepor-soundness-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    apps.iter()
-        .map(|(name, src)| {
-            let p = dir.join(format!("{name}.groovy"));
-            std::fs::write(&p, src).unwrap();
-            p
-        })
-        .collect()
-}
-
 /// Every strategy registered for SmartApps, under every option, against the exhaustive search on
 /// `files`; returns how many variants the baseline finished within `cap` states, and how many of
 /// those had more than one finding (an error or a nothing-enabled state) to lose.
@@ -474,7 +464,7 @@ fn check_generated(tag: &str, gen: fn(&mut SmallRng) -> Vec<(String, String)>) -
     let (mut variants, mut finished, mut rich) = (0, 0, 0);
     for seed in 0..seeds() / 3 {
         let apps = gen(&mut SmallRng::seed_from_u64(seed));
-        let files = write_system(&format!("{tag}{seed}"), &apps);
+        let files = apps::write(&format!("{tag}{seed}"), &apps);
         let (f, r) = check_smartapps(&mut tally, &format!("{tag} seed {seed}"), &files, 20_000);
         variants += SMARTAPP_OPTIONS.len();
         finished += f;

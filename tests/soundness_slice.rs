@@ -9,10 +9,12 @@
 //! Shown able to fail (docs/smartapps.md): a planted bug that takes an app commanding devices
 //! for a reader is caught here.
 
+#[path = "common/apps.rs"]
+#[allow(dead_code)]
+mod apps;
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -25,18 +27,6 @@ use common::gen_smartapp::gen_system_with_readers;
 
 fn seeds() -> u64 {
     std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(250)
-}
-
-fn write_system(tag: &str, apps: &[(String, String)]) -> Vec<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("tracepor-slice-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    apps.iter()
-        .map(|(name, src)| {
-            let p = dir.join(format!("{name}.groovy"));
-            std::fs::write(&p, src).unwrap();
-            p
-        })
-        .collect()
 }
 
 /// `full` on `m`, within `max_states` states (a bound on work, not on time).
@@ -67,7 +57,7 @@ fn readers_left_out_change_no_conflict_under_full() {
     let mut failures = Vec::new();
     for seed in 0..seeds() / 2 {
         let apps = gen_system_with_readers(&mut SmallRng::seed_from_u64(seed));
-        let files = write_system(&format!("r{seed}"), &apps);
+        let files = apps::write::<String, String>(&format!("r{seed}"), &apps);
         for bound in [None, Some(1)] {
             let opts = SmartAppOptions { conflicts: true, bound, ..SmartAppOptions::default() };
             let left = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -127,7 +117,7 @@ fn loggers_are_left_out_and_writers_kept() {
     // Without --conflicts nothing is left out.
     let m = smartapp::load(&[app("groveStreams")], SmartAppOptions::default()).unwrap();
     assert!(m.left_out().is_empty());
-    let tmp = write_system(
+    let tmp = apps::write::<String, String>(
         "senders",
         &[
             (
@@ -162,7 +152,7 @@ fn loggers_are_left_out_and_writers_kept() {
         ("c.currentValue(\"battery\") == \"5\"", false),
         ("true", false),
     ] {
-        let tmp = write_system(
+        let tmp = apps::write::<String, String>(
             "names",
             &[
                 (

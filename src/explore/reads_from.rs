@@ -69,6 +69,10 @@ use statics::{bit, Statics};
 use stuck::StuckSearch;
 use witness::Witness;
 
+/// The shipped EM trace folders, for unit tests elsewhere too (`races`).
+#[cfg(test)]
+pub(crate) use statics::trace_dirs;
+
 /// The `optimal` strategy (see the module header).
 #[derive(Default)]
 pub struct ReadsFrom;

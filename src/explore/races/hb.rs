@@ -134,23 +134,7 @@ mod tests {
     /// notify edges) on every shipped EM trace and fixture.
     #[test]
     fn forward_pass_is_emhb_on_the_recorded_run() {
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut dirs = Vec::new();
-        for root in [repo.join("../shared/traces/em-explorer"), repo.join("fixtures/em")] {
-            let mut stack = vec![root];
-            while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else { continue };
-                for e in rd.flatten() {
-                    let p = e.path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if p.file_name().is_some_and(|f| f == "trace.txt") {
-                        dirs.push(d.clone());
-                    }
-                }
-            }
-        }
-        dirs.sort();
+        let dirs = crate::explore::reads_from::trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
         assert!(dirs.len() >= 30, "traces not found");
         let mut checked = 0;
         for d in &dirs {
