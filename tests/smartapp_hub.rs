@@ -374,3 +374,36 @@ fn an_optional_enum_of_computed_options_is_unset_and_a_state_compares_by_its_val
     assert!(o.contains("lock.lock=unlocked"), "{o}");
     assert!(o.contains("seen=State compared with its value"), "{o}");
 }
+
+/// A handler that chooses by the button pressed, as hue-minimote, button-controller and 11
+/// other apps of the corpus do: `evt.data` carries `buttonNumber` (button 1 of a one-button
+/// device). With `{}` the number was null and the handler did nothing, silently.
+const MINIMOTE: &str = r#"
+definition(name: "Minimote", namespace: "t", author: "t")
+preferences { section("s") {
+    input "buttonDevice", "capability.button"
+    input "lamp", "capability.switch"
+} }
+def installed() { subscribe(buttonDevice, "button", buttonEvent) }
+def buttonEvent(evt) {
+    def n = parseJson(evt.data)?.buttonNumber
+    if ((1..4).contains(n)) {
+        def meth = "handleButton" + n + evt.value.capitalize()
+        "$meth"()
+    }
+}
+def handleButton1Pushed() { lamp.on() }
+def handleButton1Held() { lamp.off() }
+"#;
+
+#[test]
+fn a_button_event_names_its_button_in_its_data() {
+    let (m, _) = system("minimote", &[("Minimote", MINIMOTE)], SmartAppOptions::default());
+    let mut s = m.initial();
+    let pushed = m.event_names().into_iter().find(|e| e.ends_with("button.pushed")).expect("a pushed event");
+    let held = m.event_names().into_iter().find(|e| e.ends_with("button.held")).expect("a held event");
+    fire(&m, &mut s, &pushed).unwrap();
+    assert!(outcome(&m, &s).contains("switch.switch=on"), "button 1 pushed turns the lamp on: {}", outcome(&m, &s));
+    fire(&m, &mut s, &held).unwrap();
+    assert!(outcome(&m, &s).contains("switch.switch=off"), "{}", outcome(&m, &s));
+}

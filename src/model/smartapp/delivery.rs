@@ -252,10 +252,14 @@ impl Ctx<'_> {
     ///
     /// `data` is the JSON text the device sent with it: a presence sensor (or beacon) names the
     /// phone it saw and whether it is present (`{"presence":"1","dni":"..."}`, as hubs send and
-    /// beacon-control reads); other devices send an empty object.
+    /// beacon-control reads); a button names the button (`{"buttonNumber":1}`: the device is a
+    /// one-button device, the data a hub's button sends, which 13 apps of the corpus read to
+    /// choose what to do; with `{}` their handlers did nothing); other devices send an empty
+    /// object.
     pub(super) fn event_value(&self, dev: Option<u16>, attr: &Text, value: &Text) -> Value {
         let data = match (dev, &**attr) {
             (Some(_), "presence") => Value::Str(self.m.presence_data[(**value == *"present") as usize].clone()),
+            (Some(_), "button") => lit("{\"buttonNumber\":1}"),
             _ => lit("{}"),
         };
         map(vec![
