@@ -16,6 +16,8 @@ use super::{Access, Accesses, Choice, Model, ModelError, ModelKind, Outcome};
 use crate::trace::em::{EmTrace, EnvKind, OpKind};
 use crate::trace::InputError;
 
+mod lanes;
+
 /// Marks a static edge whose source is not in the trace: the operation can never run.
 pub const NEVER: u32 = u32::MAX;
 
@@ -933,41 +935,11 @@ impl Model for EmModel {
     }
 
     fn lanes(&self) -> Vec<super::lane::Lane> {
-        use super::lane::{Lane, LaneKind};
-        let lane = |t: &Thread| match t.loop_after {
-            Some(_) => Lane { name: format!("thread {} (looper)", t.raw), kind: LaneKind::Looper },
-            None => Lane { name: format!("thread {}", t.raw), kind: LaneKind::Thread },
-        };
-        self.threads.iter().map(lane).collect()
+        self.thread_lanes()
     }
 
     fn lane_marks(&self, s: &EmState, c: Choice, out: &mut Vec<super::lane::LaneMark>) {
-        let Some(op) = self.next_op(s, c) else { return };
-        let o = &self.trace.ops[op as usize];
-        let text = self.op_text(op);
-        let body = text.split_once(": ").map_or(text.as_str(), |(_, b)| b);
-        let short = match o.kind {
-            OpKind::Read { loc } => format!("R {}", self.trace.location_name(loc)),
-            OpKind::Write { loc } => format!("W {}", self.trace.location_name(loc)),
-            _ => body.to_string(),
-        };
-        let access = match o.kind {
-            OpKind::Read { loc } => Some((self.trace.location_name(loc), false)),
-            OpKind::Write { loc } => Some((self.trace.location_name(loc), true)),
-            _ => None,
-        };
-        let task = self.op_task[op as usize] as usize;
-        let handler = task
-            .checked_sub(self.threads.len())
-            .map(|m| (format!("handler of msg {}", self.trace.messages[m]), Some(m as u64)));
-        out.push(super::lane::LaneMark {
-            lane: self.op_thread[op as usize] as usize,
-            handler,
-            label: format!("{} {short}", o.index),
-            text,
-            op: Some(o.index),
-            access,
-        });
+        self.op_marks(s, c, out)
     }
 
     fn summary(&self) -> String {
