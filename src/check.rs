@@ -374,7 +374,13 @@ pub fn replay<M: Model>(model: &M, schedule: &str) -> Result<Replay, CheckError>
             what = head.to_string();
         }
         let before = s.clone();
-        let result = model.step(&mut s, c);
+        let mut seen = Vec::new();
+        let mut result = model.step_observing(&mut s, c, None, &mut seen);
+        // A conflict observed by the last step (`--conflict-mode observe`) is where the
+        // schedule was printed for: shown as the error it reaches (the first, when several).
+        if result.is_ok() && i + 1 == path.len() && !seen.is_empty() {
+            result = Err(seen.swap_remove(0));
+        }
         let changed = if result.is_ok() { model.explain_step(&before, &s, c) } else { String::new() };
         steps.push(ReplayStep { choice: model.choice_name(c), what, accesses, changed });
         if let Err(mut e) = result {

@@ -203,6 +203,10 @@ pub enum Command {
         /// and SmartApps): without it a conflicting write is not an error.
         #[arg(long)]
         conflicts: bool,
+        /// What a SmartApp conflict does to its path, as the run that printed the schedule had
+        /// it (`observe`, the default, or `end`).
+        #[arg(long, value_enum, value_name = "MODE")]
+        conflict_mode: Option<crate::model::ConflictMode>,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -252,6 +256,11 @@ pub struct Common {
     /// different value (event models and SmartApps). Default: off.
     #[arg(long)]
     pub conflicts: bool,
+    /// What a SmartApp conflict does to its path: `observe` records it and goes on (every
+    /// conflict reachable is found), `end` ends the path there, as IoTCheck's JPF stops at a
+    /// violation (a pair's verdict). Event models always end it. Default: observe.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub conflict_mode: Option<crate::model::ConflictMode>,
     /// Ablation (SmartApps): store the attributes no app reads or writes, and the conflict
     /// record of attributes one app writes (left out by default; docs/reductions-homes.md).
     #[arg(long)]
@@ -353,6 +362,11 @@ pub struct CorpusRun {
     /// Check IoTCheck's conflicts, as the paper's runs did.
     #[arg(long)]
     pub conflicts: bool,
+    /// What a conflict does to its path (as for `check`). Default: `end` over pairs (a pair's
+    /// verdict, as the paper's runs stop at the first violation), `observe` with `--homes` (a
+    /// home's findings, and the pairs' it is compared with under `--pairwise`).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub conflict_mode: Option<crate::model::ConflictMode>,
     /// Ablation: store the attributes no app reads or writes, as the same option of check does.
     #[arg(long)]
     pub keep_dead_state: bool,
@@ -392,7 +406,12 @@ impl Common {
     }
 
     pub fn load_options(&self) -> LoadOptions {
-        LoadOptions { bound: self.bound, conflicts: self.conflicts, keep_dead_state: self.keep_dead_state }
+        LoadOptions {
+            bound: self.bound,
+            conflicts: self.conflicts,
+            keep_dead_state: self.keep_dead_state,
+            conflict_mode: self.conflict_mode.unwrap_or_default(),
+        }
     }
 
     /// The `options` member of the JSON documents: every option that shaped the run, as given
@@ -414,6 +433,7 @@ impl Common {
             "strategy": strategy,
             "bound": self.bound,
             "conflicts": self.conflicts,
+            "conflict_mode": self.conflicts.then(|| self.conflict_mode.unwrap_or_default().as_str()),
             "keep_dead_state": self.keep_dead_state,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,

@@ -98,7 +98,14 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
     crate::corpus::Settings {
         smartapps: PathBuf::new(),
         limits: run_limits(run),
-        load: LoadOptions { bound: run.bound, conflicts: run.conflicts, keep_dead_state: run.keep_dead_state },
+        load: LoadOptions {
+            bound: run.bound,
+            conflicts: run.conflicts,
+            keep_dead_state: run.keep_dead_state,
+            // Over pairs a conflict ends its path unless asked (a pair's verdict, the paper's
+            // runs); `homes` below observes.
+            conflict_mode: run.conflict_mode.unwrap_or(crate::model::ConflictMode::End),
+        },
         cancel: Some(cancel_flag()),
     }
 }
@@ -135,7 +142,9 @@ pub fn homes(
     let shard = shard.as_deref().map(crate::check::Shard::parse).transpose()?;
     let selected = h::select(h::homes(homes)?, limit, shard);
     super::bound_inputs(run.max_memory);
-    let settings = settings(run);
+    let mut settings = settings(run);
+    // A home's findings (and its pairs' under --pairwise): every conflict, each path going on.
+    settings.load.conflict_mode = run.conflict_mode.unwrap_or(crate::model::ConflictMode::Observe);
     let (head, row) = (report::corpus::homes::text_header(), report::corpus::homes::text_row);
     let rows =
         stream_rows(selected, |home| h::run_home(home, &settings, smartapps.as_deref(), pairwise), head, row, jsonl)?;

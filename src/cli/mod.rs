@@ -78,8 +78,8 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             }
         },
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
-        Command::Replay { files, schedule, bound, conflicts, .. } => {
-            replay::replay(&files, &schedule, bound, conflicts)
+        Command::Replay { files, schedule, bound, conflicts, conflict_mode, .. } => {
+            replay::replay(&files, &schedule, bound, conflicts, conflict_mode.unwrap_or_default())
         }
         Command::Stats { files, json, .. } => stats::stats(&files, json),
         Command::Convert { file, out } => {

@@ -8,7 +8,7 @@
 //! finished search. The homes are taken in path order; `--shard` splits them by a hash of the
 //! list's file name (the same on every machine), `--jsonl` rows merge as the pairs' do.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -105,6 +105,11 @@ pub struct Pairwise {
     pub findings: usize,
     /// Pairwise findings the home did not report, `device.attribute: app/app`.
     pub missing: Vec<String>,
+    /// For each of `missing`, in order: why, as the pair's schedule run in the home shows it
+    /// ([`explain_missing`]); a reason starting `third app` is a difference of the home's
+    /// semantics, any other is unexplained.
+    #[serde(default)]
+    pub why: Vec<String>,
     /// Home findings no pair reported (a third app's handler between the two writes).
     pub only_home: Vec<String>,
 }
@@ -115,11 +120,25 @@ pub fn key_text(k: &findings::FindingKey) -> String {
     format!("{var}: {}/{}", k.2, k.3)
 }
 
+impl Pairwise {
+    /// Missed findings whose reason is not a third app's write between the two (see `why`).
+    pub fn unexplained(&self) -> usize {
+        (0..self.missing.len()).filter(|&i| self.why.get(i).is_none_or(|w| !w.starts_with(THIRD_APP))).count()
+    }
+}
+
+/// How a reason for a missed pair finding starts when a third app of the home wrote between.
+pub const THIRD_APP: &str = "third app";
+
 /// Runs every pair of `files` (SmartApps) with IoTCheck's conflicts under `settings`' limits:
-/// the union of their findings, with how many pairs ran and how many a limit stopped.
-pub fn pairwise_findings(files: &[PathBuf], settings: &Settings) -> (usize, usize, BTreeSet<findings::FindingKey>) {
+/// the union of their findings, each with a schedule of the pair that reaches it, with how many
+/// pairs ran and how many a limit stopped.
+pub fn pairwise_findings(
+    files: &[PathBuf],
+    settings: &Settings,
+) -> (usize, usize, BTreeMap<findings::FindingKey, String>) {
     let load = LoadOptions { conflicts: true, ..settings.load };
-    let (mut pairs, mut unfinished, mut found) = (0, 0, BTreeSet::new());
+    let (mut pairs, mut unfinished, mut found) = (0, 0, BTreeMap::new());
     for i in 0..files.len() {
         for j in i + 1..files.len() {
             if settings.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst)) {
@@ -138,10 +157,95 @@ pub fn pairwise_findings(files: &[PathBuf], settings: &Settings) -> (usize, usiz
             if !report.finished {
                 unfinished += 1;
             }
-            found.extend(findings::keys(&report.conflicts_by_attribute));
+            for g in &report.conflicts_by_attribute {
+                for p in &g.pairs {
+                    let key = (g.device.clone(), g.attribute.clone(), p.apps[0].clone(), p.apps[1].clone());
+                    let schedule = p.instances.first().map_or_else(String::new, |i| i.schedule.clone());
+                    found.entry(key).or_insert(schedule);
+                }
+            }
         }
     }
     (pairs, unfinished, found)
+}
+
+/// Why the home did not report pair finding `key`, which the pair reached by `schedule`: that
+/// schedule run in the home (`home`) step by step, and what the home observes at its last step
+/// on the finding's attribute. When a third app's write stands between the pair's two (the
+/// home observes a conflict of a third app there instead), the reason starts with
+/// [`THIRD_APP`]: IoTCheck's conflict compares a write with the attribute's last writer, and
+/// the handlers of one event run in subscription order, so in the home the pair's two writes
+/// are not consecutive on that path. Anything else (the schedule does not replay, or the home
+/// reaches the pair's conflict but its search did not report it) is unexplained.
+pub fn explain_missing(
+    home: &crate::model::smartapp::SmartAppModel,
+    key: &findings::FindingKey,
+    schedule: &str,
+) -> String {
+    let path = match crate::model::parse_schedule(home, schedule) {
+        Ok(p) => p,
+        Err(e) => return format!("its schedule `{schedule}` is not one of the home: {e}"),
+    };
+    let variable = if key.0.is_empty() { key.1.clone() } else { format!("{}.{}", key.0, key.1) };
+    let ours = |app: &str| app == key.2 || app == key.3;
+    let (mut s, mut enabled, mut seen) = (home.initial(), Vec::new(), Vec::new());
+    // Conflicts on the variable between one of the pair's apps and a third app, by step.
+    let mut third = Vec::new();
+    for (i, &c) in path.iter().enumerate() {
+        enabled.clear();
+        home.enabled(&s, &mut enabled);
+        if !enabled.contains(&c) {
+            return format!("its schedule `{schedule}` cannot be followed in the home (step {})", i + 1);
+        }
+        seen.clear();
+        if let Err(e) = home.step_observing(&mut s, c, None, &mut seen) {
+            return format!(
+                "its schedule `{schedule}` ends in the home at step {} in {}: {}",
+                i + 1,
+                e.kind,
+                e.message
+            );
+        }
+        for c in seen.iter().filter_map(|e| e.conflict.as_deref()).filter(|c| c.variable == variable) {
+            if ours(&c.last_app) && ours(&c.app) && i + 1 == path.len() {
+                return format!(
+                    "its schedule `{schedule}` reaches it in the home: the home's search did not report it"
+                );
+            }
+            if ours(&c.last_app) != ours(&c.app) {
+                third.push(format!("{} then {} (step {})", c.last_app, c.app, i + 1));
+            }
+        }
+    }
+    if third.is_empty() {
+        // No conflict of a third app with either, but one may write the value of the later of
+        // the two before it (then that one's write is no conflict): the writers in order.
+        let writers = home.writers_along(&path, &variable);
+        let between = writers.iter().enumerate().any(|(i, (_, a))| {
+            ours(a)
+                && writers[i + 1..]
+                    .iter()
+                    .enumerate()
+                    .any(|(j, (_, b))| !ours(b) && writers[i + 1 + j + 1..].iter().any(|(_, c)| ours(c) && c != a))
+        });
+        let list: Vec<String> = writers.iter().map(|(k, a)| format!("{a} (step {k})")).collect();
+        if between {
+            return format!(
+                "{THIRD_APP} writes {variable} between the two in the home: its schedule `{schedule}` has the writers {}",
+                list.join(", ")
+            );
+        }
+        format!(
+            "its schedule `{schedule}` run in the home observes no conflict of a third app with either on {variable} (writers: {})",
+            list.join(", ")
+        )
+    } else {
+        third.dedup();
+        format!(
+            "{THIRD_APP} writes {variable} between the two in the home: its schedule `{schedule}` observes {} instead",
+            third.join(", ")
+        )
+    }
 }
 
 impl HomeRow {
@@ -212,12 +316,14 @@ pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>, pairw
     if pairwise {
         let (pairs, unfinished, theirs) = pairwise_findings(&files, settings);
         let ours = findings::keys(&row.by_attribute);
+        let missed: Vec<_> = theirs.iter().filter(|(k, _)| !ours.contains(*k)).collect();
         row.pairwise = Some(Pairwise {
             pairs,
             unfinished,
             findings: theirs.len(),
-            missing: theirs.difference(&ours).map(key_text).collect(),
-            only_home: ours.difference(&theirs).map(key_text).collect(),
+            missing: missed.iter().map(|(k, _)| key_text(k)).collect(),
+            why: missed.iter().map(|(k, sched)| explain_missing(&m, k, sched)).collect(),
+            only_home: ours.iter().filter(|k| !theirs.contains_key(*k)).map(key_text).collect(),
         });
     }
     row

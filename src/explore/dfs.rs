@@ -538,6 +538,7 @@ fn walk_cloning<M: Model>(
     let model = search.model;
     let base = path.len();
     let mut key = Vec::new();
+    let mut observed = Vec::new();
     let mut enabled = Vec::new();
     model.enabled(&state, &mut enabled);
     if enabled.is_empty() {
@@ -575,7 +576,9 @@ fn walk_cloning<M: Model>(
             // Each stored state is expanded once, so every edge walked is a new one.
             *u += 1;
         }
-        if let Err(e) = model.step(&mut next.state, c) {
+        let result = model.step_observing(&mut next.state, c, None, &mut observed);
+        search.observed(&mut observed, &path);
+        if let Err(e) = result {
             if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
                 g.add_edge(from, Target::Error, label);
             }
@@ -616,6 +619,7 @@ fn parallel<M: Model>(search: &mut Search<'_, M>, initial: M::State, stateful: b
     }
     let mut frontier: VecDeque<(M::State, Vec<Choice>)> = VecDeque::from([(initial, Vec::new())]);
     let mut enabled = Vec::new();
+    let mut observed = Vec::new();
     while frontier.len() < 256 * threads && !search.stopped() {
         let Some((state, path)) = frontier.pop_front() else { break };
         enabled.clear();
@@ -632,7 +636,9 @@ fn parallel<M: Model>(search: &mut Search<'_, M>, initial: M::State, stateful: b
             if let Some(u) = search.stats.unique_transitions.as_mut() {
                 *u += 1;
             }
-            if let Err(e) = model.step(&mut next, c) {
+            let result = model.step_observing(&mut next, c, None, &mut observed);
+            search.observed(&mut observed, &p);
+            if let Err(e) = result {
                 search.error(e, &p);
                 continue;
             }

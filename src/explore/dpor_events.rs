@@ -126,6 +126,7 @@ impl<M: StaticFootprints> Strategy<M> for DporEvents {
             spare: Vec::new(),
             path: Vec::new(),
             zero: vec![0; n],
+            observed: Vec::new(),
         };
         walk.run(search);
     }
@@ -158,6 +159,10 @@ struct Walk<S> {
     /// The transitions taken, failed ones included.
     path: Vec<Choice>,
     zero: Vec<u32>,
+    /// Observations of the last transition (conflicts under `--conflict-mode observe`): the
+    /// path goes on past them, as past any transition; FG's argument is unchanged, since an
+    /// observation is a function of the accesses of the transition that makes it.
+    observed: Vec<crate::model::ModelError>,
 }
 
 impl<S: Clone> Walk<S> {
@@ -255,7 +260,12 @@ impl<S: Clone> Walk<S> {
             let mut next = Self::frame_from(&mut self.spare, &self.frames[k].state);
             self.path.push(c);
             search.transition(self.path.len());
-            let errored = match model.step(&mut next.state, c) {
+            let result = model.step_observing(&mut next.state, c, None, &mut self.observed);
+            if !self.observed.is_empty() {
+                let path = self.schedule();
+                search.observed(&mut self.observed, &path);
+            }
+            let errored = match result {
                 Ok(()) => false,
                 Err(e) => {
                     search.error(e, &self.schedule());

@@ -316,6 +316,18 @@ impl<'m, M: Model> Search<'m, M> {
         }
     }
 
+    /// Observations of the transition that ends `path` (conflicts under `--conflict-mode
+    /// observe`, [`Model::step_observing`]): findings like errors, but the path goes on. Drains
+    /// `seen`.
+    pub fn observed(&mut self, seen: &mut Vec<ModelError>, path: &[Choice]) {
+        for o in seen.drain(..) {
+            self.found.add_error(o, path);
+            if self.limits.stop_at_first_error && self.stop.is_none() {
+                self.halt(StopReason::FirstError);
+            }
+        }
+    }
+
     /// The memory limit against counted heap bytes, at every transition and poll: one relaxed
     /// load, and a path step's allocations are all that can pass the limit unseen.
     #[inline]

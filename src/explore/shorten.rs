@@ -33,6 +33,7 @@ fn reproduces<M: Model>(
     spent: &mut u64,
 ) -> Option<usize> {
     let mut s = m.initial();
+    let mut seen = Vec::new();
     for (i, &c) in path.iter().enumerate() {
         *spent += 1;
         en.clear();
@@ -40,7 +41,15 @@ fn reproduces<M: Model>(
         if !en.contains(&c) {
             return None;
         }
-        if let Err(e) = m.step(&mut s, c) {
+        seen.clear();
+        let result = m.step_observing(&mut s, c, None, &mut seen);
+        // A conflict observed on the way (`--conflict-mode observe`) is reached where it is.
+        if let Finding::Error(want) = target {
+            if seen.iter().any(|e| same_error(e, want)) {
+                return Some(i + 1);
+            }
+        }
+        if let Err(e) = result {
             return match target {
                 Finding::Error(want) if same_error(&e, want) => Some(i + 1),
                 _ => None,

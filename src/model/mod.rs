@@ -346,6 +346,24 @@ pub trait Model: Sync {
         self.accesses(s, c, out);
         self.step(s, c)
     }
+    /// [`Model::step`] (or, given `acc`, [`Model::step_recording`]) that appends to `seen` the
+    /// observations the transition made: property violations that do not end it (SmartApp
+    /// conflicts under `--conflict-mode observe`, src/model/smartapp/delivery.rs). The
+    /// transition and the path go on past them; a search records each as a finding, as it does
+    /// an error. By default a model observes nothing.
+    fn step_observing(
+        &self,
+        s: &mut Self::State,
+        c: Choice,
+        acc: Option<&mut Accesses>,
+        seen: &mut Vec<ModelError>,
+    ) -> Result<(), ModelError> {
+        let _ = seen;
+        match acc {
+            Some(out) => self.step_recording(s, c, out),
+            None => self.step(s, c),
+        }
+    }
     /// Whether [`Model::step_logged`] and [`Model::undo`] are implemented. The exhaustive search
     /// then keeps one state, stepping and undoing in place, instead of a copy per depth.
     fn undoable(&self) -> bool {
@@ -460,6 +478,27 @@ pub fn load_flags(bound: Option<u32>, conflicts: bool) -> String {
     format!("{bound}{}", if conflicts { " --conflicts" } else { "" })
 }
 
+/// What a SmartApp conflict does to its path (`--conflict-mode`; event models always end it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConflictMode {
+    /// A conflict is recorded and the path goes on past it: every conflict reachable is found
+    /// (a hub does not stop at one). The default of `check` and of `corpus --homes`.
+    #[default]
+    Observe,
+    /// A conflict is an error that ends its path, as a property violation ends IoTCheck's JPF
+    /// run: enough for a pair's verdict, and cheaper. The default of `corpus` over pairs.
+    End,
+}
+
+impl ConflictMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConflictMode::Observe => "observe",
+            ConflictMode::End => "end",
+        }
+    }
+}
+
 /// Options that shape the transition system built from an input.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
@@ -469,6 +508,9 @@ pub struct LoadOptions {
     pub conflicts: bool,
     /// `--keep-dead-state`: SmartApps store what no app can tell apart (an ablation).
     pub keep_dead_state: bool,
+    /// `--conflict-mode`: whether a SmartApp conflict ends its path (`End`) or is observed and
+    /// the path goes on (`Observe`). Library default: `Observe`.
+    pub conflict_mode: ConflictMode,
 }
 
 /// An input turned into its transition system.
@@ -521,6 +563,7 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
                 conflicts: options.conflicts,
                 bound: options.bound,
                 keep_dead_state: options.keep_dead_state,
+                conflict_mode: options.conflict_mode,
             };
             Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
         }

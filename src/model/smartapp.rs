@@ -123,6 +123,8 @@ pub struct SmartAppOptions {
     /// Store the attributes no app reads or writes and the conflict ghosts of the attributes one
     /// app writes (`dead.rs`; an ablation, `--keep-dead-state`).
     pub keep_dead_state: bool,
+    /// Under `--conflicts`: whether a conflict ends its path or is an observation (`delivery.rs`).
+    pub conflict_mode: crate::model::ConflictMode,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -260,6 +262,9 @@ struct Ctx<'m> {
     installing: Option<Vec<Sub>>,
     /// Both sides of the conflict that ended the firing, for the report.
     conflict: Option<Box<crate::model::Conflict>>,
+    /// Under `--conflict-mode observe`: the conflicts the firing observed and went on past, in
+    /// order (their `event` is filled in by [`SmartAppModel::fire_traced`]).
+    observed: Vec<ModelError>,
     /// The subscription whose handler is running (innermost), for reports.
     sub: Option<usize>,
     /// Where the error that ends the firing arose: (app, line, subscription running).
@@ -308,6 +313,7 @@ impl<'m> Ctx<'m> {
             line: 0,
             installing: None,
             conflict: None,
+            observed: Vec::new(),
             sub: None,
             fault: None,
             problems: Vec::new(),
@@ -342,6 +348,27 @@ const NOW: i64 = 1_564_191_100_415;
 const CONFLICT: &str = "conflict: ";
 
 impl SmartAppModel {
+    /// The app writes along `path` that make their app the last writer of `variable`
+    /// (`device.attribute`), as (step, app name), in order; empty without `--conflicts`. Tells
+    /// why a pair's conflict is not a home's (a third app's write between the two).
+    pub fn writers_along(&self, path: &[Choice], variable: &str) -> Vec<(usize, String)> {
+        let Some(slot) = self.slots.iter().position(|(d, a)| format!("{}.{a}", self.devices[*d as usize]) == variable)
+        else {
+            return Vec::new();
+        };
+        let (mut s, mut acc, mut out) = (self.initial(), Vec::new(), Vec::new());
+        for (i, &c) in path.iter().enumerate() {
+            let mut places = Vec::new();
+            acc.clear();
+            let r = self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places), None);
+            out.extend(places.into_iter().filter(|p| p.0 == slot).map(|p| (i + 1, self.apps[p.1].name.clone())));
+            if r.is_err() {
+                break;
+            }
+        }
+        out
+    }
+
     /// Names of the apps, in load order.
     pub fn app_names(&self) -> Vec<&str> {
         self.apps.iter().map(|a| a.name.as_str()).collect()
@@ -366,7 +393,11 @@ impl Model for SmartAppModel {
         self.opts.bound.is_some()
     }
     fn load_flags(&self) -> String {
-        crate::model::load_flags(self.opts.bound, self.opts.conflicts)
+        let mut flags = crate::model::load_flags(self.opts.bound, self.opts.conflicts);
+        if self.opts.conflicts && self.opts.conflict_mode != crate::model::ConflictMode::Observe {
+            flags.push_str(&format!(" --conflict-mode {}", self.opts.conflict_mode.as_str()));
+        }
+        flags
     }
     fn choices(&self) -> u32 {
         (self.events.len() + self.configs.len()) as u32
@@ -389,6 +420,20 @@ impl Model for SmartAppModel {
         let mut acc = Vec::new();
         self.fire(s, c as usize, &mut acc)
     }
+    fn step_observing(
+        &self,
+        s: &mut SmartState,
+        c: Choice,
+        out: Option<&mut Accesses>,
+        seen: &mut Vec<ModelError>,
+    ) -> Result<(), ModelError> {
+        let mut acc = Vec::with_capacity(32);
+        let r = self.fire_traced(s, c as usize, &mut acc, &mut None, None, Some(seen));
+        if let Some(out) = out {
+            one_access_per_object(acc, out);
+        }
+        r
+    }
     /// The environment, then each app.
     fn lanes(&self) -> Vec<crate::model::lane::Lane> {
         use crate::model::lane::{Lane, LaneKind};
@@ -402,7 +447,7 @@ impl Model for SmartAppModel {
     fn lane_marks(&self, s: &SmartState, c: Choice, out: &mut Vec<crate::model::lane::LaneMark>) {
         use crate::model::lane::LaneMark;
         let (mut copy, mut acc, mut log) = (s.clone(), Vec::new(), Some(Vec::new()));
-        let result = self.fire_traced(&mut copy, c as usize, &mut acc, &mut log, None);
+        let result = self.fire_traced(&mut copy, c as usize, &mut acc, &mut log, None, None);
         // A configuration at installation (initial.rs) runs no handler: one mark.
         let Some(ev) = self.events.get(c as usize) else {
             let name = self.choice_name(c);
@@ -461,10 +506,17 @@ impl Model for SmartAppModel {
         let slot = self.slots.iter().position(|(d, a)| format!("{}.{a}", self.devices[*d as usize]) == variable)?;
         let app = self.apps.iter().position(|a| a.name == app)?;
         let (mut s, mut acc, mut places) = (self.initial(), Vec::new(), Vec::new());
-        for &c in path {
+        for (i, &c) in path.iter().enumerate() {
             acc.clear();
-            if self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places)).is_err() {
+            let from = places.len();
+            if self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places), None).is_err() {
                 break;
+            }
+            // An observed conflict (`--conflict-mode observe`) left a mark where it was seen;
+            // the firing went on past it. The earlier side's write is the last one before it.
+            let mark = (usize::MAX - slot, app, String::new());
+            if let Some(k) = places[from..].iter().position(|p| *p == mark).filter(|_| i + 1 == path.len()) {
+                places.truncate(from + k);
             }
         }
         places.into_iter().rev().find(|(sl, ap, _)| *sl == slot && *ap == app).map(|p| p.2)
@@ -472,15 +524,7 @@ impl Model for SmartAppModel {
     fn step_recording(&self, s: &mut SmartState, c: Choice, out: &mut Accesses) -> Result<(), ModelError> {
         let mut acc = Vec::with_capacity(32);
         let r = self.fire(s, c as usize, &mut acc);
-        // One entry per object, a write subsuming reads.
-        acc.sort_by_key(|a| (a.object, !a.write));
-        let mut last: Option<u32> = None;
-        for a in acc {
-            if last != Some(a.object) {
-                out.push(a);
-                last = Some(a.object);
-            }
-        }
+        one_access_per_object(acc, out);
         r
     }
     fn encode(&self, s: &SmartState, out: &mut Vec<u32>) {
@@ -656,5 +700,18 @@ impl Model for SmartAppModel {
             ("attributes".to_string(), self.slots.len() as u64),
             ("methods".to_string(), self.apps.iter().map(|a| a.script.methods.len() as u64).sum()),
         ])
+    }
+}
+
+/// The accesses of a firing as [`Model::step_recording`] gives them: one entry per object, a
+/// write subsuming reads.
+fn one_access_per_object(mut acc: Vec<Access>, out: &mut Accesses) {
+    acc.sort_by_key(|a| (a.object, !a.write));
+    let mut last: Option<u32> = None;
+    for a in acc {
+        if last != Some(a.object) {
+            out.push(a);
+            last = Some(a.object);
+        }
     }
 }

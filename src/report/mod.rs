@@ -127,7 +127,7 @@ impl RunReport {
                 // schedule shown, not the one first found (a replay only when they differ).
                 let shown_is_found = f.graph_shortest_from.is_none() && short.len() == f.schedule.len();
                 let conflict = (!shown_is_found)
-                    .then(|| error_at_end(model, &short))
+                    .then(|| error_at_end(model, &short, &f.error))
                     .flatten()
                     .filter(|e| e.kind == f.error.kind && e.line == f.error.line)
                     .and_then(|e| e.conflict)
@@ -261,10 +261,28 @@ fn smartapps_flag(kind: ModelKind) -> String {
     }
 }
 
-/// The error the last step of `path` ends in, if it does.
-fn error_at_end<M: Model>(model: &M, path: &[Choice]) -> Option<ModelError> {
+/// The error the last step of `path` ends in, if it does; or, under `--conflict-mode observe`,
+/// the conflict it observes at `like`'s line between `like`'s two apps (the first such).
+fn error_at_end<M: Model>(model: &M, path: &[Choice], like: &ModelError) -> Option<ModelError> {
     let mut s = model.initial();
-    path.iter().find_map(|&c| model.step(&mut s, c).err())
+    let mut seen = Vec::new();
+    for (i, &c) in path.iter().enumerate() {
+        seen.clear();
+        let result = model.step_observing(&mut s, c, None, &mut seen);
+        if i + 1 == path.len() {
+            let sides =
+                |e: &ModelError| e.conflict.as_ref().map(|c| (c.variable.clone(), c.last_app.clone(), c.app.clone()));
+            if let Some(k) =
+                seen.iter().position(|e| e.line == like.line && e.app == like.app && sides(e) == sides(like))
+            {
+                return Some(seen.swap_remove(k));
+            }
+        }
+        if let Err(e) = result {
+            return Some(e);
+        }
+    }
+    None
 }
 
 /// Human-readable byte count.

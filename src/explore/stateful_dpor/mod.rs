@@ -189,6 +189,8 @@ struct Run<'a, M: Model> {
     /// A successor that matched a known state (or failed), kept for its buffers: the next
     /// step is computed into it, so only a new state costs an allocation.
     scratch_state: Option<M::State>,
+    /// The last transition's observations ([`Model::step_observing`]), drained at once.
+    observed: Vec<crate::model::ModelError>,
     scratch_en: Vec<Choice>,
     scratch_acc: Accesses,
     scratch_bits: Vec<u64>,
@@ -259,6 +261,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             scratch_enc: Vec::new(),
             scratch_enc2: Vec::new(),
             scratch_state: None,
+            observed: Vec::new(),
             scratch_en: Vec::new(),
             scratch_acc: Accesses::new(),
             scratch_bits: Vec::new(),
@@ -697,9 +700,13 @@ impl<'a, M: Model> Run<'a, M> {
                 }
                 None => self.nodes[s as usize].state.clone(),
             };
-            let result = self.model.step_recording(&mut next, b, &mut acc);
+            let result = self.model.step_observing(&mut next, b, Some(&mut acc), &mut self.observed);
             path.push(b);
             search.transition(path.len());
+            // Observations (conflicts under `--conflict-mode observe`) are findings of this
+            // transition; the path goes on. None is lost by state matching: what a transition
+            // observes is a function of its source state, conflict ghost included.
+            search.observed(&mut self.observed, &path);
             if let Err(err) = result {
                 acc.push(Access { object: flag_object(b), write: false });
                 if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {

@@ -2,6 +2,31 @@
 //! that changes (by the environment or by an app's command) delivers its event to every
 //! handler subscribed to it, synchronously, inside the running transition; `--conflicts`
 //! checks each app write against the attribute's last writer.
+//!
+//! **Conflicts as observations** (`--conflict-mode observe`, the default of `check`). A conflict
+//! is then not an error that ends its transition: it is recorded (both writes named, as an
+//! error would name them), the write happens, the handlers go on, and so does the path. The
+//! findings of a search are the distinct conflicts observed on any transition it takes, each
+//! with the schedule whose last step observes it. Under `--conflict-mode end` a conflict ends
+//! its path as a property violation ends IoTCheck's JPF run (enough for a pair's verdict).
+//!
+//! Why a state-caching search loses no conflict reachable only through a state it has already
+//! visited: whether a firing of event e from state s observes a conflict, and which (the two
+//! apps, the attribute, both values, the line), is a function of s and e alone. The check
+//! compares an app's write with the attribute's conflict ghost, the last writer and the value it
+//! wrote (`SmartState::writers`), and the ghost is part of the state: stored, hashed
+//! (`state_hash`), compared (`same_encoding`) and encoded like the attributes. So two states a
+//! search identifies have the same ghosts, and the same conflicts are observed on every path
+//! leaving either; the conflicts reachable from a matched state are those reachable from its
+//! first visit, which the search explores (or has explored) from there. The ghost is dropped
+//! only where no conflict can arise (an attribute at most one app writes, `dead.rs`), and
+//! without `--conflicts`. The observation also changes nothing a later step reads beyond what
+//! the write itself changes (the ghost moves to the new writer, as after any write), so the
+//! path after it is the path a hub would run. For the partial-order reductions the check is an
+//! access of the attribute's object: a write that conflicts changes the ghost and is recorded
+//! as a write, so two events whose writes of one attribute can conflict are dependent and both
+//! orders are explored. (A planted bug, the ghost left out of the state hash, is caught by
+//! tests/soundness_homes.rs.)
 
 use super::*;
 
@@ -22,12 +47,13 @@ impl SmartAppModel {
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
     pub(super) fn fire(&self, st: &mut SmartState, e: usize, acc: &mut Vec<Access>) -> Result<(), ModelError> {
-        self.fire_traced(st, e, acc, &mut None, None)
+        self.fire_traced(st, e, acc, &mut None, None, None)
     }
 
     /// [`SmartAppModel::fire`] that, when `log` holds a list, appends what ran to it (lane
     /// diagrams), and when `places` is given, where each app write that makes its app the last
-    /// writer is (reports; see [`SmartAppModel::write_place`]).
+    /// writer is (reports; see [`SmartAppModel::write_place`]). Under `--conflict-mode observe`
+    /// the conflicts observed are appended to `seen` (dropped when it is None).
     pub(super) fn fire_traced(
         &self,
         st: &mut SmartState,
@@ -35,6 +61,7 @@ impl SmartAppModel {
         acc: &mut Vec<Access>,
         log: &mut Option<Vec<Logged>>,
         places: Option<&mut Vec<(usize, usize, String)>>,
+        seen: Option<&mut Vec<ModelError>>,
     ) -> Result<(), ModelError> {
         if e >= self.events.len() {
             self.configure(st, e - self.events.len(), acc);
@@ -68,6 +95,12 @@ impl SmartAppModel {
         *log = cx.log.take();
         if let (Some(out), Some(found)) = (places, cx.places.take()) {
             out.extend(found);
+        }
+        if let Some(seen) = seen {
+            for mut o in cx.observed.drain(..) {
+                o.event = Some(ev.name.clone());
+                seen.push(o);
+            }
         }
         let app = cx.app;
         let at = cx.fault_place();
@@ -142,22 +175,42 @@ impl Ctx<'_> {
             // automation undoing it conflicts.
             if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) && !self.manual {
                 let other = &self.m.apps[*w as usize - 1].name;
-                self.conflict = Some(Box::new(crate::model::Conflict {
+                let conflict = Box::new(crate::model::Conflict {
                     variable: format!("{}.{attr}", self.m.devices[dev as usize]),
                     app: self.m.apps[app].name.to_string(),
                     value: value.text(),
                     last_app: other.to_string(),
                     last_value: last.text(),
-                }));
-                self.fault = Some((app, self.line, self.sub));
-                return self.err(format!(
-                    "{CONFLICT}apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
+                });
+                let message = format!(
+                    "apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
                     self.m.apps[app].name,
                     self.m.devices[dev as usize],
                     last.text(),
                     self.m.apps[app].name,
                     value.text()
-                ));
+                );
+                if self.m.opts.conflict_mode == crate::model::ConflictMode::Observe {
+                    // Where the earlier side wrote is the place recorded last before this
+                    // point: marked, since later writes of this firing go on (`write_place`).
+                    if let Some(p) = self.places.as_mut() {
+                        p.push((usize::MAX - slot, *w as usize - 1, String::new()));
+                    }
+                    // Recorded, and the write goes on (see the module header).
+                    self.observed.push(ModelError {
+                        kind: "conflict",
+                        message,
+                        line: self.line,
+                        event: None,
+                        app: Some(conflict.app.clone()),
+                        conflict: Some(conflict),
+                        at: Some(self.place(app, self.line, self.sub)),
+                    });
+                } else {
+                    self.conflict = Some(conflict);
+                    self.fault = Some((app, self.line, self.sub));
+                    return self.err(format!("{CONFLICT}{message}"));
+                }
             }
             self.st.writers[slot] = ((app + 1) as u8, value.clone());
             if self.places.is_some() {

@@ -64,7 +64,16 @@ pub fn cells(r: &HomeRow) -> (Vec<String>, Option<String>) {
     let mut note =
         r.error.clone().or_else(|| (!r.by_attribute.is_empty()).then(|| findings::summary_line(&r.by_attribute)));
     if let Some(p) = r.pairwise.as_ref().filter(|p| !p.missing.is_empty()) {
-        let missed = format!("MISSED (pairwise only): {}", p.missing.join("; "));
+        let each: Vec<String> = p
+            .missing
+            .iter()
+            .enumerate()
+            .map(|(i, k)| match p.why.get(i) {
+                Some(why) => format!("{k} ({why})"),
+                None => k.clone(),
+            })
+            .collect();
+        let missed = format!("MISSED (pairwise only, {} unexplained): {}", p.unexplained(), each.join("; "));
         note = Some(note.map_or(missed.clone(), |n| format!("{n} | {missed}")));
     }
     (row, note)
