@@ -151,7 +151,7 @@ fn check_rendered(name: &str, chrome: &Path, html: &Path, height: u32, lanes: us
 fn lanes_of(files: &[PathBuf], conflicts: bool) -> usize {
     let loaded = tracepor::model::load_all(
         files,
-        tracepor::model::LoadOptions { bound: None, conflicts, keep_dead_state: false },
+        tracepor::model::LoadOptions { bound: None, conflicts, keep_dead_state: false, ..Default::default() },
     )
     .expect("loads");
     tracepor::with_model!(&loaded, m => m.lanes().len())

@@ -40,7 +40,7 @@ use tracepor::explore::{self, Ablation, Limits, Outcomes, Search, Stats, Strateg
 use tracepor::model::em::EmModel;
 use tracepor::model::events::{EventModel, EventOptions};
 use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
-use tracepor::model::{Model, ModelKind};
+use tracepor::model::{ConflictMode, Model, ModelKind};
 use tracepor::trace::em::{parse_dependence, parse_trace};
 
 use common::gen_em::{generate, generate_padded};
@@ -76,13 +76,21 @@ const EVENT_OPTIONS: [(&str, EventOptions); 4] = [
 
 /// SmartApp load options under which every strategy is checked (as for event models; bound 1,
 /// because a SmartApp system fires more events than a generated event model and `--bound 2`
-/// leaves the stateless searches too many paths for a CI run).
-const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 4] = [
-    ("", SmartAppOptions { conflicts: false, bound: None, keep_dead_state: false }),
-    ("--conflicts", SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false }),
-    ("--bound 1", SmartAppOptions { conflicts: false, bound: Some(1), keep_dead_state: false }),
-    ("--conflicts --bound 1", SmartAppOptions { conflicts: true, bound: Some(1), keep_dead_state: false }),
+/// leaves the stateless searches too many paths for a CI run). `--conflicts` observes each
+/// conflict and goes on (the findings compared are every distinct conflict reached, issue 29);
+/// `--conflict-mode end` ends the path at one, as IoTCheck does.
+const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 6] = [
+    ("", smartapp_options(false, None, ConflictMode::Observe)),
+    ("--conflicts", smartapp_options(true, None, ConflictMode::Observe)),
+    ("--conflicts --conflict-mode end", smartapp_options(true, None, ConflictMode::End)),
+    ("--bound 1", smartapp_options(false, Some(1), ConflictMode::Observe)),
+    ("--conflicts --bound 1", smartapp_options(true, Some(1), ConflictMode::Observe)),
+    ("--conflicts --conflict-mode end --bound 1", smartapp_options(true, Some(1), ConflictMode::End)),
 ];
+
+const fn smartapp_options(conflicts: bool, bound: Option<u32>, conflict_mode: ConflictMode) -> SmartAppOptions {
+    SmartAppOptions { conflicts, bound, keep_dead_state: false, conflict_mode }
+}
 
 /// The switches under which strategy `name` is checked: none, and for `stateful-dpor` also
 /// `--lowest-first` (the order in which a new state fires its events changes what is explored).

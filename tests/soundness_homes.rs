@@ -29,7 +29,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tracepor::explore::{self, registry, Ablation, Limits, Outcomes, Search, Stats};
 use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
-use tracepor::model::Model;
+use tracepor::model::{ConflictMode, Model};
 
 use common::gen_smartapp::gen_home;
 
@@ -55,11 +55,14 @@ fn errors(found: &Outcomes) -> BTreeSet<String> {
     found.errors().map(|f| format!("{} line {}: {}", f.error.kind, f.error.line, f.error.message)).collect()
 }
 
-const OPTIONS: [(&str, bool, Option<u32>); 4] = [
-    ("", false, None),
-    ("--conflicts", true, None),
-    ("--bound 1", false, Some(1)),
-    ("--conflicts --bound 1", true, Some(1)),
+/// `--conflicts` observes each conflict and goes on (issue 29); `--conflict-mode end` ends the
+/// path at one.
+const OPTIONS: [(&str, bool, Option<u32>, ConflictMode); 5] = [
+    ("", false, None, ConflictMode::Observe),
+    ("--conflicts", true, None, ConflictMode::Observe),
+    ("--conflicts --conflict-mode end", true, None, ConflictMode::End),
+    ("--bound 1", false, Some(1), ConflictMode::Observe),
+    ("--conflicts --bound 1", true, Some(1), ConflictMode::Observe),
 ];
 
 /// States of the exhaustive baseline: past this, the variant is skipped.
@@ -76,9 +79,9 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
         let apps = gen_home(&mut SmallRng::seed_from_u64(seed));
         let files = write_home(&format!("home{seed}"), &apps);
         let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
-        for (label, conflicts, bound) in OPTIONS {
+        for (label, conflicts, bound, conflict_mode) in OPTIONS {
             variants += 1;
-            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true };
+            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true, conflict_mode };
             let kept = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed} does not load: {e}"));
             let limits = Limits { max_states: Some(CAP), ..Limits::default() };
             let (base, expected) = run(&kept, "full", Ablation::default(), limits);
@@ -151,7 +154,7 @@ fn the_reduction_keeps_the_events() {
     for seed in 0..5 {
         let apps = gen_home(&mut SmallRng::seed_from_u64(seed));
         let files = write_home(&format!("events{seed}"), &apps);
-        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true };
+        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true, ..Default::default() };
         let kept = smartapp::load(&files, opts).unwrap();
         let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
         assert_eq!(kept.choices(), reduced.choices());
@@ -187,7 +190,7 @@ fn every_read_form_keeps_its_attribute() {
              def h(evt) { sw.off() }\n";
         let apps = [("a-reader".to_string(), reader), ("b-other".to_string(), other.to_string())];
         let files = write_home(&format!("form{i}"), &apps);
-        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true };
+        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true, ..Default::default() };
         let kept = smartapp::load(&files, opts).unwrap();
         let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
         let limits = || Limits { max_states: Some(CAP), ..Limits::default() };

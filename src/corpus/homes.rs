@@ -175,7 +175,8 @@ pub fn pairwise_findings(
 /// home observes a conflict of a third app there instead), the reason starts with
 /// [`THIRD_APP`]: IoTCheck's conflict compares a write with the attribute's last writer, and
 /// the handlers of one event run in subscription order, so in the home the pair's two writes
-/// are not consecutive on that path. Anything else (the schedule does not replay, or the home
+/// are not consecutive on that path; under `--conflict-mode end` also when a third app's
+/// conflict ends the path first. Anything else (the schedule does not replay, or the home
 /// reaches the pair's conflict but its search did not report it) is unexplained.
 pub fn explain_missing(
     home: &crate::model::smartapp::SmartAppModel,
@@ -198,14 +199,23 @@ pub fn explain_missing(
             return format!("its schedule `{schedule}` cannot be followed in the home (step {})", i + 1);
         }
         seen.clear();
-        if let Err(e) = home.step_observing(&mut s, c, None, &mut seen) {
-            return format!(
-                "its schedule `{schedule}` ends in the home at step {} in {}: {}",
-                i + 1,
-                e.kind,
-                e.message
-            );
-        }
+        let result = home.step_observing(&mut s, c, None, &mut seen);
+        // Under `--conflict-mode end` a conflict ends the path: it is the last one seen.
+        let ended = match result {
+            Err(e) if e.conflict.is_some() => {
+                seen.push(e);
+                true
+            }
+            Err(e) => {
+                return format!(
+                    "its schedule `{schedule}` ends in the home at step {} in {}: {}",
+                    i + 1,
+                    e.kind,
+                    e.message
+                )
+            }
+            Ok(()) => false,
+        };
         for c in seen.iter().filter_map(|e| e.conflict.as_deref()).filter(|c| c.variable == variable) {
             if ours(&c.last_app) && ours(&c.app) && i + 1 == path.len() {
                 return format!(
@@ -215,6 +225,14 @@ pub fn explain_missing(
             if ours(&c.last_app) != ours(&c.app) {
                 third.push(format!("{} then {} (step {})", c.last_app, c.app, i + 1));
             }
+        }
+        if ended {
+            let why = if third.is_empty() { "another conflict" } else { THIRD_APP };
+            return format!(
+                "{why} ends the path in the home at step {} of the pair's schedule `{schedule}`: {}",
+                i + 1,
+                seen.last().map_or("", |e| e.message.as_str())
+            );
         }
     }
     if third.is_empty() {
