@@ -149,11 +149,9 @@ fn check_rendered(name: &str, chrome: &Path, html: &Path, height: u32, lanes: us
 
 /// The lanes of the model of `files`.
 fn lanes_of(files: &[PathBuf], conflicts: bool) -> usize {
-    let loaded = tracepor::model::load_all(
-        files,
-        tracepor::model::LoadOptions { bound: None, conflicts, keep_dead_state: false },
-    )
-    .expect("loads");
+    let loaded =
+        tracepor::model::load_all(files, tracepor::model::LoadOptions { bound: None, conflicts, ..Default::default() })
+            .expect("loads");
     tracepor::with_model!(&loaded, m => m.lanes().len())
 }
 

@@ -247,7 +247,7 @@ def closed(evt) { door.lock() }
 
 #[test]
 fn the_devices_states_at_installation_are_the_environments_choice() {
-    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false };
+    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false, conflicts_on: None };
     let (m, _) = system("configs", &[("Keeper", KEEPER), ("Closer", CLOSER)], opts);
     // The lock is commanded and the mode subscribed: locked/unlocked and home/away/night, every
     // value of each in some configuration.
@@ -325,7 +325,7 @@ def opened(evt) { door.unlock() }
 
 #[test]
 fn a_write_on_the_users_own_command_is_no_conflict_but_an_automation_undoing_it_is() {
-    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false };
+    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false, conflicts_on: None };
     // The user's command over an automation's write: Opener unlocked, the user pushes the
     // button and Toggle locks. The user's intent, no conflict (IoTCheck leaves such "manual"
     // writes out too). Opener unlocking again undoes the user's lock: a conflict.

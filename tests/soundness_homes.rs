@@ -78,7 +78,7 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
         let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
         for (label, conflicts, bound) in OPTIONS {
             variants += 1;
-            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true };
+            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true, conflicts_on: None };
             let kept = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed} does not load: {e}"));
             let limits = Limits { max_states: Some(CAP), ..Limits::default() };
             let (base, expected) = run(&kept, "full", Ablation::default(), limits);
@@ -151,7 +151,7 @@ fn the_reduction_keeps_the_events() {
     for seed in 0..5 {
         let apps = gen_home(&mut SmallRng::seed_from_u64(seed));
         let files = write_home(&format!("events{seed}"), &apps);
-        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true };
+        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true, conflicts_on: None };
         let kept = smartapp::load(&files, opts).unwrap();
         let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
         assert_eq!(kept.choices(), reduced.choices());
@@ -187,7 +187,7 @@ fn every_read_form_keeps_its_attribute() {
              def h(evt) { sw.off() }\n";
         let apps = [("a-reader".to_string(), reader), ("b-other".to_string(), other.to_string())];
         let files = write_home(&format!("form{i}"), &apps);
-        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true };
+        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true, conflicts_on: None };
         let kept = smartapp::load(&files, opts).unwrap();
         let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
         let limits = || Limits { max_states: Some(CAP), ..Limits::default() };

@@ -203,6 +203,9 @@ pub enum Command {
         /// and SmartApps): without it a conflicting write is not an error.
         #[arg(long)]
         conflicts: bool,
+        /// Conflicts on these attributes only, as the run that printed the schedule did.
+        #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
+        conflicts_on: Option<crate::model::ConflictScope>,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -252,6 +255,12 @@ pub struct Common {
     /// different value (event models and SmartApps). Default: off.
     #[arg(long)]
     pub conflicts: bool,
+    /// Report IoTCheck's conflicts on these device attributes only (SmartApps; implies
+    /// --conflicts): attribute names (`lock`) or capability.attribute (`musicPlayer.level`),
+    /// comma-separated. Writes of other attributes are never a conflict. Default: every
+    /// attribute.
+    #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
+    pub conflicts_on: Option<crate::model::ConflictScope>,
     /// Ablation (SmartApps): store the attributes no app reads or writes, and the conflict
     /// record of attributes one app writes (left out by default; docs/reductions-homes.md).
     #[arg(long)]
@@ -392,7 +401,12 @@ impl Common {
     }
 
     pub fn load_options(&self) -> LoadOptions {
-        LoadOptions { bound: self.bound, conflicts: self.conflicts, keep_dead_state: self.keep_dead_state }
+        LoadOptions {
+            bound: self.bound,
+            conflicts: self.conflicts || self.conflicts_on.is_some(),
+            keep_dead_state: self.keep_dead_state,
+            conflicts_on: self.conflicts_on,
+        }
     }
 
     /// The `options` member of the JSON documents: every option that shaped the run, as given
@@ -413,7 +427,8 @@ impl Common {
         serde_json::json!({
             "strategy": strategy,
             "bound": self.bound,
-            "conflicts": self.conflicts,
+            "conflicts": self.conflicts || self.conflicts_on.is_some(),
+            "conflicts_on": self.conflicts_on.map(|s| s.names()),
             "keep_dead_state": self.keep_dead_state,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,

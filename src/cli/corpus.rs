@@ -98,7 +98,12 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
     crate::corpus::Settings {
         smartapps: PathBuf::new(),
         limits: run_limits(run),
-        load: LoadOptions { bound: run.bound, conflicts: run.conflicts, keep_dead_state: run.keep_dead_state },
+        load: LoadOptions {
+            bound: run.bound,
+            conflicts: run.conflicts,
+            keep_dead_state: run.keep_dead_state,
+            conflicts_on: None,
+        },
         cancel: Some(cancel_flag()),
     }
 }

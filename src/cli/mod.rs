@@ -78,8 +78,14 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             }
         },
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
-        Command::Replay { files, schedule, bound, conflicts, .. } => {
-            replay::replay(&files, &schedule, bound, conflicts)
+        Command::Replay { files, schedule, bound, conflicts, conflicts_on, .. } => {
+            let load = LoadOptions {
+                bound,
+                conflicts: conflicts || conflicts_on.is_some(),
+                conflicts_on,
+                ..Default::default()
+            };
+            replay::replay(&files, &schedule, load)
         }
         Command::Stats { files, json, .. } => stats::stats(&files, json),
         Command::Convert { file, out } => {

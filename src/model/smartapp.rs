@@ -59,7 +59,7 @@ mod value;
 use builtins::*;
 use devices::*;
 use encode::*;
-pub use load::load;
+pub use load::{conflict_scope, load};
 use value::*;
 pub use value::{Text, Value};
 
@@ -123,6 +123,8 @@ pub struct SmartAppOptions {
     /// Store the attributes no app reads or writes and the conflict ghosts of the attributes one
     /// app writes (`dead.rs`; an ablation, `--keep-dead-state`).
     pub keep_dead_state: bool,
+    /// `--conflicts-on`: the attributes a conflict may be on (None: all; `load.rs`).
+    pub conflicts_on: Option<crate::model::ConflictScope>,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -366,7 +368,7 @@ impl Model for SmartAppModel {
         self.opts.bound.is_some()
     }
     fn load_flags(&self) -> String {
-        crate::model::load_flags(self.opts.bound, self.opts.conflicts)
+        crate::model::load_flags(self.opts.bound, self.opts.conflicts) + &self.scope_flag()
     }
     fn choices(&self) -> u32 {
         (self.events.len() + self.configs.len()) as u32
