@@ -93,6 +93,11 @@ pub fn check_detected_load_options(
     if load.keep_dead_state && !inputs.iter().any(|(_, input)| matches!(input, Ok(Input::SmartApps(_)) | Err(_))) {
         return Err(CheckError("--keep-dead-state applies to SmartApps only".into()));
     }
+    // `--conflicts-on` names device attributes, which only SmartApps have.
+    if load.conflicts_on.is_some() && !inputs.iter().any(|(_, input)| matches!(input, Ok(Input::SmartApps(_)) | Err(_)))
+    {
+        return Err(CheckError("--conflicts-on applies to SmartApps only".into()));
+    }
     let option = match (load.bound, load.conflicts) {
         (Some(_), _) => "--bound",
         (None, true) => "--conflicts",

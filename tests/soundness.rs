@@ -40,7 +40,7 @@ use tracepor::explore::{self, Ablation, Limits, Outcomes, Search, Stats, Strateg
 use tracepor::model::em::EmModel;
 use tracepor::model::events::{EventModel, EventOptions};
 use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
-use tracepor::model::{ConflictMode, Model, ModelKind};
+use tracepor::model::{ConflictMode, ConflictScope, Model, ModelKind};
 use tracepor::trace::em::{parse_dependence, parse_trace};
 
 use common::gen_em::{generate, generate_padded};
@@ -78,18 +78,28 @@ const EVENT_OPTIONS: [(&str, EventOptions); 4] = [
 /// because a SmartApp system fires more events than a generated event model and `--bound 2`
 /// leaves the stateless searches too many paths for a CI run). `--conflicts` observes each
 /// conflict and goes on (the findings compared are every distinct conflict reached, issue 29);
-/// `--conflict-mode end` ends the path at one, as IoTCheck does.
-const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 6] = [
-    ("", smartapp_options(false, None, ConflictMode::Observe)),
-    ("--conflicts", smartapp_options(true, None, ConflictMode::Observe)),
-    ("--conflicts --conflict-mode end", smartapp_options(true, None, ConflictMode::End)),
-    ("--bound 1", smartapp_options(false, Some(1), ConflictMode::Observe)),
-    ("--conflicts --bound 1", smartapp_options(true, Some(1), ConflictMode::Observe)),
-    ("--conflicts --conflict-mode end --bound 1", smartapp_options(true, Some(1), ConflictMode::End)),
+/// `--conflict-mode end` ends the path at one, as IoTCheck does. `--conflicts-on lock` keeps the
+/// lock's conflicts alone: the switch's writes, which the generated apps make as often, keep no
+/// last writer and are never a conflict.
+const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 7] = [
+    ("", smartapp_options(false, None, ConflictMode::Observe, None)),
+    ("--conflicts", smartapp_options(true, None, ConflictMode::Observe, None)),
+    ("--conflicts --conflict-mode end", smartapp_options(true, None, ConflictMode::End, None)),
+    ("--bound 1", smartapp_options(false, Some(1), ConflictMode::Observe, None)),
+    ("--conflicts --bound 1", smartapp_options(true, Some(1), ConflictMode::Observe, None)),
+    ("--conflicts --conflict-mode end --bound 1", smartapp_options(true, Some(1), ConflictMode::End, None)),
+    ("--conflicts-on lock", smartapp_options(true, None, ConflictMode::Observe, Some(LOCK))),
 ];
 
-const fn smartapp_options(conflicts: bool, bound: Option<u32>, conflict_mode: ConflictMode) -> SmartAppOptions {
-    SmartAppOptions { conflicts, bound, keep_dead_state: false, conflict_mode }
+const LOCK: ConflictScope = ConflictScope::of(&["lock"]);
+
+const fn smartapp_options(
+    conflicts: bool,
+    bound: Option<u32>,
+    conflict_mode: ConflictMode,
+    conflicts_on: Option<ConflictScope>,
+) -> SmartAppOptions {
+    SmartAppOptions { conflicts, bound, keep_dead_state: false, conflict_mode, conflicts_on }
 }
 
 /// The switches under which strategy `name` is checked: none, and for `stateful-dpor` also
@@ -462,7 +472,7 @@ fn check_smartapps(tally: &mut Tally, what: &str, files: &[PathBuf], cap: u64) -
 }
 
 /// Every strategy against the exhaustive search on the systems `gen` makes from seeds
-/// `0..seeds() / 3` (83 by default), each under the four options; `tag` names the variants.
+/// `0..seeds() / 3` (83 by default), each under the five options; `tag` names the variants.
 /// Returns (variants, finished, rich) after asserting soundness and that most baselines
 /// finished (a generated system is small, but two apps toggling each other can still make a
 /// large space: the cap keeps a CI run short, and the assertion keeps the suite from passing

@@ -81,7 +81,7 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
         let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
         for (label, conflicts, bound, conflict_mode) in OPTIONS {
             variants += 1;
-            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true, conflict_mode };
+            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true, conflict_mode, ..Default::default() };
             let kept = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed} does not load: {e}"));
             let limits = Limits { max_states: Some(CAP), ..Limits::default() };
             let (base, expected) = run(&kept, "full", Ablation::default(), limits);

@@ -207,6 +207,9 @@ pub enum Command {
         /// it (`observe`, the default, or `end`).
         #[arg(long, value_enum, value_name = "MODE")]
         conflict_mode: Option<crate::model::ConflictMode>,
+        /// Conflicts on these attributes only, as the run that printed the schedule did.
+        #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
+        conflicts_on: Option<crate::model::ConflictScope>,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -261,6 +264,12 @@ pub struct Common {
     /// violation (a pair's verdict). Event models always end it. Default: observe.
     #[arg(long, value_enum, value_name = "MODE")]
     pub conflict_mode: Option<crate::model::ConflictMode>,
+    /// Report IoTCheck's conflicts on these device attributes only (SmartApps; implies
+    /// --conflicts): attribute names (`lock`) or capability.attribute (`musicPlayer.level`),
+    /// comma-separated. Writes of other attributes are never a conflict. Default: every
+    /// attribute.
+    #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
+    pub conflicts_on: Option<crate::model::ConflictScope>,
     /// Ablation (SmartApps): store the attributes no app reads or writes, and the conflict
     /// record of attributes one app writes (left out by default; docs/reductions-homes.md).
     #[arg(long)]
@@ -408,9 +417,10 @@ impl Common {
     pub fn load_options(&self) -> LoadOptions {
         LoadOptions {
             bound: self.bound,
-            conflicts: self.conflicts,
+            conflicts: self.conflicts || self.conflicts_on.is_some(),
             keep_dead_state: self.keep_dead_state,
             conflict_mode: self.conflict_mode.unwrap_or_default(),
+            conflicts_on: self.conflicts_on,
         }
     }
 
@@ -432,8 +442,10 @@ impl Common {
         serde_json::json!({
             "strategy": strategy,
             "bound": self.bound,
-            "conflicts": self.conflicts,
-            "conflict_mode": self.conflicts.then(|| self.conflict_mode.unwrap_or_default().as_str()),
+            "conflicts": self.conflicts || self.conflicts_on.is_some(),
+            "conflict_mode": (self.conflicts || self.conflicts_on.is_some())
+                .then(|| self.conflict_mode.unwrap_or_default().as_str()),
+            "conflicts_on": self.conflicts_on.map(|s| s.names()),
             "keep_dead_state": self.keep_dead_state,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,

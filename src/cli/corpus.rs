@@ -105,6 +105,7 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
             // Over pairs a conflict ends its path unless asked (a pair's verdict, the paper's
             // runs); `homes` below observes.
             conflict_mode: run.conflict_mode.unwrap_or(crate::model::ConflictMode::End),
+            conflicts_on: None,
         },
         cancel: Some(cancel_flag()),
     }

@@ -78,8 +78,15 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             }
         },
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
-        Command::Replay { files, schedule, bound, conflicts, conflict_mode, .. } => {
-            replay::replay(&files, &schedule, bound, conflicts, conflict_mode.unwrap_or_default())
+        Command::Replay { files, schedule, bound, conflicts, conflict_mode, conflicts_on, .. } => {
+            let load = LoadOptions {
+                bound,
+                conflicts: conflicts || conflicts_on.is_some(),
+                conflict_mode: conflict_mode.unwrap_or_default(),
+                conflicts_on,
+                ..Default::default()
+            };
+            replay::replay(&files, &schedule, load)
         }
         Command::Stats { files, json, .. } => stats::stats(&files, json),
         Command::Convert { file, out } => {

@@ -8,14 +8,7 @@ use crate::model::{self, LoadOptions};
 use crate::with_model;
 
 /// `replay`: loads `files` as `check` does and follows `schedule` on it.
-pub fn replay(
-    files: &[PathBuf],
-    schedule: &str,
-    bound: Option<u32>,
-    conflicts: bool,
-    conflict_mode: model::ConflictMode,
-) -> Result<i32, Fail> {
-    let load = LoadOptions { bound, conflicts, conflict_mode, ..Default::default() };
+pub fn replay(files: &[PathBuf], schedule: &str, load: LoadOptions) -> Result<i32, Fail> {
     let [(_, input)] = super::load_checked(files, &load)?;
     let loaded = model::load_input(input?, load)?;
     let replay = with_model!(&loaded, m => crate::check::replay(m, schedule))?;

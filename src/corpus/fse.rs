@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::{Settings, Side};
 use crate::check::{self, Check, CheckError};
 use crate::explore::SearchOptions;
-use crate::model::{LoadOptions, Model};
+use crate::model::{ConflictScope, LoadOptions, Model};
 
 /// The first cells of the TSV's header line.
 pub const HEADER: [&str; 5] = ["group", "app1", "app2", "iotcheck", "manual"];
@@ -225,12 +225,71 @@ impl FseRow {
     }
 }
 
+/// The attributes a conflict may be on in each group of the experiment (`--conflicts-on`):
+/// IoTCheck's device-interaction runs track only the group's device, the `variables` of
+/// `jpf-core/main-<group>.jpf` in uci-plrg/iotcheck (fields of its device classes, which
+/// `ConflictTracker` matches by name on every device), here as the model's attributes. The
+/// manual study judged the pairs on that device too. None: a group not listed (every attribute).
+pub fn group_scope(group: &str) -> Option<&'static [&'static str]> {
+    Some(match group {
+        // main-locks.jpf: currentLock.
+        "Locks" => &["lock"],
+        // main-thermostats.jpf: currentHeatingSetpoint, thermostatSetpoint,
+        // currentCoolingSetpoint, thermostatOperatingState, thermostatFanMode,
+        // currentThermostatMode.
+        "Thermostats" => &[
+            "heatingSetpoint",
+            "thermostatSetpoint",
+            "coolingSetpoint",
+            "thermostatOperatingState",
+            "thermostatFanMode",
+            "thermostatMode",
+        ],
+        // main-alarms.jpf: currentAlarm.
+        "Alarms" => &["alarm"],
+        // main-cameras.jpf: image, alarmState (the camera's arming, which no command of the
+        // model sets).
+        "Cameras" => &["image"],
+        // main-dimmers.jpf: currentSwitch, currentLevel (the fields of every switch and light
+        // class: a light's level, not a music player's volume).
+        "Dimmers" => &["switch", "switchLevel.level", "colorControl.level", "colorTemperature.level"],
+        // main-hueLights.jpf and main-nonHueLights.jpf: colorChanged, currentHue,
+        // currentSaturation, currentLevel, currentSwitch, colorTemperature.
+        "Lights" => &[
+            "switch",
+            "switchLevel.level",
+            "colorControl.level",
+            "colorTemperature.level",
+            "hue",
+            "saturation",
+            "color",
+            "colorTemperature",
+        ],
+        // main-musicPlayers.jpf: status, duration, level, trackDescription, trackData, mute
+        // (duration and trackData are no attributes of the model's player).
+        "Music Player" => &["status", "musicPlayer.level", "trackDescription", "mute"],
+        // main-relaySwitches.jpf: currentSwitch.
+        "Relay Switches" => &["switch"],
+        // main-speeches.jpf: level, oneUser (IoTCheck's speech synthesizer toggles `oneUser` at
+        // each `speak`, so any two apps speaking "conflict"; the model's synthesizer has no
+        // attributes, so nothing can conflict in this group: docs/smartapps.md).
+        "Speech Synthesizers" => &[],
+        // main-valves.jpf: valve, valveLatestValue.
+        "Valves" => &["valve"],
+        _ => return None,
+    })
+}
+
 /// Loads `pair` with IoTCheck's conflicts on and runs the default strategy for SmartApps (or
 /// `strategy`) with the per-run limits.
 pub fn run_pair(pair: FsePair, settings: &Settings, strategy: Option<&str>) -> FseRow {
     let mut row = FseRow::new(pair);
     let files = row.pair.files(&settings.smartapps);
-    let load = LoadOptions { conflicts: true, ..settings.load };
+    let load = LoadOptions {
+        conflicts: true,
+        conflicts_on: group_scope(&row.pair.group).map(ConflictScope::new),
+        ..settings.load
+    };
     let m = match super::load_pair(&files, load) {
         Ok(m) => m,
         Err(e) => {

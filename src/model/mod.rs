@@ -499,6 +499,57 @@ impl ConflictMode {
     }
 }
 
+/// `--conflicts-on`: the device attributes a conflict may be on (SmartApps). Each name is an
+/// attribute (`lock`: on every device that has it) or a capability's attribute
+/// (`musicPlayer.level`: that device's only). IoTCheck's device-interaction runs track only the
+/// group's device this way (the `variables` of its `main-<group>.jpf`). Writes outside the
+/// scope are never a conflict and keep no last writer. Interned, so that the options stay
+/// `Copy`: each distinct scope is stored once per process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConflictScope(&'static [&'static str]);
+
+impl ConflictScope {
+    /// The scope of these names (sorted, without repeats).
+    pub fn new<S: AsRef<str>>(names: &[S]) -> ConflictScope {
+        static INTERNED: std::sync::Mutex<Vec<&'static [&'static str]>> = std::sync::Mutex::new(Vec::new());
+        let mut want: Vec<&str> = names.iter().map(|n| n.as_ref().trim()).filter(|n| !n.is_empty()).collect();
+        want.sort_unstable();
+        want.dedup();
+        let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = interned.iter().find(|s| **s == want.as_slice()) {
+            return ConflictScope(found);
+        }
+        let leaked: Vec<&'static str> = want.iter().map(|n| &*Box::leak(n.to_string().into_boxed_str())).collect();
+        let scope: &'static [&'static str] = Box::leak(leaked.into_boxed_slice());
+        interned.push(scope);
+        ConflictScope(scope)
+    }
+
+    /// The scope of names known at compile time (tables, tests); not checked against the
+    /// device model until a system is loaded with it.
+    pub const fn of(names: &'static [&'static str]) -> ConflictScope {
+        ConflictScope(names)
+    }
+
+    /// The names (sorted when made by [`ConflictScope::new`]).
+    pub fn names(&self) -> &'static [&'static str] {
+        self.0
+    }
+
+    /// Whether a write of `attr` on a device of capability `device` is in the scope.
+    pub fn contains(&self, device: &str, attr: &str) -> bool {
+        self.0.iter().any(|n| match n.split_once('.') {
+            Some((d, a)) => d == device && a == attr,
+            None => *n == attr,
+        })
+    }
+
+    /// The command-line text (`--conflicts-on a,b`).
+    pub fn flag(&self) -> String {
+        format!(" --conflicts-on {}", self.0.join(","))
+    }
+}
+
 /// Options that shape the transition system built from an input.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
@@ -511,6 +562,9 @@ pub struct LoadOptions {
     /// `--conflict-mode`: whether a SmartApp conflict ends its path (`End`) or is observed and
     /// the path goes on (`Observe`). Library default: `Observe`.
     pub conflict_mode: ConflictMode,
+    /// `--conflicts-on`: only these attributes can be a conflict (SmartApps; implies
+    /// `conflicts`). None: every attribute.
+    pub conflicts_on: Option<ConflictScope>,
 }
 
 /// An input turned into its transition system.
@@ -560,10 +614,11 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
         }
         Input::SmartApps(apps) => {
             let opts = smartapp::SmartAppOptions {
-                conflicts: options.conflicts,
+                conflicts: options.conflicts || options.conflicts_on.is_some(),
                 bound: options.bound,
                 keep_dead_state: options.keep_dead_state,
                 conflict_mode: options.conflict_mode,
+                conflicts_on: options.conflicts_on,
             };
             Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
         }

@@ -59,7 +59,7 @@ mod value;
 use builtins::*;
 use devices::*;
 use encode::*;
-pub use load::load;
+pub use load::{conflict_scope, load};
 use value::*;
 pub use value::{Text, Value};
 
@@ -125,6 +125,8 @@ pub struct SmartAppOptions {
     pub keep_dead_state: bool,
     /// Under `--conflicts`: whether a conflict ends its path or is an observation (`delivery.rs`).
     pub conflict_mode: crate::model::ConflictMode,
+    /// `--conflicts-on`: the attributes a conflict may be on (None: all; `load.rs`).
+    pub conflicts_on: Option<crate::model::ConflictScope>,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -397,7 +399,7 @@ impl Model for SmartAppModel {
         if self.opts.conflicts && self.opts.conflict_mode != crate::model::ConflictMode::Observe {
             flags.push_str(&format!(" --conflict-mode {}", self.opts.conflict_mode.as_str()));
         }
-        flags
+        flags + &self.scope_flag()
     }
     fn choices(&self) -> u32 {
         (self.events.len() + self.configs.len()) as u32

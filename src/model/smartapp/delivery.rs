@@ -155,8 +155,9 @@ impl Ctx<'_> {
             let m = self.m;
             return self.deliver(Some(dev), &m.slot_text[slot], &value.text().into());
         }
-        // The conflict ghost of an attribute one app writes is not kept (`dead.rs`).
-        let ghost = self.m.opts.conflicts && self.m.no_ghost.get(slot) != Some(&true);
+        // The conflict ghost of an attribute one app writes is not kept (`dead.rs`), nor of one
+        // outside `--conflicts-on` (never a conflict: `in_conflict_scope`).
+        let ghost = self.m.opts.conflicts && self.m.no_ghost.get(slot) != Some(&true) && self.m.in_conflict_scope(slot);
         // A write that leaves the state as it was (the same value, and with `--conflicts` the
         // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
         let new_writer = match (by, ghost) {
@@ -365,8 +366,8 @@ impl Ctx<'_> {
         };
         let (attr, value) = match &ev {
             Some(e) => match e.split_once('.') {
-                Some((a, v)) => (a.to_string(), Some(v.to_string())),
-                None => (e.clone(), None),
+                Some((a, v)) => (subscribed_attr(a.to_string()), Some(v.to_string())),
+                None => (subscribed_attr(e.clone()), None),
             },
             None => (String::new(), None),
         };

@@ -67,6 +67,70 @@ pub(super) fn capability_attrs(cap: &str) -> &'static [(&'static str, &'static s
     }
 }
 
+/// Every capability (or device type) [`capability_attrs`] gives attributes: what
+/// `--conflicts-on` names are checked against.
+pub(super) const CAPABILITIES: [&str; 50] = [
+    "switch",
+    "relaySwitch",
+    "switchLevel",
+    "colorControl",
+    "colorTemperature",
+    "lock",
+    "presenceSensor",
+    "beacon",
+    "mobilePresence",
+    "motionSensor",
+    "contactSensor",
+    "accelerationSensor",
+    "smokeDetector",
+    "carbonMonoxideDetector",
+    "thermostat",
+    "temperatureMeasurement",
+    "relativeHumidityMeasurement",
+    "illuminanceMeasurement",
+    "alarm",
+    "valve",
+    "waterSensor",
+    "doorControl",
+    "garageDoorControl",
+    "musicPlayer",
+    "button",
+    "aeonKeyFob",
+    "powerMeter",
+    "energyMeter",
+    "battery",
+    "sleepSensor",
+    "stepSensor",
+    "imageCapture",
+    "threeAxis",
+    "outlet",
+    "touchSensor",
+    "tamperAlert",
+    "windowShade",
+    "voltageMeasurement",
+    "soundSensor",
+    "soundPressureLevel",
+    "ultravioletIndex",
+    "carbonDioxideMeasurement",
+    "pHMeasurement",
+    "shockSensor",
+    "signalStrength",
+    "consumable",
+    "videoCapture",
+    "mediaController",
+    "myEcobeeDevice",
+    "jawboneUser",
+];
+
+/// Whether a `--conflicts-on` name (`attr` or `capability.attr`) names a modelled attribute.
+pub(super) fn known_scope_name(name: &str) -> bool {
+    let has = |cap: &str, attr: &str| capability_attrs(cap).iter().any(|(a, _)| *a == attr);
+    match name.split_once('.') {
+        Some((cap, attr)) => has(cap, attr),
+        None => CAPABILITIES.iter().any(|c| has(c, name)),
+    }
+}
+
 /// Capabilities that have commands but no attributes (nothing to model beyond the calls).
 pub(super) fn capability_known_empty(cap: &str) -> bool {
     matches!(
@@ -141,6 +205,16 @@ pub(super) fn event_values(ty: &str) -> &'static [&'static str] {
 /// user's command, so it is never a conflict (see `Ctx::set_attr`).
 pub(super) fn user_action(attr: &str) -> bool {
     matches!(attr, "button" | "nfcTouch" | "touch" | "threeAxis")
+}
+
+/// The device attribute a subscription's event name stands for: CoopBoss's `doorState` is the
+/// door's state, the `door` attribute of the model's door (load.rs fires it there).
+pub(super) fn subscribed_attr(name: String) -> String {
+    if name == "doorState" {
+        "door".into()
+    } else {
+        name
+    }
 }
 
 /// The Extractor's reductions of event names (`switch.on` is the `switch` type, ...).
@@ -236,7 +310,10 @@ impl Ctx<'_> {
             "setColorTemperature" => set(self, "colorTemperature", s(&num_text(&arg(0))))?,
             "setColor" => {
                 if let Value::Map(m) = arg(0) {
-                    for (k, attr) in [("hue", "hue"), ("saturation", "saturation"), ("level", "level")] {
+                    // A hub's colour bulb takes `hex` (`[hex: "#0000FF"]`) as its `color`.
+                    for (k, attr) in
+                        [("hue", "hue"), ("saturation", "saturation"), ("level", "level"), ("hex", "color")]
+                    {
                         if let Some(v) = map_get(&m, &s(k)) {
                             set(self, attr, s(&num_text(v)))?;
                         }
@@ -250,5 +327,19 @@ impl Ctx<'_> {
             _ => return Ok(None),
         }
         Ok(Some(Value::Null))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_capability_has_attributes_and_scope_names_are_checked() {
+        assert!(CAPABILITIES.iter().all(|c| !capability_attrs(c).is_empty()), "a listed capability has none");
+        assert!(known_scope_name("lock") && known_scope_name("musicPlayer.level") && known_scope_name("hue"));
+        assert!(
+            !known_scope_name("lok") && !known_scope_name("lock.level") && !known_scope_name("speechSynthesis.level")
+        );
     }
 }

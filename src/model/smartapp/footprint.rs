@@ -58,7 +58,7 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
         "setHue" => &["hue"],
         "setSaturation" => &["saturation"],
         "setColorTemperature" => &["colorTemperature"],
-        "setColor" => &["hue", "saturation", "level"],
+        "setColor" => &["hue", "saturation", "level", "color"],
         "arrived" | "departed" => &["presence"],
         _ => &[],
     }

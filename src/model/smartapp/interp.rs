@@ -420,6 +420,7 @@ impl Ctx<'_> {
                 "ArrayList" | "LinkedList" | "HashSet" => list(Vec::new()),
                 "HashMap" | "LinkedHashMap" => map(Vec::new()),
                 t if t.ends_with("JsonSlurper") => Value::Obj("json"),
+                "Random" | "java.util.Random" => Value::Obj("random"),
                 _ => Value::Null,
             },
         })
@@ -760,6 +761,18 @@ impl Ctx<'_> {
                     "parseText" | "parse" => parse_json(&arg(0).text()),
                     _ => Value::Null,
                 })
+            }
+            // A random number is one fixed value of its range, the middle (drawing it would be a
+            // choice of the environment the model does not make): Hue Party Mode's colour.
+            Value::Obj("random") => {
+                let n = arg(0).num().unwrap_or(0.0);
+                return Ok(match name {
+                    "nextInt" | "nextLong" if n >= 1.0 => Value::Int(n as i64 / 2),
+                    "nextInt" | "nextLong" => Value::Int(0),
+                    "nextDouble" | "nextFloat" => Value::Dec(0.5),
+                    "nextBoolean" => Value::Bool(false),
+                    _ => Value::Null,
+                });
             }
             Value::Obj("Math") => {
                 let x = arg(0).num().unwrap_or(0.0);

@@ -298,6 +298,11 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     if parsed.len() > 250 {
         return Err(InputError::file(&parsed[0].0, "too many apps in one system (at most 250)"));
     }
+    // A misspelt scope name would silently leave every conflict out (the command line checks
+    // it first, `conflict_scope`).
+    if let Some(bad) = opts.conflicts_on.and_then(|s| s.names().iter().find(|n| !known_scope_name(n))) {
+        return Err(InputError::file(&parsed[0].0, scope_name_error(bad)));
+    }
     let mut devices: Vec<String> = Vec::new();
     let mut apps = Vec::new();
     let mut unsupported = Vec::new();
@@ -560,4 +565,40 @@ pub(super) fn install(
     // Installing is not part of the checked executions: no conflicts from it.
     st.writers.iter_mut().for_each(|w| *w = (0, Value::Null));
     (st, subs)
+}
+
+/// `--conflicts-on`'s value: attribute names (`lock`) or capability attributes
+/// (`musicPlayer.level`), comma-separated, each one the device model knows.
+pub fn conflict_scope(text: &str) -> Result<crate::model::ConflictScope, String> {
+    let names: Vec<&str> = text.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
+    if names.is_empty() {
+        return Err("--conflicts-on needs at least one attribute".into());
+    }
+    match names.iter().find(|n| !known_scope_name(n)) {
+        Some(bad) => Err(scope_name_error(bad)),
+        None => Ok(crate::model::ConflictScope::new(&names)),
+    }
+}
+
+fn scope_name_error(bad: &str) -> String {
+    format!(
+        "--conflicts-on: `{bad}` is no device attribute the model knows (give an attribute, e.g. `lock`, or \
+capability.attribute, e.g. `musicPlayer.level`)"
+    )
+}
+
+impl SmartAppModel {
+    /// Whether an app's write of `slot` can be a conflict: every slot without `--conflicts-on`,
+    /// else those the scope names (see [`crate::model::ConflictScope`]).
+    pub(super) fn in_conflict_scope(&self, slot: usize) -> bool {
+        self.opts.conflicts_on.is_none_or(|scope| {
+            let (d, attr) = &self.slots[slot];
+            scope.contains(&self.devices[*d as usize], attr)
+        })
+    }
+
+    /// The scope as replay lines give it (empty without one).
+    pub(super) fn scope_flag(&self) -> String {
+        self.opts.conflicts_on.map(|s| s.flag()).unwrap_or_default()
+    }
 }
