@@ -459,7 +459,12 @@ fn check_smartapps(tally: &mut Tally, what: &str, files: &[PathBuf], cap: u64) -
             rich += 1;
         }
         let input = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect::<Vec<_>>().join("\n");
-        for entry in names.iter().filter(|e| e.runs_on(&m)) {
+        // A stateless search under `--bound 1` walks every order of the events: past seven
+        // (8! orders and more) it cannot end within its budget, with conflicts observed as
+        // without conflicts (a path no longer ends at one), so it is run on smaller systems only,
+        // as in tests/soundness_homes.rs.
+        let feasible = |e: &&&Entry| !e.stateless || m.event_names().len() <= 7;
+        for entry in names.iter().filter(|e| e.runs_on(&m)).filter(feasible) {
             for &(rule, ablation) in choice_rules(entry.name) {
                 let mut s = entry.build::<SmartAppModel>().expect("registered");
                 let variant = Variant { label, ..EM_VARIANTS[0] };

@@ -340,7 +340,18 @@ pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>, pairw
             unfinished,
             findings: theirs.len(),
             missing: missed.iter().map(|(k, _)| key_text(k)).collect(),
-            why: missed.iter().map(|(k, sched)| explain_missing(&m, k, sched)).collect(),
+            why: missed
+                .iter()
+                .map(|(k, sched)| {
+                    let why = explain_missing(&m, k, sched);
+                    // An unfinished search may simply not have come to it yet.
+                    if report.finished {
+                        why
+                    } else {
+                        format!("{why} (it stopped at a limit)")
+                    }
+                })
+                .collect(),
             only_home: ours.iter().filter(|k| !theirs.contains_key(*k)).map(key_text).collect(),
         });
     }

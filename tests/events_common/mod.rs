@@ -74,7 +74,12 @@ impl<M: Model> Strategy<M> for Exhaustive {
                 p.push(c);
                 search.transition(p.len());
                 unique += 1;
-                match model.step(&mut t, c) {
+                // Conflicts observed on the way (SmartApps, `--conflict-mode observe`) are
+                // findings of this transition; the path goes on.
+                let mut observed = Vec::new();
+                let result = model.step_observing(&mut t, c, None, &mut observed);
+                search.observed(&mut observed, &p);
+                match result {
                     Err(e) => search.error(e, &p),
                     Ok(()) => {
                         enc.clear();
