@@ -271,9 +271,9 @@ pub fn group_scope(group: &str) -> Option<&'static [&'static str]> {
         // main-relaySwitches.jpf: currentSwitch.
         "Relay Switches" => &["switch"],
         // main-speeches.jpf: level, oneUser (IoTCheck's speech synthesizer toggles `oneUser` at
-        // each `speak`: the speaker says one thing at a time). Here what it says, `speech`; no
-        // app of the group sets the synthesizer's level.
-        "Speech Synthesizers" => &["speechSynthesis.speech"],
+        // each `speak`, so any two apps speaking "conflict"; the model's synthesizer has no
+        // attributes, so nothing can conflict in this group: docs/smartapps.md).
+        "Speech Synthesizers" => &[],
         // main-valves.jpf: valve, valveLatestValue.
         "Valves" => &["valve"],
         _ => return None,

@@ -60,9 +60,6 @@ pub(super) fn capability_attrs(cap: &str) -> &'static [(&'static str, &'static s
         "consumable" => &[("consumableStatus", "good")],
         "videoCapture" => &[("clip", "")],
         "mediaController" => &[("currentActivity", "")],
-        // What the speaker is saying: `speak` replaces it, so an app's message cut short by
-        // another's is a write of a different value (IoTCheck's synthesizer toggles `oneUser`).
-        "speechSynthesis" => &[("speech", "")],
         // Device handlers named by type: what they are.
         "myEcobeeDevice" => capability_attrs("thermostat"),
         "jawboneUser" => &[("sleeping", "not sleeping"), ("steps", "0"), ("goal", "1000")],
@@ -72,7 +69,7 @@ pub(super) fn capability_attrs(cap: &str) -> &'static [(&'static str, &'static s
 
 /// Every capability (or device type) [`capability_attrs`] gives attributes: what
 /// `--conflicts-on` names are checked against.
-pub(super) const CAPABILITIES: [&str; 51] = [
+pub(super) const CAPABILITIES: [&str; 50] = [
     "switch",
     "relaySwitch",
     "switchLevel",
@@ -123,7 +120,6 @@ pub(super) const CAPABILITIES: [&str; 51] = [
     "mediaController",
     "myEcobeeDevice",
     "jawboneUser",
-    "speechSynthesis",
 ];
 
 /// Whether a `--conflicts-on` name (`attr` or `capability.attr`) names a modelled attribute.
@@ -139,7 +135,15 @@ pub(super) fn known_scope_name(name: &str) -> bool {
 pub(super) fn capability_known_empty(cap: &str) -> bool {
     matches!(
         cap,
-        "momentary" | "sensor" | "actuator" | "notification" | "tone" | "refresh" | "polling" | "configuration"
+        "momentary"
+            | "speechSynthesis"
+            | "sensor"
+            | "actuator"
+            | "notification"
+            | "tone"
+            | "refresh"
+            | "polling"
+            | "configuration"
     )
 }
 
@@ -318,13 +322,8 @@ impl Ctx<'_> {
             }
             "arrived" => set(self, "presence", lit("present"))?,
             "departed" => set(self, "presence", lit("not present"))?,
-            "speak" => {
-                if has("speech") {
-                    set(self, "speech", s(&arg(0).text()))?
-                }
-            }
-            "refresh" | "poll" | "take" | "push" | "beep" | "ping" | "configure" | "setTrack" | "nextTrack"
-            | "previousTrack" | "resumeTrack" | "restoreTrack" => {}
+            "refresh" | "poll" | "speak" | "take" | "push" | "beep" | "ping" | "configure" | "setTrack"
+            | "nextTrack" | "previousTrack" | "resumeTrack" | "restoreTrack" => {}
             _ => return Ok(None),
         }
         Ok(Some(Value::Null))
@@ -340,10 +339,7 @@ mod tests {
         assert!(CAPABILITIES.iter().all(|c| !capability_attrs(c).is_empty()), "a listed capability has none");
         assert!(known_scope_name("lock") && known_scope_name("musicPlayer.level") && known_scope_name("hue"));
         assert!(
-            !known_scope_name("lok")
-                && !known_scope_name("lock.level")
-                && !known_scope_name("speechSynthesis.level")
-                && known_scope_name("speechSynthesis.speech")
+            !known_scope_name("lok") && !known_scope_name("lock.level") && !known_scope_name("speechSynthesis.level")
         );
     }
 }

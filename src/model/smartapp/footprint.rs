@@ -60,7 +60,6 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
         "setColorTemperature" => &["colorTemperature"],
         "setColor" => &["hue", "saturation", "level", "color"],
         "arrived" | "departed" => &["presence"],
-        "speak" => &["speech"],
         _ => &[],
     }
 }
