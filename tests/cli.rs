@@ -326,10 +326,7 @@ fn ctrl_c_ends_the_search_cleanly_with_partial_figures() {
     let mut first = String::new();
     err.read_line(&mut first).unwrap();
     assert!(first.starts_with("tracepor: full-stateless: executions"), "{first}");
-    // SAFETY: sends SIGINT to the child this test started.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
+    common::interrupt(&child);
     // Read stderr to its end so that the child never blocks on a full pipe.
     let drain = std::thread::spawn(move || std::io::Read::read_to_end(&mut err, &mut Vec::new()));
     let o = child.wait_with_output().unwrap();

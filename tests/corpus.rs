@@ -384,10 +384,7 @@ fn ctrl_c_ends_the_pair_under_way_as_interrupted_and_exits_3() {
         assert!(guard.elapsed().as_secs() < 600, "no search under way after 10 minutes");
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    // SAFETY: sends SIGINT to the child this test started.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
+    common::interrupt(&child);
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     let status = child.wait().unwrap();
