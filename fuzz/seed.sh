@@ -4,7 +4,7 @@
 # sibling folder).
 set -eu
 SHARED=${SHARED:-../../shared}
-for t in em_trace_parse em_explore events_parse events_explore config_dependence abc_log_parse; do
+for t in em_trace_parse em_explore events_parse events_explore config_dependence abc_log_parse applist_parse groovy_parse; do
     mkdir -p "corpus/$t"
 done
 n=0
@@ -36,4 +36,17 @@ for d in "$SHARED"/traces/em-explorer/*/*/ "$SHARED"/traces/em-explorer/*/*/*/; 
     { head -c 2000 "$d/dependence.txt" 2>/dev/null || true; printf '\0'; cat "$d/config.cfg"; } > "corpus/config_dependence/cfg-$i"
 done
 printf 'src:2 dest:7\nsrc:7 dest:10\n\0trace:trace.txt\ndependence:dependence.txt\n' > corpus/config_dependence/small
-echo "seeded: $n traces, $i configs, $k logs"
+# applist_parse: IoTCheck's app lists (homes); groovy_parse: the SmartApps, cut to max_len.
+a=0
+for f in "$SHARED"/smartthings/appLists/* ../fixtures/homes/*; do
+    [ -f "$f" ] || continue
+    a=$((a + 1))
+    cp "$f" "corpus/applist_parse/list-$a"
+done
+g=0
+for f in "$SHARED"/smartthings/smartapps/*.groovy; do
+    [ -f "$f" ] || continue
+    g=$((g + 1))
+    head -c 4000 "$f" > "corpus/groovy_parse/app-$g"
+done
+echo "seeded: $n traces, $i configs, $k logs, $a app lists, $g apps"

@@ -147,14 +147,26 @@ fn limits_stop_a_parallel_dpor() {
     assert!(!stats.finished);
     assert_eq!(stats.stop, Some(StopReason::TimeLimit));
     assert!(stats.executions > 0 && stats.transitions > 0);
-    // Ctrl-C (the shared cancellation flag) from another thread.
+    // Ctrl-C (the shared cancellation flag) from another thread, once the search reports
+    // progress (4,096 transitions in): not after a sleep, which on a busy machine could come
+    // before the workers started. The time limit only keeps a lost flag from hanging the test.
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
+    let (under_way, heard) = std::sync::mpsc::channel();
     let t = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
-        flag.store(true, Ordering::Relaxed);
+        // No message: the search ended without a progress report (the assertions say so).
+        if heard.recv().is_ok() {
+            flag.store(true, Ordering::Relaxed);
+        }
     });
-    let (stats, _, _) = dpor_on(&m, 3, Limits::default(), cancel);
+    let limits = Limits { time: Some(Duration::from_secs(600)), ..Limits::default() };
+    let mut search = Search::new(&m, limits).with_cancel(cancel);
+    search.options.threads = 3;
+    search.progress = Some(Box::new(move |_, _| {
+        let _ = under_way.send(());
+    }));
+    dpor::run_dpor(&mut search);
+    let (stats, _) = search.finish();
     t.join().unwrap();
     assert!(!stats.finished);
     assert_eq!(stats.stop, Some(StopReason::Interrupted));

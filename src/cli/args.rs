@@ -325,7 +325,8 @@ pub struct Common {
     /// Print no report (input errors still go to stderr); the exit code tells the result.
     #[arg(long, conflicts_with = "json")]
     pub quiet: bool,
-    /// Show progress on stderr (default: when stderr is a terminal).
+    /// Show progress on stderr (default: when stderr is a terminal; to a file or pipe, a plain
+    /// line a second).
     #[arg(long, conflicts_with_all = ["no_progress", "quiet"])]
     pub progress: bool,
     /// Never show progress.

@@ -1,5 +1,6 @@
 //! `check` (one input, one strategy) and `regress` (every input with an expected outcome file).
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -189,6 +190,18 @@ pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, c
 /// The most states `--dot` draws; larger graphs are not written.
 const DOT_LIMIT: usize = 20_000;
 
+/// What the progress display says of a search under way.
+fn progress_line(s: &crate::explore::stats::Stats, elapsed: Duration) -> String {
+    let rate = s.transitions as f64 / elapsed.as_secs_f64().max(1e-9);
+    let estimate = s.estimated_done.map_or(String::new(), |d| format!("  ~{:.2}% of the tree", d * 100.0));
+    format!(
+        "executions {}  states {}  transitions {}  ({rate:.0}/s){estimate}",
+        s.executions,
+        s.states.map_or("-".into(), |n| n.to_string()),
+        s.transitions
+    )
+}
+
 /// Runs one strategy on one input with the command line's limits, options, progress bar and
 /// Ctrl-C, writing the state graph when `dot` asks for it.
 pub(super) fn run_one<M: Registered>(
@@ -207,7 +220,8 @@ pub(super) fn run_one<M: Registered>(
         .options(options)
         .races(races)
         .cancel(cancel_flag());
-    let bar = common.show_progress().then(|| {
+    let show = common.show_progress();
+    let bar = (show && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new_spinner();
         bar.set_style(ProgressStyle::with_template("{spinner} {prefix} {elapsed_precise} {msg}").unwrap());
         bar.set_prefix(entry.name);
@@ -215,15 +229,18 @@ pub(super) fn run_one<M: Registered>(
         bar
     });
     if let Some(bar) = bar.clone() {
+        run = run.on_progress(move |s, elapsed| bar.set_message(progress_line(s, elapsed)));
+    } else if show {
+        // `--progress` with stderr a file or a pipe (indicatif draws nothing there): a plain
+        // line, the first at the first report and then one a second at most, so that a log
+        // (or a test waiting for the search to be under way) sees it.
+        let name = entry.name;
+        let mut last: Option<Duration> = None;
         run = run.on_progress(move |s, elapsed| {
-            let rate = s.transitions as f64 / elapsed.as_secs_f64().max(1e-9);
-            let estimate = s.estimated_done.map_or(String::new(), |d| format!("  ~{:.2}% of the tree", d * 100.0));
-            bar.set_message(format!(
-                "executions {}  states {}  transitions {}  ({rate:.0}/s){estimate}",
-                s.executions,
-                s.states.map_or("-".into(), |n| n.to_string()),
-                s.transitions
-            ));
+            if last.is_none_or(|t| elapsed >= t + Duration::from_secs(1)) {
+                last = Some(elapsed);
+                eprintln!("tracepor: {name}: {}", progress_line(s, elapsed));
+            }
         });
     }
     if dot.is_some() {

@@ -12,20 +12,22 @@ use crate::explore::Limits;
 use crate::model::LoadOptions;
 use crate::report;
 
+/// What `corpus` takes for pairs and homes alike: which rows (`--table`, `--limit`, `--shard`),
+/// where they go (`--jsonl`, the table files) and the limits of each run.
+pub struct Rows<'a> {
+    pub table: Option<String>,
+    pub limit: Option<usize>,
+    pub shard: Option<String>,
+    pub jsonl: Option<&'a Path>,
+    pub out: &'a TableFiles,
+    pub run: &'a CorpusRun,
+}
+
 /// `corpus`: each pair's row printed (and written to `jsonl`) as soon as it finishes, so that a
 /// long or killed run keeps what it did. Exit 3 when Ctrl-C ended it early.
-#[allow(clippy::too_many_arguments)]
-pub fn corpus(
-    pairs: &Path,
-    smartapps: Option<PathBuf>,
-    table: Option<String>,
-    limit: Option<usize>,
-    shard: Option<String>,
-    jsonl: Option<&Path>,
-    out: &TableFiles,
-    run: &CorpusRun,
-) -> Result<i32, Fail> {
+pub fn corpus(pairs: &Path, smartapps: Option<PathBuf>, rows: Rows) -> Result<i32, Fail> {
     use crate::corpus::{self, fse, Table};
+    let Rows { table, limit, shard, jsonl, out, run } = rows;
     let shard = shard.as_deref().map(crate::check::Shard::parse).transpose()?;
     let all = corpus::read_table(pairs)?;
     match (&all, &table) {
@@ -120,16 +122,9 @@ pub struct HomesArgs<'a> {
 
 /// `corpus --homes`: each app list under `homes` checked whole, a row printed (and written to
 /// `jsonl`) as each finishes. Exit 3 when Ctrl-C ended it early.
-pub fn homes(
-    args: HomesArgs,
-    table: Option<String>,
-    limit: Option<usize>,
-    shard: Option<String>,
-    jsonl: Option<&Path>,
-    out: &TableFiles,
-    run: &CorpusRun,
-) -> Result<i32, Fail> {
+pub fn homes(args: HomesArgs, rows: Rows) -> Result<i32, Fail> {
     use crate::corpus::homes as h;
+    let Rows { table, limit, shard, jsonl, out, run } = rows;
     let HomesArgs { homes, pairwise, smartapps } = args;
     if table.is_some() {
         return Err(Fail("--table selects pairs of a TSV; --homes takes every list given".into()));

@@ -70,13 +70,13 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             let out = compare::Outputs { csv, markdown, svg, html };
             compare::compare(&files, strategies.as_deref(), &out, shard.as_deref(), &common)
         }
-        Command::Corpus { pairs, homes, pairwise, smartapps, table, limit, shard, jsonl, out, run } => match pairs {
-            Some(pairs) => corpus::corpus(&pairs, smartapps, table, limit, shard, jsonl.as_deref(), &out, &run),
-            None => {
-                let homes = corpus::HomesArgs { homes: &homes, pairwise, smartapps };
-                corpus::homes(homes, table, limit, shard, jsonl.as_deref(), &out, &run)
+        Command::Corpus { pairs, homes, pairwise, smartapps, table, limit, shard, jsonl, out, run } => {
+            let rows = corpus::Rows { table, limit, shard, jsonl: jsonl.as_deref(), out: &out, run: &run };
+            match pairs {
+                Some(pairs) => corpus::corpus(&pairs, smartapps, rows),
+                None => corpus::homes(corpus::HomesArgs { homes: &homes, pairwise, smartapps }, rows),
             }
-        },
+        }
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
         Command::Replay { files, schedule, bound, conflicts, conflict_mode, conflicts_on, .. } => {
             let load = LoadOptions {

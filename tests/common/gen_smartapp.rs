@@ -39,8 +39,7 @@ fn gen_app(rng: &mut SmallRng, index: usize) -> String {
             devices.push(d);
         }
     }
-    let mut src = format!("definition(name: \"Gen{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
-    src.push_str(&inputs(rng, devices.iter().map(|&d| (DEVICES[d].0, DEVICES[d].1))));
+    let mut src = head(rng, &format!("Gen{index}"), devices.iter().map(|&d| (DEVICES[d].0, DEVICES[d].1)));
 
     // Subscriptions: one or two, to an attribute with or without a value, or to the mode.
     let handlers = rng.gen_range(1..=2);
@@ -62,14 +61,11 @@ fn gen_app(rng: &mut SmallRng, index: usize) -> String {
     }
     src.push_str("}\ndef updated() { unsubscribe(); installed() }\n");
 
-    for h in 0..handlers {
-        src.push_str(&format!("def h{h}(evt) {{\n"));
-        let statements = rng.gen_range(1..=3);
-        for _ in 0..statements {
-            statement(rng, &devices, &mut src, 1);
+    handler_bodies(rng, handlers, &mut src, |rng, src| {
+        for _ in 0..rng.gen_range(1..=3) {
+            statement(rng, &devices, src, 1);
         }
-        src.push_str("}\n");
-    }
+    });
     // A method only timers call, so that `runIn` schedules something that acts.
     src.push_str("def later() {\n");
     statement(rng, &devices, &mut src, 1);
@@ -117,16 +113,9 @@ fn statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usi
     }
 }
 
-/// Devices of the loosely coupled systems: (input name, capability, attribute, values an app
-/// may command as (method, value), or none for a sensor; values to subscribe to).
-#[allow(clippy::type_complexity)]
-const LOOSE: [(&str, &str, &str, &[(&str, &str)], [&str; 2]); 5] = [
-    ("sw", "switch", "switch", &[("on", "on"), ("off", "off")], ["on", "off"]),
-    ("door", "lock", "lock", &[("lock", "locked"), ("unlock", "unlocked")], ["locked", "unlocked"]),
-    ("siren", "alarm", "alarm", &[("siren", "siren"), ("off", "off")], ["siren", "off"]),
-    ("contact1", "contactSensor", "contact", &[], ["open", "closed"]),
-    ("motion1", "motionSensor", "motion", &[], ["active", "inactive"]),
-];
+/// Devices of the loosely coupled systems: the first five of [`HOME`] (three actuators, two
+/// sensors).
+const LOOSE: &[Actuated] = HOME.split_at(5).0;
 
 /// A loosely coupled system (for `dpor` on SmartApps, whose footprints are per app): three apps,
 /// each with two or three of five devices, so that some firings are independent and others
@@ -136,15 +125,8 @@ pub fn gen_loose_system(rng: &mut SmallRng) -> Vec<(String, String)> {
 }
 
 fn gen_loose_app(rng: &mut SmallRng, index: usize) -> String {
-    let mut devices: Vec<usize> = Vec::new();
-    while devices.len() < 2 || (devices.len() < 3 && rng.gen_bool(0.3)) {
-        let d = rng.gen_range(0..LOOSE.len());
-        if !devices.contains(&d) {
-            devices.push(d);
-        }
-    }
-    let mut src = format!("definition(name: \"Loose{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
-    src.push_str(&inputs(rng, devices.iter().map(|&d| (LOOSE[d].0, LOOSE[d].1))));
+    let devices = two_or_three(rng, LOOSE.len());
+    let mut src = head(rng, &format!("Loose{index}"), devices.iter().map(|&d| (LOOSE[d].0, LOOSE[d].1)));
     src.push_str("def installed() {\n");
     let handlers = rng.gen_range(1..=2);
     for h in 0..handlers {
@@ -158,13 +140,11 @@ fn gen_loose_app(rng: &mut SmallRng, index: usize) -> String {
         src.push_str(&format!("    subscribe({name}, \"{attr}.{}\", h{h})\n", values[rng.gen_range(0..2)]));
     }
     src.push_str("}\n");
-    for h in 0..handlers {
-        src.push_str(&format!("def h{h}(evt) {{\n"));
+    handler_bodies(rng, handlers, &mut src, |rng, src| {
         for _ in 0..rng.gen_range(1..=2) {
-            loose_statement(rng, &devices, &mut src, 1);
+            loose_statement(rng, &devices, src, 1);
         }
-        src.push_str("}\n");
-    }
+    });
     src
 }
 
@@ -203,6 +183,38 @@ fn loose_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, dept
             }
             src.push_str(&format!("{pad}}}\n"));
         }
+    }
+}
+
+/// A device an app may command: (input name, capability, attribute, values an app may command
+/// as (method, value), or none for a sensor; values to subscribe to).
+type Actuated = (&'static str, &'static str, &'static str, &'static [(&'static str, &'static str)], [&'static str; 2]);
+
+/// Two or three distinct devices of `n`, at random.
+fn two_or_three(rng: &mut SmallRng, n: usize) -> Vec<usize> {
+    let mut devices: Vec<usize> = Vec::new();
+    while devices.len() < 2 || (devices.len() < 3 && rng.gen_bool(0.3)) {
+        let d = rng.gen_range(0..n);
+        if !devices.contains(&d) {
+            devices.push(d);
+        }
+    }
+    devices
+}
+
+/// An app's `definition` and its `preferences` ([`inputs`]).
+fn head<'a>(rng: &mut SmallRng, name: &str, devices: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let mut src = format!("definition(name: \"{name}\", namespace: \"gen\", author: \"tracepor tests\")\n");
+    src.push_str(&inputs(rng, devices));
+    src
+}
+
+/// Handlers `h0` .. `h{n-1}`, each body written by `body`.
+fn handler_bodies(rng: &mut SmallRng, n: usize, src: &mut String, mut body: impl FnMut(&mut SmallRng, &mut String)) {
+    for h in 0..n {
+        src.push_str(&format!("def h{h}(evt) {{\n"));
+        body(rng, src);
+        src.push_str("}\n");
     }
 }
 
@@ -265,8 +277,7 @@ fn gen_reader_app(rng: &mut SmallRng, index: usize) -> String {
             devices.push(d);
         }
     }
-    let mut src = format!("definition(name: \"Reader{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
-    src.push_str(&inputs(rng, devices.iter().map(|&d| (DEVICES[d].0, DEVICES[d].1))));
+    let mut src = head(rng, &format!("Reader{index}"), devices.iter().map(|&d| (DEVICES[d].0, DEVICES[d].1)));
     let handlers = rng.gen_range(1..=2);
     src.push_str("def installed() {\n");
     for h in 0..handlers {
@@ -284,13 +295,11 @@ fn gen_reader_app(rng: &mut SmallRng, index: usize) -> String {
         }
     }
     src.push_str("}\n");
-    for h in 0..handlers {
-        src.push_str(&format!("def h{h}(evt) {{\n"));
+    handler_bodies(rng, handlers, &mut src, |rng, src| {
         for _ in 0..rng.gen_range(1..=3) {
-            reader_statement(rng, &devices, &mut src, 1);
+            reader_statement(rng, &devices, src, 1);
         }
-        src.push_str("}\n");
-    }
+    });
     src
 }
 
@@ -322,10 +331,8 @@ fn reader_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, dep
     }
 }
 
-/// Devices of the generated homes: (input name, capability, attribute, commands as (method,
-/// value) or none for a sensor, values to subscribe to).
-#[allow(clippy::type_complexity)]
-const HOME: [(&str, &str, &str, &[(&str, &str)], [&str; 2]); 7] = [
+/// Devices of the generated homes: three actuators, four sensors.
+const HOME: [Actuated; 7] = [
     ("sw", "switch", "switch", &[("on", "on"), ("off", "off")], ["on", "off"]),
     ("door", "lock", "lock", &[("lock", "locked"), ("unlock", "unlocked")], ["locked", "unlocked"]),
     ("siren", "alarm", "alarm", &[("siren", "siren"), ("off", "off")], ["siren", "off"]),
@@ -348,15 +355,8 @@ pub fn gen_home(rng: &mut SmallRng) -> Vec<(String, String)> {
 
 fn gen_home_app(rng: &mut SmallRng, index: usize) -> String {
     let logger = rng.gen_bool(0.3);
-    let mut devices: Vec<usize> = Vec::new();
-    while devices.len() < 2 || (devices.len() < 3 && rng.gen_bool(0.3)) {
-        let d = rng.gen_range(0..HOME.len());
-        if !devices.contains(&d) {
-            devices.push(d);
-        }
-    }
-    let mut src = format!("definition(name: \"Home{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
-    src.push_str(&inputs(rng, devices.iter().map(|&d| (HOME[d].0, HOME[d].1))));
+    let devices = two_or_three(rng, HOME.len());
+    let mut src = head(rng, &format!("Home{index}"), devices.iter().map(|&d| (HOME[d].0, HOME[d].1)));
     src.push_str("def installed() {\n");
     let handlers = rng.gen_range(1..=2);
     for h in 0..handlers {
@@ -368,17 +368,15 @@ fn gen_home_app(rng: &mut SmallRng, index: usize) -> String {
         }
     }
     src.push_str("}\n");
-    for h in 0..handlers {
-        src.push_str(&format!("def h{h}(evt) {{\n"));
+    handler_bodies(rng, handlers, &mut src, |rng, src| {
         if logger {
             src.push_str("    log.debug \"${evt.name}: ${evt.value}\"\n");
         } else {
             for _ in 0..rng.gen_range(1..=2) {
-                home_statement(rng, &devices, &mut src, 1);
+                home_statement(rng, &devices, src, 1);
             }
         }
-        src.push_str("}\n");
-    }
+    });
     src
 }
 

@@ -26,6 +26,14 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Ctrl-C to a child process the test started (SIGINT).
+#[cfg(unix)]
+pub fn interrupt(child: &std::process::Child) {
+    // SAFETY: kill(2) on the id of a child this process started and has not yet waited for.
+    let rc = unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(rc, 0, "SIGINT to {}", child.id());
+}
+
 /// EM-Explorer's traces (the five TACAS 2016 apps and the 28 hand-written benchmarks), read
 /// where they are published for this project: `../shared/traces/em-explorer`. The project
 /// ships no copy (issue 18); a test that needs them fails here, saying where to put them.
