@@ -97,7 +97,10 @@ impl SmartAppModel {
                 subscribed[slot] = true;
             }
         }
-        let dead = (0..n).map(|s| !read[s] && (writers[s] == 0 || (writers[s] == 1 && !subscribed[s]))).collect();
+        // The single writer's values are left out only under `--conflicts`: without it the
+        // outcome line is the result, and should show what the app did.
+        let one_writer = |s: usize| self.opts.conflicts && writers[s] == 1 && !subscribed[s];
+        let dead = (0..n).map(|s| !read[s] && (writers[s] == 0 || one_writer(s))).collect();
         let no_ghost = (0..n).map(|s| writers[s] <= 1).collect();
         (dead, no_ghost)
     }
