@@ -387,7 +387,14 @@ fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth
     match choice {
         0 | 1 if !actuators.is_empty() => {
             let (name, _, _, cmds, _) = HOME[actuators[rng.gen_range(0..actuators.len())]];
-            src.push_str(&format!("{pad}{name}.{}()\n", cmds[rng.gen_range(0..cmds.len())].0));
+            if rng.gen_bool(0.25) {
+                // A command whose name is computed at run time (footprint.rs: any command, no
+                // query).
+                let (a, b) = (cmds[0].0, cmds[cmds.len() - 1].0);
+                src.push_str(&format!("{pad}{name}.\"${{state.flag == 'a' ? '{a}' : '{b}'}}\"()\n"));
+            } else {
+                src.push_str(&format!("{pad}{name}.{}()\n", cmds[rng.gen_range(0..cmds.len())].0));
+            }
         }
         0..=2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
         _ => {

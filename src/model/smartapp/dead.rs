@@ -23,6 +23,15 @@
 //! commute (both orders reach the same representative), which is what the dropped access says.
 //! The outcome line shows such an attribute at its initial value.
 //!
+//! **Attributes only one app writes, that no app reads or subscribes to** (issue 26: a
+//! thermostat's fan mode, which thermostat-mode-director may set through a computed command name
+//! and no app kept under `--conflicts` looks at) are dead as well. Their value is never read,
+//! no handler runs when it changes (no subscriber), and with one writer there is no conflict
+//! on them (nor a ghost, below): so what the app writes there is not stored either, and the
+//! write records no access. The bisimulation is the one above: states that differ only there
+//! run every event alike, with the same live accesses and errors. The initial state and every
+//! configuration give such an attribute the initial state's value (`reset_dead_slots`).
+//!
 //! **Conflict ghosts of single-writer attributes.** `--conflicts` keeps, per attribute, the last
 //! app that wrote it and the value (IoTCheck's `ConflictTracker`). A conflict needs a write by an
 //! app other than the last writer, so an attribute at most one app may write can never
@@ -38,6 +47,18 @@
 use super::*;
 
 impl SmartAppModel {
+    /// Gives each dead attribute, in the initial state and in every configuration, the value
+    /// it has in the initial state, so that states differing only there are one (the quotient's
+    /// representative; installing ran with everything stored).
+    pub(super) fn reset_dead_slots(&mut self) {
+        for slot in (0..self.dead_slots.len()).filter(|&s| self.dead_slots[s]) {
+            let v = self.init.attrs[slot].clone();
+            for (_, st) in &mut self.configs {
+                st.attrs[slot] = v.clone();
+            }
+        }
+    }
+
     /// Per slot: (dead, no ghost kept), from the scan of every app (see the module header).
     pub(super) fn unstored_slots(&self) -> (Vec<bool>, Vec<bool>) {
         let n = self.slots.len();
@@ -69,7 +90,17 @@ impl SmartAppModel {
                 }
             }
         }
-        let dead = (0..n).map(|s| writers[s] == 0 && !read[s]).collect();
+        // Subscribed to by a kept app: an app's write that changes it runs that handler.
+        let mut subscribed = vec![false; n];
+        for sub in self.subs.iter().filter(|s| !self.left_out[s.app]) {
+            if let Some(slot) = sub.dev.and_then(|d| self.slot(d, &sub.attr)) {
+                subscribed[slot] = true;
+            }
+        }
+        // The single writer's values are left out only under `--conflicts`: without it the
+        // outcome line is the result, and should show what the app did.
+        let one_writer = |s: usize| self.opts.conflicts && writers[s] == 1 && !subscribed[s];
+        let dead = (0..n).map(|s| !read[s] && (writers[s] == 0 || one_writer(s))).collect();
         let no_ghost = (0..n).map(|s| writers[s] <= 1).collect();
         (dead, no_ghost)
     }

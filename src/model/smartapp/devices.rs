@@ -248,7 +248,7 @@ impl Ctx<'_> {
         let set = |cx: &mut Self, attr: &str, v: Value| {
             // The static footprints (`footprint.rs`) take a command's writes from this table.
             debug_assert!(
-                footprint::command_attrs(name).contains(&attr),
+                footprint::command_attrs(name).contains(&attr) && footprint::ANY_COMMAND_ATTR.contains(&attr),
                 "{name} writes {attr}: add it to command_attrs"
             );
             cx.set_attr(d, attr, v, app)

@@ -8,8 +8,10 @@
 //! is made from an input when the system is built; an `evt.device` is a device A subscribed to,
 //! which came from its settings while installing; attribute values are strings, and `state`,
 //! `settings` are A's own). It writes an attribute only through a device command, whose name
-//! fixes the attributes it may write ([`command_attrs`]; a computed name, `obj."$x"()`, may be
-//! any command, so it writes every attribute of A's devices). It writes the location mode only
+//! fixes the attributes it may write ([`command_attrs`]; a computed name, `obj."$x"(args)`, may be
+//! any command or query, so it reads and writes every attribute of A's devices; given no
+//! argument, `obj."$x"()`, it reaches no query, each of which takes the attribute's name, so it
+//! writes at most [`ANY_COMMAND_ATTR`], the union of every command's, and reads nothing more). It writes the location mode only
 //! by `setLocationMode`, `setMode` or assigning `location.mode`, and its state only through a
 //! target rooted at the name `state`/`atomicState`. So per app: reads of every attribute of its
 //! devices, the mode and its state; writes as found by an exhaustive scan of its whole source
@@ -64,13 +66,42 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
     }
 }
 
+/// Every attribute some command may write: the union of [`command_attrs`] over its arms
+/// (`Ctx::device_method` asserts that each write it makes is in both).
+pub(super) const ANY_COMMAND_ATTR: &[&str] = &[
+    "switch",
+    "thermostatMode",
+    "alarm",
+    "lock",
+    "valve",
+    "door",
+    "contact",
+    "windowShade",
+    "level",
+    "thermostatFanMode",
+    "heatingSetpoint",
+    "coolingSetpoint",
+    "status",
+    "mute",
+    "hue",
+    "saturation",
+    "colorTemperature",
+    "presence",
+];
+
 /// What a scan of one app's source finds it may write.
 #[derive(Default)]
 pub(super) struct Scan {
     /// Names of calls with a target (device commands among them).
     pub(super) commands: Vec<String>,
-    /// A call whose name is computed: any command.
+    /// A call whose name is computed and that passes arguments: any command or query.
     pub(super) dynamic: bool,
+    /// A call whose name is computed and that passes none (`dev."$cmd"()`): any command, but no
+    /// query, as every query the interpreter knows (`currentValue`, `latestValue`,
+    /// `currentState`, `latestState`) reads the attribute its argument names, and a method
+    /// called on a value by name otherwise reads no attribute (`Ctx::method`). So it may write
+    /// (and, writing the value held, read) any of [`ANY_COMMAND_ATTR`], and reads nothing else.
+    pub(super) computed_command: bool,
     pub(super) sets_mode: bool,
     pub(super) writes_state: bool,
     /// Attribute names a read may name (see `dead.rs`): every member name as written, without
@@ -200,6 +231,8 @@ impl Scan {
             }
             Expr::Call { target, name, args, .. } => {
                 match name.as_str() {
+                    // The computed name is the first argument (the parser puts it there).
+                    groovy::DYNAMIC if args.len() == 1 => self.computed_command = true,
                     groovy::DYNAMIC => self.dynamic = true,
                     "setLocationMode" | "setMode" => self.sets_mode = true,
                     "currentValue" | "latestValue" | "currentState" | "latestState" => match args.first() {
@@ -315,8 +348,9 @@ impl SmartAppModel {
                 for &d in &devs {
                     for (attr, slot) in &self.slot_of[d as usize] {
                         slots.push(*slot);
-                        let writes_it =
-                            sc.dynamic || sc.commands.iter().any(|c| command_attrs(c).contains(&attr.as_str()));
+                        let writes_it = sc.dynamic
+                            || (sc.computed_command && ANY_COMMAND_ATTR.contains(&attr.as_str()))
+                            || sc.commands.iter().any(|c| command_attrs(c).contains(&attr.as_str()));
                         if writes_it {
                             writes.push(*slot);
                         }
@@ -327,12 +361,14 @@ impl SmartAppModel {
                 }
                 // A computed call name is not bounded by the scan: everything the app can reach.
                 AppReach {
-                    shared: !writes.is_empty() || sc.sets_mode || sc.dynamic || sc.effects,
+                    // A bare computed call reaches no query, but may be `setMode` (with no
+                    // argument) or a collection method writing back into `state`: kept.
+                    shared: !writes.is_empty() || sc.sets_mode || sc.dynamic || sc.computed_command || sc.effects,
                     slots,
                     writes,
                     reads,
-                    sets_mode: sc.sets_mode || sc.dynamic,
-                    writes_state: sc.writes_state || sc.dynamic,
+                    sets_mode: sc.sets_mode || sc.dynamic || sc.computed_command,
+                    writes_state: sc.writes_state || sc.dynamic || sc.computed_command,
                 }
             })
             .collect()

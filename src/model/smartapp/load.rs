@@ -515,6 +515,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         model.slice_readers();
     }
     (model.dead_slots, model.no_ghost) = model.unstored_slots();
+    model.reset_dead_slots();
     Ok(model)
 }
 
