@@ -289,6 +289,14 @@ pub trait Model: Sync {
     }
     /// Number of scheduling units (choices are `0..choices()`).
     fn choices(&self) -> u32;
+    /// Whether a choice's enabledness changes only on transitions out of the initial state,
+    /// which no transition leads back to and each of which writes every object of the model
+    /// (a configuration chosen before anything runs). `stateful-dpor` then leaves a
+    /// transition's read of its own enable flag out whenever it has another access (see
+    /// `explore/stateful_dpor/mod.rs`). False (the default) promises nothing.
+    fn enabling_only_at_root(&self) -> bool {
+        false
+    }
     fn initial(&self) -> Self::State;
     /// Appends the enabled choices of `s`, ascending.
     fn enabled(&self, s: &Self::State, out: &mut Vec<Choice>);

@@ -407,6 +407,11 @@ impl Model for SmartAppModel {
     fn initial(&self) -> SmartState {
         self.init.clone()
     }
+    /// A configuration (out of the root, `initial.rs`) writes every object and nothing leads
+    /// back to the root; otherwise only `--bound` changes what is enabled.
+    fn enabling_only_at_root(&self) -> bool {
+        self.opts.bound.is_none()
+    }
     fn enabled(&self, s: &SmartState, out: &mut Vec<Choice>) {
         if s.root {
             out.extend((0..self.configs.len()).map(|k| (self.events.len() + k) as Choice));

@@ -220,6 +220,8 @@ struct Run<'a, M: Model> {
     /// kept only where no summary stands for them (`no_summaries`, `no_graph_backtrack`): a
     /// state match replays them from every state reachable from the matched one.
     blocked_pairs: FxHashMap<u32, Vec<PairId>>,
+    /// [`Model::enabling_only_at_root`] (see [`Run::add_own_flag_read`]).
+    own_flag_redundant: bool,
 }
 
 impl<M: Model> Strategy<M> for StatefulDpor {
@@ -276,6 +278,7 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             fired_at: vec![0; k],
             enabled_at: vec![0; k],
             blocked_pairs: FxHashMap::default(),
+            own_flag_redundant: model.enabling_only_at_root(),
         };
         let (s0, _) = run.intern(model.initial(), (NONE, 0), search);
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
@@ -546,7 +549,7 @@ impl<'a, M: Model> Run<'a, M> {
     /// disabling it writes), derived from the enabled sets so that any [`Model`] gets them: the
     /// transition reads its own flag and writes the flag of every choice it enables or disables.
     fn add_flag_accesses(&self, src: u32, dst: u32, c: Choice, acc: &mut Accesses) {
-        acc.push(Access { object: flag_object(c), write: false });
+        self.add_own_flag_read(c, acc);
         let (before, after) = (self.sets.get(src, ENABLED), self.sets.get(dst, ENABLED));
         for i in 0..before.len() {
             let mut changed = before[i] ^ after[i];
@@ -555,6 +558,20 @@ impl<'a, M: Model> Run<'a, M> {
                 changed &= changed - 1;
                 acc.push(Access { object: flag_object(i as Choice * 64 + b), write: true });
             }
+        }
+    }
+
+    /// The transition's read of its own enable flag, unless it is redundant: when the model
+    /// promises [`Model::enabling_only_at_root`], only transitions out of s0 write a flag, and
+    /// each of them writes every object, so a pair with another access conflicts with them
+    /// whether it reads the flag or not (the same event, so the same backtrack point), and
+    /// nothing goes on past them (no edge enters s0). Anywhere else the flag conflicts with
+    /// nothing. A pair whose only access is the flag keeps it (it sets the point at s0).
+    /// Carrying the flag made every continuation of a pair past a conflict a new pair
+    /// (its event's flag with another event): half the pairs of the thermostat home.
+    fn add_own_flag_read(&self, c: Choice, acc: &mut Accesses) {
+        if !(self.own_flag_redundant && !acc.is_empty()) {
+            acc.push(Access { object: flag_object(c), write: false });
         }
     }
 
@@ -708,7 +725,7 @@ impl<'a, M: Model> Run<'a, M> {
             // observes is a function of its source state, conflict ghost included.
             search.observed(&mut self.observed, &path);
             if let Err(err) = result {
-                acc.push(Access { object: flag_object(b), write: false });
+                self.add_own_flag_read(b, &mut acc);
                 if let (Some(g), Some(label)) = (search.graph.as_mut(), label) {
                     g.add_edge(s, Target::Error, label);
                 }
