@@ -5,7 +5,7 @@
 //! what the model cannot bind or run is reported with file and line, never dropped silently.
 
 use tracepor::model::smartapp::{SmartAppModel, SmartAppOptions};
-use tracepor::model::Model;
+use tracepor::model::{ConflictMode, Model};
 
 #[path = "common/apps.rs"]
 mod apps;
@@ -184,7 +184,12 @@ def quiet(evt) {
 
 #[test]
 fn a_conflict_names_the_file_line_app_and_handler() {
-    let opts = SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() };
+    let opts = SmartAppOptions {
+        conflicts: true,
+        conflict_mode: ConflictMode::End,
+        bound: None,
+        ..SmartAppOptions::default()
+    };
     let (m, files) = system("conflict", &[("Locker", LOCKER), ("Night", NIGHT)], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "presenceSensor.presence.present").unwrap();
@@ -245,9 +250,13 @@ def installed() { subscribe(contact1, "contact.closed", closed) }
 def closed(evt) { door.lock() }
 "#;
 
+/// A conflict as an error that ends its path (`--conflict-mode end`): these tests step to it.
+const ENDING: SmartAppOptions =
+    SmartAppOptions { conflicts: true, conflict_mode: ConflictMode::End, bound: None, keep_dead_state: false };
+
 #[test]
 fn the_devices_states_at_installation_are_the_environments_choice() {
-    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false, ..Default::default() };
+    let opts = ENDING;
     let (m, _) = system("configs", &[("Keeper", KEEPER), ("Closer", CLOSER)], opts);
     // The lock is commanded and the mode subscribed: locked/unlocked and home/away/night, every
     // value of each in some configuration.
@@ -325,7 +334,7 @@ def opened(evt) { door.unlock() }
 
 #[test]
 fn a_write_on_the_users_own_command_is_no_conflict_but_an_automation_undoing_it_is() {
-    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: false, ..Default::default() };
+    let opts = ENDING;
     // The user's command over an automation's write: Opener unlocked, the user pushes the
     // button and Toggle locks. The user's intent, no conflict (IoTCheck leaves such "manual"
     // writes out too). Opener unlocking again undoes the user's lock: a conflict.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tracepor::explore::stateful_dpor::StatefulDpor;
 use tracepor::explore::{self, full::Full, full_stateless::FullStateless, Limits};
 use tracepor::model::smartapp::{load, SmartAppModel, SmartAppOptions};
-use tracepor::model::{Accesses, Model};
+use tracepor::model::{Accesses, ConflictMode, Model};
 
 /// Writes apps to a fresh folder and loads them as one system.
 #[path = "common/apps.rs"]
@@ -193,7 +193,12 @@ def h(evt) { sw.on() }
 
 #[test]
 fn conflicts_name_both_apps_the_attribute_and_both_values() {
-    let opts = SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() };
+    let opts = SmartAppOptions {
+        conflicts: true,
+        conflict_mode: ConflictMode::End,
+        bound: None,
+        ..SmartAppOptions::default()
+    };
     let m = system("conflict", &[("Offer", OFFER), ("Oner", ONER)], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "contactSensor.contact.open").unwrap();
@@ -240,7 +245,16 @@ fn fireco2alarm_and_lock_it_when_i_leave_conflict_on_the_lock() {
     if !files[0].is_file() {
         panic!("the IoTCheck corpus is expected at {}", files[0].display());
     }
-    let m = load(&files, SmartAppOptions { conflicts: true, bound: None, ..SmartAppOptions::default() }).unwrap();
+    let m = load(
+        &files,
+        SmartAppOptions {
+            conflicts: true,
+            conflict_mode: ConflictMode::End,
+            bound: None,
+            ..SmartAppOptions::default()
+        },
+    )
+    .unwrap();
     let limits = Limits { max_transitions: Some(200_000_000), ..Limits::default() };
     let (stats, found) = explore::run(&m, &mut StatefulDpor::new(), limits, Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);

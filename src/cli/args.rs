@@ -146,7 +146,7 @@ pub enum Command {
         #[arg(long, requires = "homes")]
         pairwise: bool,
         /// Folder of APP.groovy files (default: ../smartthings/smartapps beside the TSV's folder;
-        /// for --homes, the list's folder, then ../smartapps beside it).
+        /// for the app lists of --homes, the list's folder, then ../smartapps beside it).
         #[arg(long, value_name = "DIR")]
         smartapps: Option<PathBuf>,
         /// Only the pairs of this table (A.1 or A.2), or of this group of IoTCheck's pairs
@@ -205,7 +205,7 @@ pub enum Command {
         conflicts: bool,
         /// What a SmartApp conflict does to its path, as the run that printed the schedule had
         /// it (`observe`, the default, or `end`).
-        #[arg(long, value_enum, value_name = "MODE")]
+        #[arg(long, value_enum, value_name = "MODE", hide_possible_values = true)]
         conflict_mode: Option<crate::model::ConflictMode>,
         /// Conflicts on these attributes only, as the run that printed the schedule did.
         #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
@@ -262,7 +262,7 @@ pub struct Common {
     /// What a SmartApp conflict does to its path: `observe` records it and goes on (every
     /// conflict reachable is found), `end` ends the path there, as IoTCheck's JPF stops at a
     /// violation (a pair's verdict). Event models always end it. Default: observe.
-    #[arg(long, value_enum, value_name = "MODE")]
+    #[arg(long, value_enum, value_name = "MODE", hide_possible_values = true)]
     pub conflict_mode: Option<crate::model::ConflictMode>,
     /// Report IoTCheck's conflicts on these device attributes only (SmartApps; implies
     /// --conflicts): attribute names (`lock`) or capability.attribute (`musicPlayer.level`),
@@ -375,7 +375,7 @@ pub struct CorpusRun {
     /// What a conflict does to its path (as for `check`). Default: `end` over pairs (a pair's
     /// verdict, as the paper's runs stop at the first violation), `observe` with `--homes` (a
     /// home's findings, and the pairs' it is compared with under `--pairwise`).
-    #[arg(long, value_enum, value_name = "MODE")]
+    #[arg(long, value_enum, value_name = "MODE", hide_possible_values = true)]
     pub conflict_mode: Option<crate::model::ConflictMode>,
     /// Ablation: store the attributes no app reads or writes, as the same option of check does.
     #[arg(long)]
