@@ -252,7 +252,7 @@ def closed(evt) { door.lock() }
 
 /// A conflict as an error that ends its path (`--conflict-mode end`): these tests step to it.
 const ENDING: SmartAppOptions =
-    SmartAppOptions { conflicts: true, conflict_mode: ConflictMode::End, bound: None, keep_dead_state: false };
+    SmartAppOptions { conflicts: true, conflict_mode: ConflictMode::End, ..SmartAppOptions::default() };
 
 #[test]
 fn the_devices_states_at_installation_are_the_environments_choice() {
