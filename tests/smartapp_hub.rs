@@ -251,8 +251,13 @@ def closed(evt) { door.lock() }
 "#;
 
 /// A conflict as an error that ends its path (`--conflict-mode end`): these tests step to it.
-const ENDING: SmartAppOptions =
-    SmartAppOptions { conflicts: true, conflict_mode: ConflictMode::End, ..SmartAppOptions::default() };
+const ENDING: SmartAppOptions = SmartAppOptions {
+    conflicts: true,
+    conflict_mode: ConflictMode::End,
+    bound: None,
+    keep_dead_state: false,
+    conflicts_on: None,
+};
 
 #[test]
 fn the_devices_states_at_installation_are_the_environments_choice() {
