@@ -257,8 +257,8 @@ impl<'m, M: Registered> Check<'m, M> {
         // The run's own peak, not the process's so far (compare runs one after another).
         crate::alloc::reset_peak();
         // `--max-states` on a strategy that stores no states counts the states it visits.
-        let mut search = Search::new(self.model, self.limits.for_strategy(!entry.stateless));
-        if let Some(flag) = self.cancel {
+        let mut search = Search::new(self.model, self.limits.clone().for_strategy(!entry.stateless));
+        if let Some(flag) = self.cancel.clone() {
             search = search.with_cancel(flag);
         }
         let races = self.races && self.model.as_em().is_some();
@@ -269,11 +269,22 @@ impl<'m, M: Registered> Check<'m, M> {
             search.graph = self.graph_limit.map(StateGraph::new);
         }
         let deadline = search.report_deadline();
+        // The race analysis after the search keeps to the run's limits.
+        let budget = crate::explore::races::Budget {
+            deadline: self.limits.time.and_then(|t| std::time::Instant::now().checked_add(t)),
+            max_memory_bytes: self.limits.max_memory_bytes,
+            transitions: self.limits.max_transitions,
+            cancel: self.cancel.clone(),
+        };
         let (stats, found, graph) = run_search(search, strategy.as_mut());
         let finished = stats.finished;
         let mut report = RunReport::new(&self.file, self.model, &label, stats, found, deadline);
         if let Some(m) = self.model.as_em().filter(|_| races) {
-            report.races = Some(crate::explore::races::analyse(m, &report.found, finished));
+            let budget = crate::explore::races::Budget {
+                transitions: budget.transitions.map(|t| t.saturating_sub(report.transitions)),
+                ..budget
+            };
+            report.races = Some(crate::explore::races::analyse_within(m, &report.found, finished, &budget));
         }
         (report, graph)
     }

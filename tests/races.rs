@@ -330,3 +330,52 @@ fn verdicts_on_the_tacas_apps_match_the_brute_force() {
         eprintln!("{app}: {n} races, {} change an outcome, {} benign", races.changes_outcome, races.benign);
     }
 }
+
+/// The analysis keeps to the run's limits (issue 30): under a transition budget (the same on
+/// any machine) that the search stays within but the replays of the outcomes' runs do not, it
+/// ends early with what it has, says so, and leaves the races undecided; with room enough it
+/// decides them all, and the same budget ends it at the same point each time.
+#[test]
+fn race_analysis_keeps_to_the_transition_budget() {
+    let m = em(&em_explorer().join("tacas-2016/music"));
+    let run = |max: Option<u64>| {
+        let limits = tracepor::explore::Limits { max_transitions: max, ..within(MUST_FINISH) };
+        Check::new(&m).strategy("optimal").unwrap().limits(limits).races(true).run()
+    };
+    let free = run(None);
+    assert!(free.finished);
+    let all = free.races.as_ref().unwrap();
+    assert!(all.partial.is_none() && all.undecided == 0 && all.changes_outcome > 0);
+    let t = free.transitions;
+    // One transition left after the search: not enough to replay any outcome's run.
+    let tight = run(Some(t + 1));
+    assert!(tight.finished, "the search must finish within its {} transitions", t + 1);
+    let r = tight.races.as_ref().unwrap();
+    let why = r.partial.as_deref().expect("the analysis must say it stopped");
+    assert!(why.contains("0 of") && why.contains("transition"), "{why}");
+    assert!(r.outcomes.is_empty(), "no outcome can have been analysed");
+    assert_eq!(r.pairs, all.pairs, "the race pairs are found before the replays");
+    assert_eq!((r.changes_outcome, r.benign, r.undecided), (0, 0, all.pairs));
+    assert!(r.races.iter().all(|x| x.changes_outcome.is_none()));
+    let text = tracepor::report::races::render(r, false);
+    assert!(text.contains("partial") && text.contains("undecided (analysis stopped)"), "{text}");
+    // Room for part of the replays: a prefix of the outcomes, at the same point each time.
+    let (mut some, mut last) = (false, 0);
+    for extra in [50u64, 200, 1_000, 5_000] {
+        let a = run(Some(t + extra)).races.unwrap();
+        let b = run(Some(t + extra)).races.unwrap();
+        assert_eq!(a.partial, b.partial, "budget {extra}");
+        assert_eq!(a.outcomes.len(), b.outcomes.len());
+        assert!(a.outcomes.len() >= last, "more budget, fewer outcomes analysed");
+        last = a.outcomes.len();
+        some |= a.partial.is_some() && !a.outcomes.is_empty();
+        if a.partial.is_none() {
+            assert_eq!((a.changes_outcome, a.undecided), (all.changes_outcome, 0));
+        }
+    }
+    assert!(some, "no budget stopped the analysis part way");
+    // A budget with room for every replay changes nothing.
+    let roomy = run(Some(t + 10_000_000)).races.unwrap();
+    assert!(roomy.partial.is_none());
+    assert_eq!((roomy.changes_outcome, roomy.benign, roomy.undecided), (all.changes_outcome, all.benign, 0));
+}

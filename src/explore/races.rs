@@ -143,6 +143,11 @@ pub struct RaceReport {
     /// replay); the fields above are then empty (`races_not_analysed`).
     #[serde(rename = "races_not_analysed", skip_serializing_if = "Option::is_none")]
     pub not_analysed: Option<String>,
+    /// When a limit of the run ended the analysis early ([`Budget`]): what it was and how far
+    /// the analysis got (`races_partial`). The races found are listed; those no outcome
+    /// analysed sees reversed are undecided.
+    #[serde(rename = "races_partial", skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
     /// Seconds the analysis took, after the search (`races_time_s`; benches/races.py).
     #[serde(rename = "races_time_s")]
     pub time_s: f64,
@@ -154,11 +159,43 @@ pub const LIST_PAIRS: u64 = 10_000;
 mod hb;
 mod verdict;
 
+/// The limits the analysis polls, the run's own (`--time-limit` from the search's start,
+/// `--max-memory`, Ctrl-C) and, for a budget that ends it at the same point on any machine,
+/// the transitions `--max-transitions` left after the search: replaying an outcome's run counts
+/// as many transitions as its schedule has steps. Polled between passes and before each
+/// outcome; at a limit the analysis ends with what it has ([`RaceReport::partial`]).
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    pub deadline: Option<std::time::Instant>,
+    pub max_memory_bytes: Option<u64>,
+    pub transitions: Option<u64>,
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Budget {
+    /// The limit reached, if one is, once `transitions` (replayed steps) are spent.
+    fn reached(&self, transitions: u64) -> Option<StopReason> {
+        if self.transitions.is_some_and(|t| transitions > t) {
+            return Some(StopReason::MaxTransitions);
+        }
+        if self.max_memory_bytes.is_some_and(|max| crate::alloc::current().is_some_and(|now| now >= max)) {
+            return Some(StopReason::MaxMemory);
+        }
+        if self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Some(StopReason::Interrupted);
+        }
+        if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Some(StopReason::TimeLimit);
+        }
+        None
+    }
+}
+
 pub use verdict::{forced, Seen};
 
 use rustc_hash::FxHashMap;
 
-use crate::explore::Outcomes;
+use crate::explore::{Outcomes, StopReason};
 use crate::model::clock::ChainClocks;
 use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::{format_schedule, Choice, Model};
@@ -328,9 +365,19 @@ type SmallVecOn = Vec<(u32, Vec<(u32, u32)>)>;
 /// the trace, a replay per outcome, and per race and outcome a reachability question among the
 /// writes of one location (verdict.rs).
 pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport {
+    analyse_within(model, found, complete, &Budget::default())
+}
+
+/// [`analyse`] within the limits of `budget`.
+pub fn analyse_within(model: &EmModel, found: &Outcomes, complete: bool, budget: &Budget) -> RaceReport {
     let started = std::time::Instant::now();
     let phases = Phases::new();
     let mut report = RaceReport::default();
+    if let Some(why) = budget.reached(0) {
+        report.partial = Some(format!("{}: nothing analysed", why.describe()));
+        report.undecided = 0;
+        return report;
+    }
     // The recorded run is the trace's order (tests/replay_recorded.rs: the shipped traces
     // replay as recorded); what it observed, in one pass.
     let rec = Seen::recorded(model);
@@ -339,10 +386,15 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
         model.trace.ops.iter().any(|o| matches!(o.kind, OpKind::Lock { .. } | OpKind::Wait | OpKind::Notify { .. }));
     // The races' relation first; `hb0` is the same without LOCK, WAIT and NOTIFY, and is needed
     // only when there are races.
-    let hb_races = hb::recorded(model, has_sync);
-    let (count, mut pairs) = race_pairs(model, &hb_races, DECIDE_PAIRS);
-    let hb0 = if has_sync && !pairs.is_empty() { hb::recorded(model, false) } else { hb_races };
+    // Both in one pass when they differ.
+    let (hb_races, hb0) = hb::both(model, has_sync, true);
+    let hb0 = hb0.expect("asked for");
+    let hb_races = hb_races.as_ref().unwrap_or(&hb0);
+    let (count, mut pairs) = race_pairs(model, hb_races, DECIDE_PAIRS);
     phases.done("happens-before passes, race pairs");
+    let mut stopped = budget.reached(0);
+    let mut replayed = 0u64;
+    let mut analysed = 0usize;
     report.pairs = count;
     let decided = count <= DECIDE_PAIRS;
     if !decided {
@@ -369,6 +421,14 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
     let mut runs_ok = true;
     let witnesses: Vec<(&str, &[Choice])> = found.witnesses().collect();
     for (k, &(text, path)) in witnesses.iter().enumerate() {
+        if stopped.is_none() {
+            replayed += path.len() as u64;
+            stopped = budget.reached(replayed);
+        }
+        if stopped.is_some() {
+            break;
+        }
+        analysed += 1;
         let mut explained = OutcomeExplained {
             outcome: text.to_string(),
             recorded: text == rec_text,
@@ -406,7 +466,10 @@ pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport 
         report.outcomes.push(explained);
     }
     phases.done("outcomes replayed, verdicts");
-    let complete = complete && runs_ok && decided;
+    if let Some(why) = stopped {
+        report.partial = Some(format!("{}: {analysed} of {} outcomes analysed", why.describe(), witnesses.len()));
+    }
+    let complete = complete && runs_ok && decided && stopped.is_none();
     for seen in &seen_by {
         match (seen.is_some(), complete) {
             (true, _) => report.changes_outcome += 1,

@@ -25,8 +25,11 @@ pub fn render(r: &RaceReport, explain: bool) -> String {
         let _ = writeln!(out, "not analysed: {why}");
         return out;
     }
-    let undecided =
-        if r.undecided > 0 { format!(", {} undecided (search incomplete)", r.undecided) } else { String::new() };
+    if let Some(why) = &r.partial {
+        let _ = writeln!(out, "partial: the analysis stopped at a limit ({why})");
+    }
+    let cause = if r.partial.is_some() { "analysis stopped" } else { "search incomplete" };
+    let undecided = if r.undecided > 0 { format!(", {} undecided ({cause})", r.undecided) } else { String::new() };
     let _ = writeln!(
         out,
         "{} race pairs (conflicting accesses the recorded run leaves unordered): {} change an outcome, {} benign{undecided}",

@@ -24,16 +24,42 @@ use crate::model::em::{EmModel, NEVER};
 use crate::trace::em::OpKind;
 
 /// Clocks of every operation of the trace in the relation asked for; position = operation.
+#[cfg(test)]
 pub fn recorded(model: &EmModel, sync: bool) -> ChainClocks {
+    let (with_sync, without) = both(model, sync, !sync);
+    with_sync.or(without).expect("one relation asked for")
+}
+
+/// One relation being built: its clocks and what its FIFO, lock and notify edges look up.
+struct Relation {
+    sync: bool,
+    clocks: ChainClocks,
+    /// Per looper, per chain: (index, RET) of the handled messages whose POST is on that chain.
+    posts_on: Vec<Vec<(u32, Vec<(u32, u32)>)>>,
+    /// Per lock: the latest UNLOCK (thread, position) and the latest of another thread than it.
+    unlocks: Vec<[Option<(u32, u32)>; 2]>,
+    notifies: Vec<Vec<u32>>,
+    waits: Vec<usize>,
+}
+
+/// The recorded run's happens-before (`sync`) and `hb0` (`plain`), those asked for, in one
+/// forward pass: the edges both share (program order, static edges, LOOP -> CALL) are found
+/// once per operation (the race analysis needs both when the trace synchronises).
+pub fn both(model: &EmModel, sync: bool, plain: bool) -> (Option<ChainClocks>, Option<ChainClocks>) {
     let n = model.trace.ops.len();
     let nt = model.threads.len();
-    let mut clocks = ChainClocks::default();
-    // Per looper, per chain: (index, RET) of the handled messages whose POST is on that chain.
-    let mut posts_on: Vec<Vec<(u32, Vec<(u32, u32)>)>> = vec![Vec::new(); nt];
-    // Per lock: the latest UNLOCK (thread, position) and the latest of another thread than it.
-    let mut unlocks: Vec<[Option<(u32, u32)>; 2]> = vec![[None, None]; model.locks as usize];
-    let mut notifies: Vec<Vec<u32>> = vec![Vec::new(); nt];
-    let mut waits = vec![0usize; nt];
+    let mut rels: SmallVec<[Relation; 2]> = [true, false]
+        .into_iter()
+        .filter(|&s| if s { sync } else { plain })
+        .map(|sync| Relation {
+            sync,
+            clocks: ChainClocks::default(),
+            posts_on: vec![Vec::new(); nt],
+            unlocks: if sync { vec![[None, None]; model.locks as usize] } else { Vec::new() },
+            notifies: if sync { vec![Vec::new(); nt] } else { Vec::new() },
+            waits: if sync { vec![0usize; nt] } else { Vec::new() },
+        })
+        .collect();
     let ends = |p: u32| {
         let t = model.op_task[p as usize] as usize;
         let last = match t.checked_sub(nt) {
@@ -42,86 +68,105 @@ pub fn recorded(model: &EmModel, sync: bool) -> ChainClocks {
         };
         last == Some(&p)
     };
+    let mut common: SmallVec<[u32; 8]> = SmallVec::new();
     let mut preds: SmallVec<[u32; 8]> = SmallVec::new();
     for p in 0..n as u32 {
         let pu = p as usize;
-        preds.clear();
+        common.clear();
         let prev = Some(model.prev_in_task[pu]).filter(|&q| q != NEVER && q < p);
-        preds.extend(prev);
-        preds.extend(model.waits_for[pu].iter().copied().filter(|&w| w != NEVER && w < p));
+        common.extend(prev);
+        common.extend(model.waits_for[pu].iter().copied().filter(|&w| w != NEVER && w < p));
         let thread = model.op_thread[pu];
-        match model.trace.ops[pu].kind {
-            OpKind::Call { msg } => {
-                if let Some(h) = &model.handlers[msg as usize] {
-                    let th = &model.threads[h.thread as usize];
-                    if let Some(l) = th.loop_after.filter(|&l| l > 0) {
-                        preds.push(th.own[l as usize - 1]);
-                    }
-                    if h.post != NEVER && h.post < p {
-                        preds.push(h.post);
-                        let pc = clocks.clock(h.post as usize);
-                        for (c, list) in &posts_on[h.thread as usize] {
-                            let bound = pc.get(*c as usize).copied().unwrap_or(0);
-                            let i = list.partition_point(|&(ix, _)| ix <= bound);
-                            // The post itself is not on the list yet (added at its RET).
-                            if let Some(&(_, ret)) = i.checked_sub(1).map(|i| &list[i]) {
-                                if ret < p {
-                                    preds.push(ret);
-                                }
-                            }
+        let kind = model.trace.ops[pu].kind;
+        // A CALL's handler, when its POST ran before it (the FIFO rule's edges then).
+        let mut posted = None;
+        if let OpKind::Call { msg } = kind {
+            if let Some(h) = &model.handlers[msg as usize] {
+                let th = &model.threads[h.thread as usize];
+                if let Some(l) = th.loop_after.filter(|&l| l > 0) {
+                    common.push(th.own[l as usize - 1]);
+                }
+                if h.post != NEVER && h.post < p {
+                    common.push(h.post);
+                    posted = Some(h);
+                }
+            }
+        }
+        for r in rels.iter_mut() {
+            preds.clone_from(&common);
+            if let Some(h) = posted {
+                let pc = r.clocks.clock(h.post as usize);
+                for (c, list) in &r.posts_on[h.thread as usize] {
+                    let bound = pc.get(*c as usize).copied().unwrap_or(0);
+                    let i = list.partition_point(|&(ix, _)| ix <= bound);
+                    // The post itself is not on the list yet (added at its RET).
+                    if let Some(&(_, ret)) = i.checked_sub(1).map(|i| &list[i]) {
+                        if ret < p {
+                            preds.push(ret);
                         }
                     }
                 }
             }
-            OpKind::Lock { .. } if sync => {
-                let [last, other] = unlocks[model.lock_of(p) as usize];
-                let from_other = match last {
-                    Some((t, _)) if t != thread => last,
-                    _ => other,
-                };
-                preds.extend(from_other.map(|(_, u)| u));
-            }
-            OpKind::Wait if sync => {
-                if let Some(&n) = notifies[thread as usize].get(waits[thread as usize]) {
-                    preds.push(n);
+            match kind {
+                OpKind::Lock { .. } if r.sync => {
+                    let [last, other] = r.unlocks[model.lock_of(p) as usize];
+                    let from_other = match last {
+                        Some((t, _)) if t != thread => last,
+                        _ => other,
+                    };
+                    preds.extend(from_other.map(|(_, u)| u));
                 }
-                waits[thread as usize] += 1;
-            }
-            _ => {}
-        }
-        preds.sort_unstable();
-        preds.dedup();
-        clocks.push(&preds, prev, ends);
-        match model.trace.ops[pu].kind {
-            OpKind::Unlock { .. } if sync => {
-                let u = &mut unlocks[model.lock_of(p) as usize];
-                match u[0] {
-                    Some((t, _)) if t == thread => u[0] = Some((thread, p)),
-                    _ => *u = [Some((thread, p)), u[0]],
+                OpKind::Wait if r.sync => {
+                    if let Some(&n) = r.notifies[thread as usize].get(r.waits[thread as usize]) {
+                        preds.push(n);
+                    }
+                    r.waits[thread as usize] += 1;
                 }
+                _ => {}
             }
-            OpKind::Notify { target } if sync => {
-                if let Some(d) = model.thread_of_raw(target) {
-                    notifies[d as usize].push(p);
-                }
-            }
-            OpKind::Ret { msg } => {
-                // A handled message enters its looper's FIFO lists once it returned, under its
-                // POST's place (the lists stay sorted: on one chain, posts to a looper are
-                // handled, so return, in their order).
-                if let Some(h) = model.handlers[msg as usize].as_ref().filter(|h| h.post != NEVER && h.post < p) {
-                    let st = clocks.stamp(h.post as usize);
-                    let on = &mut posts_on[h.thread as usize];
-                    match on.iter_mut().find(|(c, _)| *c == st.chain) {
-                        Some((_, l)) => l.push((st.index, p)),
-                        None => on.push((st.chain, vec![(st.index, p)])),
+            preds.sort_unstable();
+            preds.dedup();
+            r.clocks.push(&preds, prev, ends);
+            match kind {
+                OpKind::Unlock { .. } if r.sync => {
+                    let u = &mut r.unlocks[model.lock_of(p) as usize];
+                    match u[0] {
+                        Some((t, _)) if t == thread => u[0] = Some((thread, p)),
+                        _ => *u = [Some((thread, p)), u[0]],
                     }
                 }
+                OpKind::Notify { target } if r.sync => {
+                    if let Some(d) = model.thread_of_raw(target) {
+                        r.notifies[d as usize].push(p);
+                    }
+                }
+                OpKind::Ret { msg } => {
+                    // A handled message enters its looper's FIFO lists once it returned, under
+                    // its POST's place (the lists stay sorted: on one chain, posts to a looper
+                    // are handled, so return, in their order).
+                    if let Some(h) = model.handlers[msg as usize].as_ref().filter(|h| h.post != NEVER && h.post < p) {
+                        let st = r.clocks.stamp(h.post as usize);
+                        let on = &mut r.posts_on[h.thread as usize];
+                        match on.iter_mut().find(|(c, _)| *c == st.chain) {
+                            Some((_, l)) => l.push((st.index, p)),
+                            None => on.push((st.chain, vec![(st.index, p)])),
+                        }
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
     }
-    clocks
+    let mut out = rels.into_iter().map(|r| (r.sync, r.clocks));
+    let (mut with_sync, mut without) = (None, None);
+    for (s, c) in &mut out {
+        if s {
+            with_sync = Some(c);
+        } else {
+            without = Some(c);
+        }
+    }
+    (with_sync, without)
 }
 
 #[cfg(test)]

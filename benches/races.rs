@@ -1,0 +1,93 @@
+//! What the race report (issue 30, docs/races.md "Cost") adds to `optimal`, in-process: per
+//! input, `optimal` without the report and with it, alternately, many times in one run; per run
+//! the search's own time and the analysis's; printed: the medians and least of each, and the
+//! median of the per-run ratios (analysis / search). The TACAS apps take well under a
+//! millisecond, so one run says little: read the ratio over many.
+//!
+//! Inputs: the five TACAS 2016 apps, and the scaling set (benches/gen_race3.py: a looper, three
+//! posters, three racing handlers; benches/gen_mix.py) at TRACEPOR_BENCH_SIZES (comma-separated,
+//! default 10000,100000). Runs per input: TRACEPOR_BENCH_RUNS (default 400 on the apps, a tenth
+//! of it, at least 5, on the generated traces). Run: `cargo bench --bench races [-- FILTER]`.
+
+use std::path::{Path, PathBuf};
+
+use tracepor::check::Check;
+use tracepor::explore::Limits;
+use tracepor::model::{self, LoadOptions, Loaded};
+
+fn main() {
+    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let runs: usize = std::env::var("TRACEPOR_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(400);
+    let sizes: Vec<usize> = std::env::var("TRACEPOR_BENCH_SIZES")
+        .unwrap_or_else(|_| "10000,100000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tacas = here.join("../shared/traces/em-explorer/tacas-2016");
+    assert!(tacas.is_dir(), "EM-Explorer's traces are not at {}: put shared/ beside this project", tacas.display());
+    let mut inputs: Vec<(String, PathBuf, usize)> =
+        ["music", "aarddict", "charachter-recognition", "mytracks", "remind-me"]
+            .iter()
+            .map(|a| (a.to_string(), tacas.join(a), runs))
+            .collect();
+    let tmp = std::env::temp_dir().join(format!("tracepor-bench-races-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temporary directory");
+    for gen in ["gen_race3", "gen_mix"] {
+        for &n in &sizes {
+            let name = format!("{gen} {n}");
+            if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+                continue;
+            }
+            let file = tmp.join(format!("{gen}-{n}.txt"));
+            let out = std::process::Command::new("python3")
+                .arg(here.join(format!("benches/{gen}.py")))
+                .arg(n.to_string())
+                .output()
+                .expect("python3 runs the generators");
+            std::fs::write(&file, out.stdout).expect("generated trace written");
+            inputs.push((name, file, (runs / 10).max(5)));
+        }
+    }
+    println!(
+        "| input | runs | search s (median) | races s (median) | ratio of medians | median ratio | least search s | least races s | race pairs |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (name, path, runs) in inputs {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let Ok(Loaded::Em(m)) = model::load(&path, LoadOptions::default()) else { panic!("cannot load {name}") };
+        let limits = Limits { time: Some(std::time::Duration::from_secs(120)), ..Limits::default() };
+        let run = |races: bool| {
+            Check::new(&m).strategy("optimal").expect("optimal").limits(limits.clone()).races(races).run()
+        };
+        let (mut search, mut analysis, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        let mut pairs = 0;
+        for _ in 0..runs {
+            // Without the report: the search alone (its figure is kept too, so that both kinds
+            // of run contribute to the search's median).
+            let plain = run(false);
+            assert!(plain.finished, "{name}: optimal did not finish");
+            search.push(plain.time_s);
+            let with = run(true);
+            let r = with.races.as_ref().expect("race report");
+            pairs = r.pairs;
+            search.push(with.time_s);
+            analysis.push(r.time_s);
+            ratios.push(r.time_s / with.time_s.max(1e-12));
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (s, a, q) = (median(&mut search), median(&mut analysis), median(&mut ratios));
+        println!(
+            "| {name} | {runs} | {s:.6} | {a:.6} | {:.3} | {q:.3} | {:.6} | {:.6} | {pairs} |",
+            a / s,
+            search[0],
+            analysis[0]
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
