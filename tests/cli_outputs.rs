@@ -340,14 +340,16 @@ fn options_of(help: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         let t = l.trim_start();
-        if !t.starts_with("--") {
+        // An option starts in clap's option column (at most 6 spaces in); a description wrapped
+        // onto a line that begins with `--name` is deeper.
+        if !t.starts_with("--") || l.len() - t.len() > 6 {
             continue;
         }
         let head_end = t.find("  ").unwrap_or(t.len());
         let mut said = t[head_end..].trim().to_string();
         for next in &lines[i + 1..] {
             let n = next.trim();
-            if n.is_empty() || n.starts_with('-') {
+            if n.is_empty() || (n.starts_with('-') && next.len() - next.trim_start().len() <= 6) {
                 break;
             }
             said.push(' ');

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use apps::{fire, system};
 use tracepor::model::smartapp::{conflict_scope, SmartAppOptions};
-use tracepor::model::{ConflictScope, Model};
+use tracepor::model::{ConflictMode, ConflictScope, Model};
 
 /// Turns the light on and unlocks the door when the contact opens.
 const OPENER: &str = r#"
@@ -42,7 +42,13 @@ def quiet(evt) {
 "#;
 
 fn opts(scope: Option<ConflictScope>) -> SmartAppOptions {
-    SmartAppOptions { conflicts: true, conflicts_on: scope, ..SmartAppOptions::default() }
+    // These tests step to the conflict as an error: `--conflict-mode end`.
+    SmartAppOptions {
+        conflicts: true,
+        conflicts_on: scope,
+        conflict_mode: ConflictMode::End,
+        ..SmartAppOptions::default()
+    }
 }
 
 /// The error of firing contact.open then motion.inactive, under `scope`.

@@ -34,7 +34,7 @@ use tracepor::model::{ConflictMode, Model};
 use common::gen_smartapp::gen_home;
 
 fn seeds() -> u64 {
-    std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(250)
+    std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(500)
 }
 
 fn write_home(tag: &str, apps: &[(String, String)]) -> Vec<PathBuf> {

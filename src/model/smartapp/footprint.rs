@@ -86,6 +86,7 @@ pub(super) const ANY_COMMAND_ATTR: &[&str] = &[
     "hue",
     "saturation",
     "colorTemperature",
+    "color",
     "presence",
 ];
 
