@@ -39,8 +39,9 @@ pub const HEADER: [&str; 22] = [
 /// Widths of the aligned text, fixed so that rows can be printed before the others exist.
 const WIDTHS: [usize; 22] = [5, 3, 58, 7, 11, 11, 8, 12, 11, 8, 8, 8, 8, 5, 10, 10, 6, 15, 14, 10, 12, 11];
 
-/// A count of ours: `>n` when the search stopped before the end (a lower bound).
-fn count(side: Option<&Side>, n: impl Fn(&Side) -> Option<u64>) -> String {
+/// A count of one of our runs, in any of the corpus tables: `>n` when the search stopped before
+/// the end (a lower bound), `-` when there was no run or no such count.
+pub(crate) fn count(side: Option<&Side>, n: impl Fn(&Side) -> Option<u64>) -> String {
     match side {
         None => "-".into(),
         Some(s) => match n(s) {
@@ -51,7 +52,13 @@ fn count(side: Option<&Side>, n: impl Fn(&Side) -> Option<u64>) -> String {
     }
 }
 
-fn finished(side: Option<&Side>) -> &str {
+/// The seconds a run took, `-` when there was none.
+pub(crate) fn secs(side: Option<&Side>) -> String {
+    side.map_or("-".into(), |s| format!("{:.2}", s.time_s))
+}
+
+/// Whether a run finished: `yes`, else what stopped it; `-` when there was none.
+pub(crate) fn finished(side: Option<&Side>) -> &str {
     match side {
         None => "-",
         Some(s) if s.finished => "yes",
@@ -72,7 +79,6 @@ pub fn cells(r: &Row) -> (Vec<String>, Option<String>) {
         r.our_events.map_or("-".into(), |e| e.to_string()),
         r.pair.events.map_or("-".into(), |e| e.to_string())
     );
-    let secs = |x: Option<&Side>| x.map_or("-".into(), |x| format!("{:.2}", x.time_s));
     let psecs = |t: Option<f64>| t.map_or("Unf".into(), |t| format!("{t}"));
     let row = vec![
         r.pair.table.clone(),

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{aligned_cells, csv_table};
+use super::{aligned_cells, count, csv_table, secs};
 use crate::corpus::fse::{summary, Confusion, FseRow, FseSummary, Ours, Tally};
 
 /// Column names of the per-pair table.
@@ -35,11 +35,6 @@ pub fn ours(r: &FseRow) -> String {
 /// The cells of one row, in [`HEADER`]'s order; then the note (the first conflict, or why the
 /// pair did not load).
 pub fn cells(r: &FseRow) -> (Vec<String>, Option<String>) {
-    let count = |n: Option<u64>| match (&r.run, n) {
-        (Some(s), Some(v)) if s.finished => v.to_string(),
-        (Some(_), Some(v)) => format!(">{v}"),
-        _ => "-".into(),
-    };
     let vs_iot = match (r.decided(), r.pair.iotcheck.decided()) {
         (Some(a), Some(b)) if a == b => "agree",
         (Some(_), Some(_)) => "differ",
@@ -64,9 +59,9 @@ pub fn cells(r: &FseRow) -> (Vec<String>, Option<String>) {
         r.pair.manual.clone().unwrap_or_else(|| "-".into()),
         vs_iot.into(),
         vs_manual.into(),
-        count(r.run.as_ref().and_then(|s| s.states)),
-        count(r.run.as_ref().map(|s| s.transitions)),
-        r.run.as_ref().map_or("-".into(), |s| format!("{:.2}", s.time_s)),
+        count(r.run.as_ref(), |s| s.states),
+        count(r.run.as_ref(), |s| Some(s.transitions)),
+        secs(r.run.as_ref()),
     ];
     (row, r.error.clone().or_else(|| r.conflict.clone()))
 }

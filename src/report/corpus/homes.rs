@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{aligned_cells, csv_table};
+use super::{aligned_cells, count, csv_table, finished, secs};
 use crate::corpus::homes::{summary, HomeRow, HomesSummary};
 use crate::report::findings;
 
@@ -31,26 +31,16 @@ const WIDTHS: [usize; 13] = [28, 4, 6, 9, 10, 7, 7, 8, 9, 10, 5, 8, 6];
 /// The cells of one row, in [`HEADER`]'s order; then the note (the conflicts, or why the home
 /// did not load).
 pub fn cells(r: &HomeRow) -> (Vec<String>, Option<String>) {
-    let count = |n: Option<u64>| match (&r.run, n) {
-        (Some(s), Some(v)) if s.finished => v.to_string(),
-        (Some(_), Some(v)) => format!(">{v}"),
-        _ => "-".into(),
-    };
-    let finished = match &r.run {
-        None => "-".to_string(),
-        Some(s) if s.finished => "yes".into(),
-        Some(s) => s.stopped_by.clone().unwrap_or_else(|| "no".into()),
-    };
     let loaded = r.run.is_some();
     let row = vec![
         r.home.home.clone(),
         if loaded { r.apps.to_string() } else { "-".into() },
         r.events.map_or("-".into(), |e| e.to_string()),
-        count(r.run.as_ref().and_then(|s| s.states)),
-        count(r.run.as_ref().map(|s| s.transitions)),
-        r.run.as_ref().map_or("-".into(), |s| format!("{:.2}", s.time_s)),
+        count(r.run.as_ref(), |s| s.states),
+        count(r.run.as_ref(), |s| Some(s.transitions)),
+        secs(r.run.as_ref()),
         r.peak_mib.map_or("-".into(), |m| format!("{m:.0}")),
-        finished,
+        finished(r.run.as_ref()).to_string(),
         if loaded { r.conflicts.to_string() } else { "-".into() },
         if loaded { r.by_attribute.len().to_string() } else { "-".into() },
         if loaded { r.findings().to_string() } else { "-".into() },
