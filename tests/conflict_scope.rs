@@ -2,58 +2,42 @@
 //! conflicting write outside the scope is no error and the path goes on past it.
 
 #[path = "common/apps.rs"]
-#[allow(dead_code)]
 mod apps;
 
 use std::process::Command;
 
-use apps::{fire, system};
+use apps::{app, fire, system, ENDING};
 use tracepor::model::smartapp::{conflict_scope, SmartAppOptions};
-use tracepor::model::{ConflictMode, ConflictScope, Model};
+use tracepor::model::{ConflictScope, Model};
 
 /// Turns the light on and unlocks the door when the contact opens.
-const OPENER: &str = r#"
-definition(name: "Opener", namespace: "t", author: "t")
-preferences { section("s") {
-    input "sw", "capability.switch"
-    input "door", "capability.lock"
-    input "contact1", "capability.contactSensor"
-} }
-def installed() { subscribe(contact1, "contact.open", opened) }
-def opened(evt) {
-    sw.on()
-    door.unlock()
+fn opener() -> String {
+    app(
+        "Opener",
+        &[("sw", "switch"), ("door", "lock"), ("contact1", "contactSensor")],
+        ("contact1", "contact.open", "opened"),
+        &["sw.on()", "door.unlock()"],
+    )
 }
-"#;
 
 /// Turns the light off, then locks the door, when motion stops: both undo Opener's writes.
-const SLEEPER: &str = r#"
-definition(name: "Sleeper", namespace: "t", author: "t")
-preferences { section("s") {
-    input "sw", "capability.switch"
-    input "door", "capability.lock"
-    input "motion1", "capability.motionSensor"
-} }
-def installed() { subscribe(motion1, "motion.inactive", quiet) }
-def quiet(evt) {
-    sw.off()
-    door.lock()
+fn sleeper() -> String {
+    app(
+        "Sleeper",
+        &[("sw", "switch"), ("door", "lock"), ("motion1", "motionSensor")],
+        ("motion1", "motion.inactive", "quiet"),
+        &["sw.off()", "door.lock()"],
+    )
 }
-"#;
 
 fn opts(scope: Option<ConflictScope>) -> SmartAppOptions {
     // These tests step to the conflict as an error: `--conflict-mode end`.
-    SmartAppOptions {
-        conflicts: true,
-        conflicts_on: scope,
-        conflict_mode: ConflictMode::End,
-        ..SmartAppOptions::default()
-    }
+    SmartAppOptions { conflicts_on: scope, ..ENDING }
 }
 
 /// The error of firing contact.open then motion.inactive, under `scope`.
 fn second_firing(tag: &str, scope: Option<ConflictScope>) -> Option<String> {
-    let (m, _) = system(tag, &[("Opener", OPENER), ("Sleeper", SLEEPER)], opts(scope));
+    let (m, _) = system(tag, &[("Opener", opener()), ("Sleeper", sleeper())], opts(scope));
     let mut s = m.initial();
     fire(&m, &mut s, "contactSensor.contact.open").expect("Opener alone conflicts with nobody");
     fire(&m, &mut s, "motionSensor.motion.inactive").err().map(|e| {
@@ -98,7 +82,7 @@ fn tracepor(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn the_command_line_takes_a_scope_checks_it_and_replays_with_it() {
-    let files = apps::write("cli", &[("Opener", OPENER), ("Sleeper", SLEEPER)]);
+    let files = apps::write("cli", &[("Opener", opener()), ("Sleeper", sleeper())]);
     let (a, b) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
     let (code, out, _) =
         tracepor(&["check", a, b, "--conflicts-on", "lock", "--strategy", "full", "--json", "--no-progress"]);

@@ -5,11 +5,11 @@
 //! what the model cannot bind or run is reported with file and line, never dropped silently.
 
 use tracepor::model::smartapp::{SmartAppModel, SmartAppOptions};
-use tracepor::model::{ConflictMode, Model};
+use tracepor::model::Model;
 
 #[path = "common/apps.rs"]
 mod apps;
-use apps::{fire, system};
+use apps::{app, fire, system, ENDING};
 
 fn outcome(m: &SmartAppModel, s: &<SmartAppModel as Model>::State) -> String {
     m.outcome(s).to_string()
@@ -158,39 +158,22 @@ fn one_event_runs_every_subscribed_handler_and_a_touch_only_its_app() {
     assert!(outcome(&m, &s).contains("tamper=tampered"), "{}", outcome(&m, &s));
 }
 
-const LOCKER: &str = r#"
-definition(name: "Locker", namespace: "t", author: "t")
-preferences { section("s") {
-    input "p", "capability.presenceSensor"
-    input "l", "capability.lock"
-} }
-def installed() { subscribe(p, "presence", h) }
-def h(evt) {
-    if (evt.value == "present") { l.unlock() } else { l.lock() }
+fn locker() -> String {
+    app(
+        "Locker",
+        &[("p", "presenceSensor"), ("l", "lock")],
+        ("p", "presence", "h"),
+        &[r#"if (evt.value == "present") { l.unlock() } else { l.lock() }"#],
+    )
 }
-"#;
 
-const NIGHT: &str = r#"
-definition(name: "Night", namespace: "t", author: "t")
-preferences { section("s") {
-    input "m", "capability.motionSensor"
-    input "l", "capability.lock"
-} }
-def installed() { subscribe(m, "motion.inactive", quiet) }
-def quiet(evt) {
-    l.lock()
+fn night() -> String {
+    app("Night", &[("m", "motionSensor"), ("l", "lock")], ("m", "motion.inactive", "quiet"), &["l.lock()"])
 }
-"#;
 
 #[test]
 fn a_conflict_names_the_file_line_app_and_handler() {
-    let opts = SmartAppOptions {
-        conflicts: true,
-        conflict_mode: ConflictMode::End,
-        bound: None,
-        ..SmartAppOptions::default()
-    };
-    let (m, files) = system("conflict", &[("Locker", LOCKER), ("Night", NIGHT)], opts);
+    let (m, files) = system("conflict", &[("Locker", locker()), ("Night", night())], ENDING);
     let mut s = m.initial();
     fire(&m, &mut s, "presenceSensor.presence.present").unwrap();
     let e = fire(&m, &mut s, "motionSensor.motion.inactive").expect_err("Night locks what Locker unlocked");
@@ -240,29 +223,19 @@ def installed() {
 def changed(evt) { if (state.saved == "unlocked") { door.unlock() } else { door.lock() } }
 "#;
 
-const CLOSER: &str = r#"
-definition(name: "Closer", namespace: "t", author: "t")
-preferences { section("s") {
-    input "door", "capability.lock"
-    input "contact1", "capability.contactSensor"
-} }
-def installed() { subscribe(contact1, "contact.closed", closed) }
-def closed(evt) { door.lock() }
-"#;
-
-/// A conflict as an error that ends its path (`--conflict-mode end`): these tests step to it.
-const ENDING: SmartAppOptions = SmartAppOptions {
-    conflicts: true,
-    conflict_mode: ConflictMode::End,
-    bound: None,
-    keep_dead_state: false,
-    conflicts_on: None,
-};
+fn closer() -> String {
+    app(
+        "Closer",
+        &[("door", "lock"), ("contact1", "contactSensor")],
+        ("contact1", "contact.closed", "closed"),
+        &["door.lock()"],
+    )
+}
 
 #[test]
 fn the_devices_states_at_installation_are_the_environments_choice() {
     let opts = ENDING;
-    let (m, _) = system("configs", &[("Keeper", KEEPER), ("Closer", CLOSER)], opts);
+    let (m, _) = system("configs", &[("Keeper", KEEPER), ("Closer", &*closer())], opts);
     // The lock is commanded and the mode subscribed: locked/unlocked and home/away/night, every
     // value of each in some configuration.
     assert_eq!(m.stats()["configurations"], 3);
@@ -293,49 +266,41 @@ fn the_devices_states_at_installation_are_the_environments_choice() {
     m.accesses(&root, m.parse_choice("init.1").unwrap(), &mut acc);
     assert!(acc.len() as u64 >= m.stats()["attributes"] + 1 + 2 && acc.iter().all(|a| a.write));
     // Without a commanded attribute or a mode in use, one configuration and no root.
-    let (one, _) = system("oneconfig", &[("Watcher", WATCHER_ONLY)], SmartAppOptions::default());
+    let (one, _) = system("oneconfig", &[("Watcher", watcher_only())], SmartAppOptions::default());
     assert_eq!(one.stats()["configurations"], 1);
     en.clear();
     one.enabled(&one.initial(), &mut en);
     assert!(!en.is_empty() && en.iter().all(|&c| !one.choice_name(c).starts_with("init.")));
 }
 
-const WATCHER_ONLY: &str = r#"
-definition(name: "Watcher", namespace: "t", author: "t")
-preferences { section("s") { input "contact1", "capability.contactSensor" } }
-def installed() { subscribe(contact1, "contact", seen) }
-def seen(evt) { state.last = evt.value }
-"#;
+fn watcher_only() -> String {
+    app("Watcher", &[("contact1", "contactSensor")], ("contact1", "contact", "seen"), &["state.last = evt.value"])
+}
 
 /// Toggles the lock when its button is pushed (the user's command), as single-button-controller.
-const TOGGLE: &str = r#"
-definition(name: "Toggle", namespace: "t", author: "t")
-preferences { section("s") {
-    input "door", "capability.lock"
-    input "button1", "capability.button"
-} }
-def installed() { subscribe(button1, "button.pushed", pushed) }
-def pushed(evt) { if (door.currentValue("lock") == "locked") { door.unlock() } else { door.lock() } }
-"#;
+fn toggle() -> String {
+    app(
+        "Toggle",
+        &[("door", "lock"), ("button1", "button")],
+        ("button1", "button.pushed", "pushed"),
+        &[r#"if (door.currentValue("lock") == "locked") { door.unlock() } else { door.lock() }"#],
+    )
+}
 
 /// Locks the door again as soon as it is unlocked (an automation).
-const RELOCK: &str = r#"
-definition(name: "Relock", namespace: "t", author: "t")
-preferences { section("s") { input "door", "capability.lock" } }
-def installed() { subscribe(door, "lock.unlocked", relock) }
-def relock(evt) { door.lock() }
-"#;
+fn relock() -> String {
+    app("Relock", &[("door", "lock")], ("door", "lock.unlocked", "relock"), &["door.lock()"])
+}
 
 /// Unlocks the door when a contact opens (an automation).
-const OPENER: &str = r#"
-definition(name: "Opener", namespace: "t", author: "t")
-preferences { section("s") {
-    input "door", "capability.lock"
-    input "contact1", "capability.contactSensor"
-} }
-def installed() { subscribe(contact1, "contact.open", opened) }
-def opened(evt) { door.unlock() }
-"#;
+fn opener() -> String {
+    app(
+        "Opener",
+        &[("door", "lock"), ("contact1", "contactSensor")],
+        ("contact1", "contact.open", "opened"),
+        &["door.unlock()"],
+    )
+}
 
 #[test]
 fn a_write_on_the_users_own_command_is_no_conflict_but_an_automation_undoing_it_is() {
@@ -343,7 +308,7 @@ fn a_write_on_the_users_own_command_is_no_conflict_but_an_automation_undoing_it_
     // The user's command over an automation's write: Opener unlocked, the user pushes the
     // button and Toggle locks. The user's intent, no conflict (IoTCheck leaves such "manual"
     // writes out too). Opener unlocking again undoes the user's lock: a conflict.
-    let (m, _) = system("manual", &[("Toggle", TOGGLE), ("Opener", OPENER)], opts);
+    let (m, _) = system("manual", &[("Toggle", toggle()), ("Opener", opener())], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "init.0").unwrap();
     fire(&m, &mut s, "contactSensor.contact.open").unwrap();
@@ -353,7 +318,7 @@ fn a_write_on_the_users_own_command_is_no_conflict_but_an_automation_undoing_it_
     assert!(e.message.contains("Toggle wrote locked, Opener writes unlocked"), "{}", e.message);
     // A handler run by the change the user's command caused is an automation again: Relock
     // locks right after the user unlocked (nfc-tag-toggle with auto-lock-door).
-    let (m, _) = system("manual2", &[("Toggle", TOGGLE), ("Relock", RELOCK)], opts);
+    let (m, _) = system("manual2", &[("Toggle", toggle()), ("Relock", relock())], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "init.0").unwrap();
     let e = fire(&m, &mut s, "button.button.pushed").expect_err("Relock undoes the user's unlock");

@@ -9,13 +9,15 @@ use std::sync::Arc;
 use tracepor::explore::stateful_dpor::StatefulDpor;
 use tracepor::explore::{self, full::Full, full_stateless::FullStateless, Limits};
 use tracepor::model::smartapp::{load, SmartAppModel, SmartAppOptions};
-use tracepor::model::{Accesses, ConflictMode, Model};
+use tracepor::model::{Accesses, Model};
+
+use apps::app;
 
 /// Writes apps to a fresh folder and loads them as one system.
 #[path = "common/apps.rs"]
 mod apps;
 
-fn system(tag: &str, apps: &[(&str, &str)], opts: SmartAppOptions) -> SmartAppModel {
+fn system<S: AsRef<str>>(tag: &str, apps: &[(&str, S)], opts: SmartAppOptions) -> SmartAppModel {
     apps::system(tag, apps, opts).0
 }
 
@@ -37,23 +39,20 @@ def installed() { subscribe(contact1, "contact.open", opened) }
 def opened(evt) { switches.on(); state.count = (state.count ?: 0) + 1 }
 "#;
 
-const WATCHER: &str = r#"
-definition(name: "Watcher", namespace: "t", author: "t")
-preferences { section("x") {
-    input "lights", "capability.switch"
-    input "lock1", "capability.lock"
-} }
-def installed() { subscribe(lights, "switch", changed) }
-def changed(evt) {
-    if (evt.value == "on") { lock1.lock() } else { lock1.unlock() }
+fn watcher() -> String {
+    app(
+        "Watcher",
+        &[("lights", "switch"), ("lock1", "lock")],
+        ("lights", "switch", "changed"),
+        &[r#"if (evt.value == "on") { lock1.lock() } else { lock1.unlock() }"#],
+    )
 }
-"#;
 
 #[test]
 fn a_command_delivers_its_event_to_another_apps_subscriber() {
     // Everything stored: the contact sensor no app reads would otherwise be left out (dead.rs).
     let all = SmartAppOptions { keep_dead_state: true, ..SmartAppOptions::default() };
-    let m = system("deliver", &[("Opener", OPENER), ("Watcher", WATCHER)], all);
+    let m = system("deliver", &[("Opener", OPENER), ("Watcher", &*watcher())], all);
     assert_eq!(m.device_names(), ["contactSensor", "switch", "lock"], "one device per capability, shared");
     let mut s = m.initial();
     let before = m.outcome(&s).to_string();
@@ -87,26 +86,14 @@ fn a_command_delivers_its_event_to_another_apps_subscriber() {
 /// writer, so it stays a write.
 #[test]
 fn an_unchanged_write_is_a_read() {
-    const KEEPER: &str = r#"
-definition(name: "Keeper", namespace: "t", author: "t")
-preferences { section("x") {
-    input "lock1", "capability.lock"
-    input "sw", "capability.switch"
-} }
-def installed() { subscribe(sw, "switch", changed) }
-def changed(evt) {
-    lock1.lock()
-    setLocationMode("home")
-    state.name = state.key
-    state.n = 1
-}
-"#;
-    const OTHER: &str = r#"
-definition(name: "Other", namespace: "t", author: "t")
-preferences { section("x") { input "lock2", "capability.lock"; input "c", "capability.contactSensor" } }
-def installed() { subscribe(c, "contact", moved) }
-def moved(evt) { lock2.lock() }
-"#;
+    let keeper = app(
+        "Keeper",
+        &[("lock1", "lock"), ("sw", "switch")],
+        ("sw", "switch", "changed"),
+        &["lock1.lock()", r#"setLocationMode("home")"#, "state.name = state.key", "state.n = 1"],
+    );
+    let other =
+        app("Other", &[("lock2", "lock"), ("c", "contactSensor")], ("c", "contact", "moved"), &["lock2.lock()"]);
     let accesses = |m: &SmartAppModel, s: &<SmartAppModel as Model>::State, event: &str| -> Vec<String> {
         let mut acc = Accesses::new();
         m.accesses(s, m.parse_choice(event).unwrap(), &mut acc);
@@ -114,7 +101,7 @@ def moved(evt) { lock2.lock() }
     };
     // Everything stored: the switch no app reads would otherwise be left out (dead.rs).
     let all = SmartAppOptions { keep_dead_state: true, ..SmartAppOptions::default() };
-    let m = system("unchanged", &[("Keeper", KEEPER), ("Other", OTHER)], all);
+    let m = system("unchanged", &[("Keeper", &keeper), ("Other", &other)], all);
     let mut s = m.initial();
     // First firing: `n` is new, everything else (locked lock, home mode, null name) unchanged.
     let first = accesses(&m, &s, "switch.switch.on");
@@ -129,7 +116,7 @@ def moved(evt) { lock2.lock() }
     assert!(!again.contains(&"W state of Keeper".to_string()), "{again:?}");
     // With --conflicts, Other locking the locked lock that Keeper wrote last is a write.
     let opts = SmartAppOptions { conflicts: true, ..SmartAppOptions::default() };
-    let m = system("unchanged-conflicts", &[("Keeper", KEEPER), ("Other", OTHER)], opts);
+    let m = system("unchanged-conflicts", &[("Keeper", &keeper), ("Other", &other)], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "switch.switch.on").unwrap();
     let other = accesses(&m, &s, "contactSensor.contact.open");
@@ -142,7 +129,7 @@ def moved(evt) { lock2.lock() }
 
 #[test]
 fn events_follow_iotcheck_subscriptions() {
-    let m = system("events", &[("Opener", OPENER), ("Watcher", WATCHER)], SmartAppOptions::default());
+    let m = system("events", &[("Opener", OPENER), ("Watcher", &*watcher())], SmartAppOptions::default());
     // `contact.open` is one event, `switch` (no value) both of its values.
     assert_eq!(m.event_names(), ["contactSensor.contact.open", "switch.switch.on", "switch.switch.off"]);
     let touch = r#"
@@ -177,41 +164,35 @@ def again() { state.k = [1, 2, 3].findAll { it > 1 }.collect { it * 10 }.sum() }
     assert!(text.contains("switch.switch=on") && text.contains("n=1") && text.contains("k=50"), "{text}");
 }
 
-const OFFER: &str = r#"
-definition(name: "Offer")
-preferences { section("x") { input "contact1", "capability.contactSensor"; input "sw", "capability.switch" } }
-def installed() { subscribe(contact1, "contact", h) }
-def h(evt) { if (evt.value == "closed") sw.off() }
-"#;
+fn offer() -> String {
+    app(
+        "Offer",
+        &[("contact1", "contactSensor"), ("sw", "switch")],
+        ("contact1", "contact", "h"),
+        &[r#"if (evt.value == "closed") sw.off()"#],
+    )
+}
 
-const ONER: &str = r#"
-definition(name: "Oner")
-preferences { section("x") { input "c", "capability.contactSensor"; input "sw", "capability.switch" } }
-def installed() { subscribe(c, "contact.open", h) }
-def h(evt) { sw.on() }
-"#;
+fn oner() -> String {
+    app("Oner", &[("c", "contactSensor"), ("sw", "switch")], ("c", "contact.open", "h"), &["sw.on()"])
+}
 
 #[test]
 fn conflicts_name_both_apps_the_attribute_and_both_values() {
-    let opts = SmartAppOptions {
-        conflicts: true,
-        conflict_mode: ConflictMode::End,
-        bound: None,
-        ..SmartAppOptions::default()
-    };
-    let m = system("conflict", &[("Offer", OFFER), ("Oner", ONER)], opts);
+    let opts = apps::ENDING;
+    let m = system("conflict", &[("Offer", offer()), ("Oner", oner())], opts);
     let mut s = m.initial();
     fire(&m, &mut s, "contactSensor.contact.open").unwrap();
     let err = fire(&m, &mut s, "contactSensor.contact.closed").unwrap_err();
     assert!(err.starts_with("conflict: ") && err.contains("Oner") && err.contains("Offer"), "{err}");
     assert!(err.contains("`switch`") && err.contains("wrote on") && err.contains("writes off"), "{err}");
     // Without --conflicts the same schedule runs.
-    let m = system("noconflict", &[("Offer", OFFER), ("Oner", ONER)], SmartAppOptions::default());
+    let m = system("noconflict", &[("Offer", offer()), ("Oner", oner())], SmartAppOptions::default());
     let mut s = m.initial();
     fire(&m, &mut s, "contactSensor.contact.open").unwrap();
     fire(&m, &mut s, "contactSensor.contact.closed").unwrap();
     // Every strategy finds it from the start state.
-    let m = system("conflict2", &[("Offer", OFFER), ("Oner", ONER)], opts);
+    let m = system("conflict2", &[("Offer", offer()), ("Oner", oner())], opts);
     for (name, found) in [
         ("full", explore::run(&m, &mut Full, Limits::default(), Arc::new(AtomicBool::new(false))).1),
         (
@@ -226,7 +207,7 @@ fn conflicts_name_both_apps_the_attribute_and_both_values() {
 #[test]
 fn bound_makes_runs_finite_for_stateless_strategies() {
     let opts = SmartAppOptions { conflicts: false, bound: Some(2), ..SmartAppOptions::default() };
-    let m = system("bound", &[("Opener", OPENER), ("Watcher", WATCHER)], opts);
+    let m = system("bound", &[("Opener", OPENER), ("Watcher", &*watcher())], opts);
     let (stats, found) = explore::run(&m, &mut FullStateless, Limits::default(), Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);
     // 3 events, twice each: 6!/(2!2!2!) = 90 interleavings, each ending with nothing enabled,
@@ -245,16 +226,7 @@ fn fireco2alarm_and_lock_it_when_i_leave_conflict_on_the_lock() {
     if !files[0].is_file() {
         panic!("the IoTCheck corpus is expected at {}", files[0].display());
     }
-    let m = load(
-        &files,
-        SmartAppOptions {
-            conflicts: true,
-            conflict_mode: ConflictMode::End,
-            bound: None,
-            ..SmartAppOptions::default()
-        },
-    )
-    .unwrap();
+    let m = load(&files, apps::ENDING).unwrap();
     let limits = Limits { max_transitions: Some(200_000_000), ..Limits::default() };
     let (stats, found) = explore::run(&m, &mut StatefulDpor::new(), limits, Arc::new(AtomicBool::new(false)));
     assert!(stats.finished);
