@@ -338,7 +338,7 @@ fn without_options_a_pair_full_cannot_finish_ends_at_the_state_budget() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 #[test]
 fn ctrl_c_ends_the_pair_under_way_as_interrupted_and_exits_3() {
     use std::io::BufRead;
@@ -373,13 +373,8 @@ fn ctrl_c_ends_the_pair_under_way_as_interrupted_and_exits_3() {
     // The signal goes once `full` is under way: the pair loads in some 25 MB, and `full` stores
     // states at tens of MB a second. A fixed sleep instead could end before the pair started
     // on a busy machine (a Ctrl-C between two pairs starts no other: no row at all).
-    let rss_mb = |pid: u32| -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-        line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb / 1024)
-    };
     let guard = std::time::Instant::now();
-    while rss_mb(child.id()).is_none_or(|mb| mb < 64) {
+    while common::rss_mib(child.id()).is_none_or(|mb| mb < 64) {
         assert!(child.try_wait().unwrap().is_none(), "the run ended before the search grew");
         assert!(guard.elapsed().as_secs() < 600, "no search under way after 10 minutes");
         std::thread::sleep(std::time::Duration::from_millis(10));

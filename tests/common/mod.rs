@@ -34,6 +34,25 @@ pub fn interrupt(child: &std::process::Child) {
     assert_eq!(rc, 0, "SIGINT to {}", child.id());
 }
 
+/// The resident memory of process `pid` in MiB (None once it is gone): how a test tells that
+/// a child's search is under way when the child prints nothing while it searches. Linux reads
+/// /proc; other Unixes ask `ps` (POSIX `-o rss`, in KiB) for the same figure.
+#[cfg(unix)]
+pub fn rss_mib(pid: u32) -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    let kib = {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok()?
+    };
+    #[cfg(not(target_os = "linux"))]
+    let kib = {
+        let out = std::process::Command::new("ps").args(["-o", "rss=", "-p", &pid.to_string()]).output().ok()?;
+        String::from_utf8_lossy(&out.stdout).trim().parse::<u64>().ok()?
+    };
+    Some(kib / 1024)
+}
+
 /// EM-Explorer's traces (the five TACAS 2016 apps and the 28 hand-written benchmarks), read
 /// where they are published for this project: `../shared/traces/em-explorer`. The project
 /// ships no copy (issue 18); a test that needs them fails here, saying where to put them.
