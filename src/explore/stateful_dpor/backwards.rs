@@ -79,7 +79,7 @@ impl<'a, M: Model> Run<'a, M> {
         let mut acc = std::mem::take(&mut self.scratch_acc);
         for c in 0..self.model.choices() {
             acc.clear();
-            if self.sets.contains(n, ENABLED, c) || !self.model.blocked(&self.nodes[n as usize].state, c, &mut acc) {
+            if self.sets.contains(n, ENABLED, c) || !self.model.blocked(self.state_of(n), c, &mut acc) {
                 continue;
             }
             acc.push(Access { object: flag_object(c), write: false });

@@ -51,9 +51,11 @@ use crate::model::{Access, Accesses, Choice, Model};
 
 mod backwards;
 mod literal;
+mod stored;
 mod summary;
 
 use super::sets::{first_bit, first_bit_from, for_each_bit, SetArena, Slot};
+use stored::{Chunks, KEEP_EVERY};
 use summary::{MaxQueue, PairId, Pairs, Summaries, WholeCrossings, NONE};
 
 /// The `stateful-dpor` strategy; all switches off is the paper's algorithm with summaries.
@@ -109,7 +111,13 @@ fn flag_object(c: Choice) -> u32 {
 /// Its per-state sets (enabled, backtrack, done, summary) are bitsets in the run's arenas, so
 /// that a new state costs no allocation beyond the model's own.
 struct Node<S> {
-    state: S,
+    /// The model's state, where kept (see stored.rs): s0, every [`KEEP_EVERY`]-th state by
+    /// `depth`, and the states of the current Explore's top [`stored::FRAMES_KEPT`] frames.
+    state: Option<S>,
+    /// The state's encoding as chunk numbers ([`Chunks`]): what a new state is matched against.
+    code: Box<[u32]>,
+    /// Depth in the first-discovery tree (`parent`).
+    depth: u32,
     /// In the history H (visited by a completed execution).
     in_history: bool,
     /// First position of this state in the current execution S ([`NONE`]: not on it).
@@ -185,7 +193,6 @@ struct Run<'a, M: Model> {
     /// Edges from the root of the current Explore to the top frame (for `no_graph_backtrack`).
     stack_edges: Vec<u32>,
     scratch_enc: Vec<u32>,
-    scratch_enc2: Vec<u32>,
     /// A successor that matched a known state (or failed), kept for its buffers: the next
     /// step is computed into it, so only a new state costs an allocation.
     scratch_state: Option<M::State>,
@@ -222,6 +229,9 @@ struct Run<'a, M: Model> {
     blocked_pairs: FxHashMap<u32, Vec<PairId>>,
     /// [`Model::enabling_only_at_root`] (see [`Run::add_own_flag_read`]).
     own_flag_redundant: bool,
+    /// The chunks of the stored encodings.
+    chunks: Chunks,
+    scratch_ids: Vec<u32>,
 }
 
 impl<M: Model> Strategy<M> for StatefulDpor {
@@ -261,7 +271,6 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             search_queued: false,
             stack_edges: Vec::new(),
             scratch_enc: Vec::new(),
-            scratch_enc2: Vec::new(),
             scratch_state: None,
             observed: Vec::new(),
             scratch_en: Vec::new(),
@@ -279,6 +288,8 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             enabled_at: vec![0; k],
             blocked_pairs: FxHashMap::default(),
             own_flag_redundant: model.enabling_only_at_root(),
+            chunks: Chunks::default(),
+            scratch_ids: Vec::new(),
         };
         let (s0, _) = run.intern(model.initial(), (NONE, 0), search);
         // Algorithm 1: explore from s0, then from every state left with unexplored backtrack points.
@@ -295,25 +306,51 @@ impl<M: Model> Strategy<M> for StatefulDpor {
             }
         }
         search.stats.unique_transitions = Some(run.edges.len() as u64);
+        if std::env::var_os("TRACEPOR_PHASES").is_some() {
+            run.print_sizes();
+        }
         run.shortest_schedules(search);
     }
 }
 
 impl<'a, M: Model> Run<'a, M> {
+    /// With `TRACEPOR_PHASES` set: what the search holds, on stderr (docs/reductions-homes.md).
+    fn print_sizes(&mut self) {
+        let (pairs, lists, rows) = self.pairs.sizes();
+        let (stride, distinct, bits, nonzero) = self.summaries.sizes();
+        eprintln!(
+            "stateful-dpor sizes: states {} edges {} pairs {} access lists {} rows {} summary words/state {} \
+             distinct summaries {} pairs set {} non-zero words {} chunks {} states kept {} summary MiB {:.0} edge MiB {:.0} node MiB {:.0} (without the model's heap)",
+            self.nodes.len(),
+            self.edges.len(),
+            pairs,
+            lists,
+            rows,
+            stride,
+            distinct,
+            bits,
+            nonzero,
+            self.chunks.len(),
+            self.nodes.iter().filter(|n| n.state.is_some()).count(),
+            (self.nodes.len() * stride * 8) as f64 / 1048576.0,
+            (self.edges.len() * std::mem::size_of::<Edge>()) as f64 / 1048576.0,
+            (self.nodes.len() * std::mem::size_of::<Node<M::State>>()) as f64 / 1048576.0,
+        );
+    }
+
     /// The node of `state`, created if new (counted as a state).
     fn intern(&mut self, state: M::State, parent: (u32, Choice), search: &mut Search<'_, M>) -> (u32, bool) {
-        // The index keeps hashes, not encodings: a hit is confirmed by `same_encoding`.
-        let (h, words) = self.model.state_hash(&state, &mut self.scratch_enc);
+        // The index keeps hashes of encodings; a hit is confirmed by the chunk numbers.
+        self.scratch_enc.clear();
+        self.model.encode(&state, &mut self.scratch_enc);
+        let h = crate::model::hash_words(&self.scratch_enc);
         let head = self.index.get(&h).copied().unwrap_or(NONE);
-        let mut cand = head;
-        while cand != NONE {
-            let stored = &self.nodes[cand as usize].state;
-            if self.model.same_encoding(stored, &state, &self.scratch_enc, &mut self.scratch_enc2) {
-                self.scratch_state = Some(state);
-                return (cand, false);
-            }
-            cand = self.nodes[cand as usize].same_hash;
+        if let Some(cand) = self.find(head) {
+            self.scratch_state = Some(state);
+            return (cand, false);
         }
+        let code = self.chunks.store(&self.scratch_enc);
+        let depth = if parent.0 == NONE { 0 } else { self.nodes[parent.0 as usize].depth + 1 };
         let n = self.nodes.len() as u32;
         self.index.insert(h, n);
         self.scratch_en.clear();
@@ -323,12 +360,14 @@ impl<'a, M: Model> Run<'a, M> {
             self.sets.insert(n, ENABLED, c);
         }
         self.summaries.push_state();
-        *search.stats.stored_state_bytes.get_or_insert(0) += 4 * words as u64;
+        *search.stats.stored_state_bytes.get_or_insert(0) += 4 * code.len() as u64;
         if let Some(g) = search.graph.as_mut() {
             g.note_state(n);
         }
         self.nodes.push(Node {
-            state,
+            state: Some(state),
+            code,
+            depth,
             in_history: false,
             s_pos: NONE,
             parent,
@@ -342,6 +381,76 @@ impl<'a, M: Model> Run<'a, M> {
         self.queue.reserve(self.nodes.len());
         search.new_state();
         (n, true)
+    }
+
+    /// The stored state whose encoding is `scratch_enc`, among those of hash chain `cand`.
+    fn find(&mut self, mut cand: u32) -> Option<u32> {
+        if cand == NONE || !self.chunks.lookup(&self.scratch_enc, &mut self.scratch_ids) {
+            return None;
+        }
+        while cand != NONE {
+            if *self.nodes[cand as usize].code == *self.scratch_ids {
+                return Some(cand);
+            }
+            cand = self.nodes[cand as usize].same_hash;
+        }
+        None
+    }
+
+    /// Makes sure state `n`'s full state is there: `reached`, the state the last step
+    /// computed (equal to `n`'s), else rebuilt from its nearest kept ancestor.
+    fn ensure(&mut self, n: u32, reached: Option<M::State>) {
+        if self.nodes[n as usize].state.is_none() {
+            let state = match reached {
+                Some(s) => s,
+                None => self.rebuild(n),
+            };
+            self.nodes[n as usize].state = Some(state);
+        } else if reached.is_some() {
+            self.scratch_state = reached;
+        }
+    }
+
+    /// Lets state `n`'s full state go, unless it is one to keep (see stored.rs): only a cost,
+    /// as [`Run::ensure`] rebuilds it where needed.
+    fn let_go(&mut self, n: u32) {
+        let node = &mut self.nodes[n as usize];
+        if node.depth % KEEP_EVERY != 0 && node.state.is_some() {
+            self.scratch_state = node.state.take();
+        }
+    }
+
+    /// State `n` rebuilt by replaying its discovery steps from its nearest kept ancestor.
+    fn rebuild(&self, n: u32) -> M::State {
+        let mut steps = Vec::new();
+        let mut m = n;
+        while self.nodes[m as usize].state.is_none() {
+            let (p, c) = self.nodes[m as usize].parent;
+            steps.push(c);
+            m = p;
+        }
+        let mut s = self.nodes[m as usize].state.clone().expect("s0 keeps its state");
+        for &c in steps.iter().rev() {
+            // A discovery step led to a state, so it replays without an error.
+            let ok = self.model.step(&mut s, c);
+            debug_assert!(ok.is_ok(), "a discovery step replays");
+        }
+        #[cfg(debug_assertions)]
+        {
+            let mut enc = Vec::new();
+            self.model.encode(&s, &mut enc);
+            let mut ids = Vec::new();
+            assert!(
+                self.chunks.lookup(&enc, &mut ids) && *ids == *self.nodes[n as usize].code,
+                "rebuilt state differs"
+            );
+        }
+        s
+    }
+
+    /// The state of a frame (held, so kept).
+    fn state_of(&self, n: u32) -> &M::State {
+        self.nodes[n as usize].state.as_ref().expect("a held state is kept")
     }
 
     /// An event in backtrack(n) \ done(n), lowest first (only enabled events are ever added).
@@ -426,10 +535,14 @@ impl<'a, M: Model> Run<'a, M> {
                 self.model.step(&mut s, c).ok()?;
             }
             let mut enc = Vec::new();
-            let mut cand = self.index.get(&self.model.state_hash(&s, &mut enc).0).copied().unwrap_or(NONE);
-            let mut other = Vec::new();
+            self.model.encode(&s, &mut enc);
+            let mut ids = Vec::new();
+            if !self.chunks.lookup(&enc, &mut ids) {
+                return None;
+            }
+            let mut cand = self.index.get(&crate::model::hash_words(&enc)).copied().unwrap_or(NONE);
             while cand != NONE {
-                if self.model.same_encoding(&self.nodes[cand as usize].state, &s, &enc, &mut other) {
+                if *self.nodes[cand as usize].code == *ids {
                     return Some(cand);
                 }
                 cand = self.nodes[cand as usize].same_hash;
@@ -632,13 +745,13 @@ impl<'a, M: Model> Run<'a, M> {
             return true;
         }
         if self.sets.get(n, ENABLED).iter().all(|&w| w == 0) {
-            let node = &self.nodes[n as usize];
+            let state = self.state_of(n);
             if let Some(g) = search.graph.as_mut() {
-                if self.model.outcome(&node.state).stuck() {
+                if self.model.outcome(state).stuck() {
                     g.stuck.push(n);
                 }
             }
-            search.terminal(&node.state, path);
+            search.terminal(state, path);
             self.end_execution(n);
             return false;
         }
@@ -680,9 +793,12 @@ impl<'a, M: Model> Run<'a, M> {
         // The top frame was just entered: `enter` made sure its choice is what the finished
         // search would give.
         let mut entered = false;
+        self.ensure(root, None);
         if self.enter(root, &path, search) {
             frames.push(root);
             entered = true;
+        } else {
+            self.let_go(root);
         }
         while let Some(&s) = frames.last() {
             // Polled, not just read: long runs of frames can pop without a transition.
@@ -695,6 +811,7 @@ impl<'a, M: Model> Run<'a, M> {
             }
             let Some(b) = self.pending(s) else {
                 frames.pop();
+                self.let_go(s);
                 if !frames.is_empty() {
                     path.pop();
                     self.stack_edges.pop();
@@ -702,20 +819,18 @@ impl<'a, M: Model> Run<'a, M> {
                 continue;
             };
             self.sets.insert(s, DONE, b);
+            self.ensure(s, None);
             // Kept for its buffer: with ghost objects a transition's accesses outgrow the inline ones.
             let mut acc = std::mem::take(&mut self.scratch_acc);
             acc.clear();
-            let label = search
-                .graph
-                .as_ref()
-                .filter(|g| !g.overflowed)
-                .map(|_| self.model.describe(&self.nodes[s as usize].state, b));
+            let label =
+                search.graph.as_ref().filter(|g| !g.overflowed).map(|_| self.model.describe(self.state_of(s), b));
             let mut next = match self.scratch_state.take() {
                 Some(mut x) => {
-                    x.clone_from(&self.nodes[s as usize].state);
+                    x.clone_from(self.state_of(s));
                     x
                 }
-                None => self.nodes[s as usize].state.clone(),
+                None => self.state_of(s).clone(),
             };
             let result = self.model.step_observing(&mut next, b, Some(&mut acc), &mut self.observed);
             path.push(b);
@@ -799,11 +914,19 @@ impl<'a, M: Model> Run<'a, M> {
                 self.update_from_graph(t, search);
             }
             self.push_exec(t);
+            let reached = self.scratch_state.take();
+            self.ensure(dst, reached);
             if self.enter(dst, &path, search) {
                 frames.push(dst);
+                if let Some(&old) = frames.len().checked_sub(stored::FRAMES_KEPT + 1).map(|i| &frames[i]) {
+                    self.let_go(old);
+                }
                 self.stack_edges.push(t);
                 entered = true;
             } else {
+                if dst != s {
+                    self.let_go(dst);
+                }
                 path.pop();
             }
         }

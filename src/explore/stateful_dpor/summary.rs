@@ -238,6 +238,19 @@ impl Summaries {
         id
     }
 
+    /// Words per state, and the number of distinct summaries among the states.
+    pub(super) fn sizes(&self) -> (usize, usize, u64, u64) {
+        let mut seen: FxHashSet<&[u64]> = FxHashSet::default();
+        let (mut bits, mut nonzero) = (0u64, 0u64);
+        for n in 0..self.states {
+            let set = self.of(n as u32);
+            bits += set.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+            nonzero += set.iter().filter(|&&w| w != 0).count() as u64;
+            seen.insert(&set[..set.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1)]);
+        }
+        (self.stride, seen.len(), bits, nonzero)
+    }
+
     /// Asks the processor to fetch word `w` of state `n`'s summary ahead of its use.
     #[inline]
     pub(super) fn prefetch(&self, n: u32, w: usize) {
@@ -551,6 +564,11 @@ impl Pairs {
             trimmed: Vec::new(),
             scratch_memo: HitMemo::default(),
         }
+    }
+
+    /// Pairs, access lists and rows interned so far.
+    pub(super) fn sizes(&self) -> (usize, usize, usize) {
+        (self.pairs.len(), self.lists.len(), self.rows.len())
     }
 
     /// Number of pairs so far (ids are below it).
