@@ -201,3 +201,57 @@ fn every_read_form_keeps_its_attribute() {
         assert_eq!(errors(&got), errors(&want), "{read}: the reduction changed the conflicts");
     }
 }
+
+/// The interaction graph's components (src/model/smartapp/components.rs): on generated homes,
+/// the conflicts `full` finds on the whole home are exactly the union of those it finds on each
+/// component's apps loaded alone, with conflicts observed and ending the path. Homes of one
+/// component check nothing and are counted apart.
+#[test]
+fn a_homes_conflicts_are_the_union_of_its_components() {
+    let (mut split, mut checked, mut with_errors) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for seed in 0..seeds() / 5 {
+        let apps = gen_home(&mut SmallRng::seed_from_u64(1000 + seed));
+        let files = write_home(&format!("comp{seed}"), &apps);
+        for mode in [ConflictMode::Observe, ConflictMode::End] {
+            let opts = SmartAppOptions { conflicts: true, conflict_mode: mode, ..Default::default() };
+            let home = smartapp::load(&files, opts).unwrap();
+            let comps = home.interaction_components();
+            if comps.len() < 2 {
+                continue;
+            }
+            split += 1;
+            let limits = Limits { max_states: Some(CAP), ..Limits::default() };
+            let (stats, found) = run(&home, "full", Ablation::default(), limits.clone());
+            if !stats.finished {
+                continue;
+            }
+            let want = errors(&found);
+            let mut got = BTreeSet::new();
+            let mut finished = true;
+            for c in &comps {
+                let part: Vec<PathBuf> = c.iter().map(|&a| files[a].clone()).collect();
+                let m = smartapp::load(&part, opts).unwrap();
+                let (s, f) = run(&m, "full", Ablation::default(), limits.clone());
+                finished &= s.finished;
+                got.extend(errors(&f));
+            }
+            if !finished {
+                continue;
+            }
+            checked += 1;
+            with_errors += usize::from(!want.is_empty());
+            if got != want {
+                let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
+                failures.push(format!(
+                    "seed {seed} {mode:?} components {comps:?}: home only {:?}, components only {:?}\n{input}",
+                    want.difference(&got).collect::<Vec<_>>(),
+                    got.difference(&want).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} homes differ from their components:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked >= 5 && with_errors >= 3, "too few split homes checked: {checked} ({with_errors} with conflicts)");
+    eprintln!("components: {split} split variants, {checked} checked, {with_errors} with conflicts");
+}
