@@ -29,7 +29,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tracepor::explore::{self, registry, Ablation, Limits, Outcomes, Search, Stats};
 use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
-use tracepor::model::{ConflictMode, Model};
+use tracepor::model::{format_schedule, parse_schedule, ConflictMode, Model};
 
 use common::gen_smartapp::gen_home;
 
@@ -208,7 +208,7 @@ fn every_read_form_keeps_its_attribute() {
 /// component check nothing and are counted apart.
 #[test]
 fn a_homes_conflicts_are_the_union_of_its_components() {
-    let (mut split, mut checked, mut with_errors) = (0, 0, 0);
+    let (mut split, mut checked, mut with_errors, mut replayed) = (0, 0, 0, 0);
     let mut failures = Vec::new();
     for seed in 0..seeds() / 5 {
         let apps = gen_home(&mut SmallRng::seed_from_u64(1000 + seed));
@@ -235,6 +235,18 @@ fn a_homes_conflicts_are_the_union_of_its_components() {
                 let (s, f) = run(&m, "full", Ablation::default(), limits.clone());
                 finished &= s.finished;
                 got.extend(errors(&f));
+                // Each schedule of the component replays in the whole home and observes its
+                // conflict there (the choice names are the home's: parsed by name).
+                for found in f.errors() {
+                    let text = format_schedule(&m, &found.schedule);
+                    let key = format!("{} line {}: {}", found.error.kind, found.error.line, found.error.message);
+                    match observed_along(&home, &text) {
+                        Some(seen) if seen.contains(&key) => replayed += 1,
+                        other => {
+                            failures.push(format!("seed {seed} {mode:?}: `{text}` in the home: {other:?}, not {key}"))
+                        }
+                    }
+                }
             }
             if !finished {
                 continue;
@@ -253,5 +265,28 @@ fn a_homes_conflicts_are_the_union_of_its_components() {
     }
     assert!(failures.is_empty(), "{} homes differ from their components:\n{}", failures.len(), failures.join("\n"));
     assert!(checked >= 5 && with_errors >= 3, "too few split homes checked: {checked} ({with_errors} with conflicts)");
-    eprintln!("components: {split} split variants, {checked} checked, {with_errors} with conflicts");
+    eprintln!("components: {split} split variants, {checked} checked, {with_errors} with conflicts, {replayed} schedules replayed");
+}
+
+/// The errors (as [`errors`] names them) observed along `schedule` on `m`, or None when a step
+/// is not enabled there.
+fn observed_along(m: &SmartAppModel, schedule: &str) -> Option<BTreeSet<String>> {
+    let path = parse_schedule(m, schedule).ok()?;
+    let mut s = m.initial();
+    let mut out = BTreeSet::new();
+    let mut enabled = Vec::new();
+    for c in path {
+        enabled.clear();
+        m.enabled(&s, &mut enabled);
+        if !enabled.contains(&c) {
+            return None;
+        }
+        let mut seen = Vec::new();
+        let r = m.step_observing(&mut s, c, None, &mut seen);
+        out.extend(seen.iter().chain(r.as_ref().err()).map(|e| format!("{} line {}: {}", e.kind, e.line, e.message)));
+        if r.is_err() {
+            break;
+        }
+    }
+    Some(out)
 }
