@@ -44,7 +44,9 @@
 //! whose search does not finish is one component whose cones are the whole component: devices
 //! are one per capability, shared by every app of that capability (IoTCheck's model), and a
 //! group's apps all command the same device. So the decomposition is not wired into the search;
-//! the analysis is kept to tell, per home, whether it could apply (`tests/homes.rs`).
+//! the analysis is kept to tell, per home, whether it could apply (`tests/homes.rs` prints it).
+//! tests/soundness_homes.rs checks the union claim on generated homes under `full`, in both
+//! conflict modes, and that each component's conflict schedule replays in the whole home.
 
 use super::SmartAppModel;
 
