@@ -51,6 +51,27 @@
 use super::SmartAppModel;
 
 impl SmartAppModel {
+    /// Per app: the slots it may read, those it subscribes to included (a subscription reads
+    /// the attribute's changes), and whether it has an effect the scan does not bound (a
+    /// computed call, a shared effect): joined to every app.
+    fn reads_and_wild(&self, reach: &[footprint::AppReach]) -> (Vec<Vec<usize>>, Vec<bool>) {
+        let mut reads: Vec<Vec<usize>> = reach.iter().map(|r| r.reads.clone()).collect();
+        for sub in &self.subs {
+            if let Some(slot) = sub.dev.and_then(|d| self.slot(d, &sub.attr)) {
+                reads[sub.app].push(slot);
+            }
+        }
+        let wild = self
+            .apps
+            .iter()
+            .map(|app| {
+                let sc = footprint::scan(&app.script);
+                sc.dynamic || sc.effects || sc.computed_command
+            })
+            .collect();
+        (reads, wild)
+    }
+
     /// The kept apps' adjacency in the interaction graph (see the module header); an app left
     /// out (`slice.rs`) has no edge.
     fn interaction_edges(&self) -> Vec<Vec<bool>> {
@@ -58,30 +79,19 @@ impl SmartAppModel {
         let n = self.apps.len();
         let mut adj = vec![vec![false; n]; n];
         let kept: Vec<usize> = (0..n).filter(|&a| !self.left_out[a]).collect();
-        // Objects each app may read, subscriptions included (a subscription is a read of the
-        // attribute's changes).
-        let mut reads: Vec<Vec<usize>> = reach.iter().map(|r| r.reads.clone()).collect();
-        for sub in &self.subs {
-            if let Some(d) = sub.dev {
-                if let Some(slot) = self.slot(d, &sub.attr) {
-                    reads[sub.app].push(slot);
-                }
-            }
-        }
+        let (reads, wild) = self.reads_and_wild(&reach);
         for &a in &kept {
             for &b in &kept {
                 if a == b {
                     continue;
                 }
                 let (ra, rb) = (&reach[a], &reach[b]);
-                let unbounded = footprint::scan(&self.apps[a].script);
-                let wild = unbounded.dynamic || unbounded.effects || unbounded.computed_command;
                 let writes_read = ra.writes.iter().any(|s| reads[b].contains(s) || rb.writes.contains(s));
                 let same_event =
                     self.subs.iter().filter(|s| s.app == a).any(|sa| {
                         self.subs.iter().filter(|s| s.app == b).any(|sb| sa.dev == sb.dev && sa.attr == sb.attr)
                     });
-                if writes_read || same_event || ra.sets_mode || wild {
+                if writes_read || same_event || ra.sets_mode || wild[a] {
                     adj[a][b] = true;
                     adj[b][a] = true;
                 }
@@ -127,12 +137,7 @@ impl SmartAppModel {
     pub fn conflict_cones(&self) -> Vec<((String, String), Vec<usize>)> {
         let reach = self.reach();
         let n = self.apps.len();
-        let mut reads: Vec<Vec<usize>> = reach.iter().map(|r| r.reads.clone()).collect();
-        for sub in &self.subs {
-            if let Some(slot) = sub.dev.and_then(|d| self.slot(d, &sub.attr)) {
-                reads[sub.app].push(slot);
-            }
-        }
+        let (reads, wild) = self.reads_and_wild(&reach);
         let mut out = Vec::new();
         for slot in 0..self.slots.len() {
             let writers: Vec<usize> =
@@ -148,10 +153,8 @@ impl SmartAppModel {
                     if self.left_out[b] || cone[b] {
                         continue;
                     }
-                    let sc = footprint::scan(&self.apps[b].script);
                     let feeds = reach[b].sets_mode
-                        || sc.dynamic
-                        || sc.effects
+                        || wild[b]
                         || (0..n).any(|a| cone[a] && reach[b].writes.iter().any(|s| reads[a].contains(s)));
                     if feeds {
                         cone[b] = true;
