@@ -9,16 +9,22 @@
 //! or one it subscribes to), when both may write one object, when either may set the mode (the
 //! interpreter may read `location.mode` anywhere, so a mode writer is joined to every app), when
 //! either has an effect the model does not bound (a computed call, `sendEvent` and the other
-//! [`super::footprint`] shared effects: joined to every app), and when one environment event can
-//! run handlers of both (both subscribe to one device attribute, or to one location event).
+//! [`super::footprint`] shared effects: joined to every app), when one environment event can
+//! run handlers of both (both subscribe to one device attribute, or to one location event), and
+//! when an environment event that runs a handler of one writes what the other reads (the
+//! environment's events are made from the subscriptions: without the subscriber, the reader
+//! would never see that attribute change; a mode event, which any app may read, joins its
+//! subscriber to every app). The last kind was missing at first and the suite found it (seed
+//! 142 of `a_homes_conflicts_are_the_union_of_its_components` with 5,000 seeds).
 //!
 //! **Why a home's conflicts would be the union of its components' conflicts** (compositional
 //! reasoning over an asynchronous product; the independence is Mazurkiewicz's, as used by
 //! Godefroid's partial-order methods, thesis 1996, Chapter 3). Let P and Q be two components.
 //! Every firing is an environment event, a `schedule` method of one app, an app touch, or a
 //! configuration. An event of the first three kinds runs handlers of at most one component (the
-//! last edge kind) and touches only that component's objects plus the slot the environment
-//! writes; whatever P's handlers write, no handler of Q reads or writes (the first two kinds),
+//! fourth edge kind) and touches only that component's objects, the slot the environment writes
+//! included (the last kind); whatever P's handlers write, no handler of Q reads or writes (the
+//! first two kinds),
 //! and conflict ghosts move only with app writes. So a P-firing and a Q-firing are independent
 //! in every state (they commute and neither enables or disables the other; every event is
 //! always enabled without `--bound`), and the reachable states, projected on P's objects, are
@@ -87,11 +93,18 @@ impl SmartAppModel {
                 }
                 let (ra, rb) = (&reach[a], &reach[b]);
                 let writes_read = ra.writes.iter().any(|s| reads[b].contains(s) || rb.writes.contains(s));
-                let same_event =
-                    self.subs.iter().filter(|s| s.app == a).any(|sa| {
-                        self.subs.iter().filter(|s| s.app == b).any(|sb| sa.dev == sb.dev && sa.attr == sb.attr)
-                    });
-                if writes_read || same_event || ra.sets_mode || wild[a] {
+                // One environment event runs a handler of `a` and runs one of `b` or writes
+                // what `b` reads (the event exists because `a` subscribes; `b` alone would
+                // never see the attribute change), or changes the mode, which any app may read.
+                let subs_a = self.subs.iter().filter(|s| s.app == a);
+                let same_event = subs_a
+                    .clone()
+                    .any(|sa| self.subs.iter().filter(|s| s.app == b).any(|sb| sa.dev == sb.dev && sa.attr == sb.attr));
+                let event_read = subs_a.clone().any(|sa| match sa.dev {
+                    Some(d) => self.slot(d, &sa.attr).is_some_and(|slot| reads[b].contains(&slot)),
+                    None => sa.attr == "mode" || sa.attr == "location",
+                });
+                if writes_read || same_event || event_read || ra.sets_mode || wild[a] {
                     adj[a][b] = true;
                     adj[b][a] = true;
                 }
