@@ -14,8 +14,8 @@
 //! when an environment event that runs a handler of one writes what the other reads (the
 //! environment's events are made from the subscriptions: without the subscriber, the reader
 //! would never see that attribute change; a mode event, which any app may read, joins its
-//! subscriber to every app). The last kind was missing at first and the suite found it (seed
-//! 142 of `a_homes_conflicts_are_the_union_of_its_components` with 5,000 seeds).
+//! subscriber to every app). The last kind was missing at first and the suite found it (home
+//! 142 of `a_homes_conflicts_are_the_union_of_its_components`'s first 1,000).
 //!
 //! **Why a home's conflicts would be the union of its components' conflicts** (compositional
 //! reasoning over an asynchronous product; the independence is Mazurkiewicz's, as used by
@@ -43,8 +43,10 @@
 //! writers of the attribute do, so under `--conflict-mode observe` its conflicts are those of
 //! the cone alone, up to the exceptions of apps outside it that stop a firing early (the same
 //! caveat as `slice.rs`); under `end` a conflict on another attribute may end a path first, so
-//! the cone can find more than the home does. Not used for that reason and because it did not
-//! shrink the fixture homes (docs/reductions-homes.md).
+//! the cone can find more than the home does. Checking a cone alone would also have to keep the
+//! environment events that exist for an app outside it and write what the cone reads (the
+//! components' last edge kind). Not used, not tested by the suite, for those reasons and because
+//! it did not shrink the fixture homes (docs/reductions-homes.md).
 //!
 //! **What it is for.** Measured on the six fixture homes (docs/reductions-homes.md), every home
 //! whose search does not finish is one component whose cones are the whole component: devices
