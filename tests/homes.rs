@@ -338,3 +338,37 @@ fn corpus_over_homes_shards_and_merges() {
     let o = corpus(&["--table", "A.1"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The interaction graph (src/model/smartapp/components.rs): the kept apps of each fixture home
+/// are partitioned into components; two groups that share no device fall apart; printed per home
+/// for docs/reductions-homes.md (`--nocapture`).
+#[test]
+fn interaction_components_of_the_fixture_homes() {
+    use tracepor::model::smartapp::{load, SmartAppOptions};
+    let opts = || SmartAppOptions { conflicts: true, ..SmartAppOptions::default() };
+    let dirs = [smartapps()];
+    for h in ["locks", "thermostats", "lights", "loggers", "alarms", "switches"] {
+        let list = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/homes/{h}.home"));
+        let files = parse_app_list(&list, &std::fs::read(&list).unwrap(), &dirs).unwrap();
+        let m = load(&files, opts()).unwrap();
+        let names = m.app_names();
+        let comps = m.interaction_components();
+        let mut seen: Vec<usize> = comps.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), comps.iter().map(Vec::len).sum::<usize>(), "{h}: components overlap");
+        let show = |v: &[usize]| v.iter().map(|&a| names[a]).collect::<Vec<_>>().join(", ");
+        println!("{h}: {} apps, {} kept, {} component(s)", names.len(), seen.len(), comps.len());
+        for c in &comps {
+            println!("  component: {}", show(c));
+        }
+        for ((d, a), cone) in m.conflict_cones() {
+            println!("  cone of {d}.{a}: {} app(s): {}", cone.len(), show(&cone));
+        }
+    }
+    // A lock app and a light app share no device: two components.
+    let files = [smartapps().join("lock-it-when-i-leave.groovy"), smartapps().join("let-there-be-dark.groovy")];
+    let m = load(&files, opts()).unwrap();
+    println!("lock + light: {:?}", m.interaction_components());
+    assert_eq!(m.interaction_components().len(), 2);
+}

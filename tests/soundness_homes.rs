@@ -29,7 +29,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tracepor::explore::{self, registry, Ablation, Limits, Outcomes, Search, Stats};
 use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
-use tracepor::model::{ConflictMode, Model};
+use tracepor::model::{format_schedule, parse_schedule, ConflictMode, Model};
 
 use common::gen_smartapp::gen_home;
 
@@ -200,4 +200,101 @@ fn every_read_form_keeps_its_attribute() {
         assert!(!errors(&want).is_empty(), "{read}: no conflict to lose");
         assert_eq!(errors(&got), errors(&want), "{read}: the reduction changed the conflicts");
     }
+}
+
+/// The interaction graph's components (src/model/smartapp/components.rs): on generated homes,
+/// the conflicts `full` finds on the whole home are exactly the union of those it finds on each
+/// component's apps loaded alone (with the apps the home leaves out), with conflicts observed
+/// and ending the path, and each component's schedule replays in the home. Homes of one
+/// component check nothing and are counted apart.
+#[test]
+fn a_homes_conflicts_are_the_union_of_its_components() {
+    let (mut split, mut checked, mut with_errors, mut replayed) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    // Two homes a seed (1,000 by default, about 2 s): cheap, and the edge of an event that runs
+    // one app and writes what another reads is caught only past a few hundred homes.
+    for seed in 0..seeds() * 2 {
+        let apps = gen_home(&mut SmallRng::seed_from_u64(1000 + seed));
+        let files = write_home(&format!("comp{seed}"), &apps);
+        for mode in [ConflictMode::Observe, ConflictMode::End] {
+            let opts = SmartAppOptions { conflicts: true, conflict_mode: mode, ..Default::default() };
+            let home = smartapp::load(&files, opts).unwrap();
+            let comps = home.interaction_components();
+            if comps.len() < 2 {
+                continue;
+            }
+            split += 1;
+            let kept: Vec<usize> = comps.iter().flatten().copied().collect();
+            let limits = Limits { max_states: Some(CAP), ..Limits::default() };
+            let (stats, found) = run(&home, "full", Ablation::default(), limits.clone());
+            if !stats.finished {
+                continue;
+            }
+            let want = errors(&found);
+            let mut got = BTreeSet::new();
+            let mut finished = true;
+            for c in &comps {
+                // With the apps the home leaves out (`slice.rs`; they are left out again, as
+                // leaving out is a property of the app alone): their subscriptions make the
+                // environment events the home schedules for what the component's apps read.
+                let part: Vec<PathBuf> =
+                    (0..files.len()).filter(|a| c.contains(a) || !kept.contains(a)).map(|a| files[a].clone()).collect();
+                let m = smartapp::load(&part, opts).unwrap();
+                let (s, f) = run(&m, "full", Ablation::default(), limits.clone());
+                finished &= s.finished;
+                got.extend(errors(&f));
+                // Each schedule of the component replays in the whole home and observes its
+                // conflict there (the choice names are the home's: parsed by name).
+                for found in f.errors() {
+                    let text = format_schedule(&m, &found.schedule);
+                    let key = format!("{} line {}: {}", found.error.kind, found.error.line, found.error.message);
+                    match observed_along(&home, &text) {
+                        Some(seen) if seen.contains(&key) => replayed += 1,
+                        other => {
+                            failures.push(format!("seed {seed} {mode:?}: `{text}` in the home: {other:?}, not {key}"))
+                        }
+                    }
+                }
+            }
+            if !finished {
+                continue;
+            }
+            checked += 1;
+            with_errors += usize::from(!want.is_empty());
+            if got != want {
+                let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
+                failures.push(format!(
+                    "seed {seed} {mode:?} components {comps:?}: home only {:?}, components only {:?}\n{input}",
+                    want.difference(&got).collect::<Vec<_>>(),
+                    got.difference(&want).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} homes differ from their components:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked >= 5 && with_errors >= 3, "too few split homes checked: {checked} ({with_errors} with conflicts)");
+    eprintln!("components: {split} split variants, {checked} checked, {with_errors} with conflicts, {replayed} schedules replayed");
+}
+
+/// The errors (as [`errors`] names them) observed along `schedule` on `m`, or None when a step
+/// is not enabled there.
+fn observed_along(m: &SmartAppModel, schedule: &str) -> Option<BTreeSet<String>> {
+    let path = parse_schedule(m, schedule).ok()?;
+    let mut s = m.initial();
+    let mut out = BTreeSet::new();
+    let mut enabled = Vec::new();
+    for c in path {
+        enabled.clear();
+        m.enabled(&s, &mut enabled);
+        if !enabled.contains(&c) {
+            return None;
+        }
+        let mut seen = Vec::new();
+        let r = m.step_observing(&mut s, c, None, &mut seen);
+        out.extend(seen.iter().chain(r.as_ref().err()).map(|e| format!("{} line {}: {}", e.kind, e.line, e.message)));
+        if r.is_err() {
+            break;
+        }
+    }
+    Some(out)
 }

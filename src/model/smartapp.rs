@@ -45,6 +45,7 @@ use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 
 mod builtins;
+mod components;
 mod dead;
 mod delivery;
 mod devices;
