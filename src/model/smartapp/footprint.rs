@@ -293,9 +293,15 @@ fn names_location_mode(t: &Expr) -> bool {
 }
 
 pub(super) fn scan(script: &Script) -> Scan {
+    scan_methods(script, &vec![true; script.methods.len()])
+}
+
+/// The scan of the top level and of the methods `keep` marks (those the interpreter can
+/// enter, for `dead.rs`: `callable.rs`).
+pub(super) fn scan_methods(script: &Script, keep: &[bool]) -> Scan {
     let mut s = Scan::default();
     s.stmts(&script.top);
-    for m in &script.methods {
+    for (m, _) in script.methods.iter().zip(keep).filter(|(_, k)| **k) {
         s.stmts(&m.body);
     }
     s
