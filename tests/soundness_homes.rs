@@ -209,3 +209,44 @@ fn every_read_form_keeps_its_attribute() {
         assert_eq!(errors(&got), errors(&want), "{read}: the reduction changed the conflicts");
     }
 }
+
+/// An attribute one app writes and no app reads, but another app subscribes to (dead.rs: not
+/// dead, as the write's change runs that handler). The writer sets a dimmer's level to 37, a
+/// value no environment event has (its event is 70), so only the write can run the
+/// subscriber, whose switch then conflicts with a third app's. With the level taken for dead,
+/// the write would store and deliver nothing and the conflict would be lost (the generated homes
+/// hide this: the environment's own event on the attribute runs the same handlers).
+#[test]
+fn a_single_writer_attribute_with_a_subscriber_is_kept() {
+    let head = |name: &str, inputs: &str| {
+        format!(
+            "definition(name: \"{name}\", namespace: \"gen\", author: \"tracepor tests\")\n\
+             preferences {{ section(\"d\") {{\n{inputs} }} }}\n"
+        )
+    };
+    let writer =
+        head("Writer", " input \"motion1\", \"capability.motionSensor\"\n input \"dim\", \"capability.switchLevel\"\n")
+            + "def installed() { subscribe(motion1, \"motion.active\", h) }\ndef h(evt) { dim.setLevel(37) }\n";
+    let listener = head("Listener", " input \"dim\", \"capability.switchLevel\"\n input \"sw\", \"capability.switch\"\n")
+        + "def installed() { subscribe(dim, \"level\", h) }\ndef h(evt) {\n    if (evt.value == \"37\") {\n        sw.on()\n    }\n}\n";
+    let other =
+        head("Other", " input \"contact1\", \"capability.contactSensor\"\n input \"sw\", \"capability.switch\"\n")
+            + "def installed() { subscribe(contact1, \"contact.open\", h) }\ndef h(evt) { sw.off() }\n";
+    let apps = [("a-writer".to_string(), writer), ("b-listener".to_string(), listener), ("c-other".to_string(), other)];
+    let files = write_home("single-writer", &apps);
+    for conflict_mode in [ConflictMode::Observe, ConflictMode::End] {
+        let opts = SmartAppOptions { conflicts: true, keep_dead_state: true, conflict_mode, ..Default::default() };
+        let kept = smartapp::load(&files, opts).unwrap();
+        let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
+        let limits = || Limits { max_states: Some(CAP), ..Limits::default() };
+        let (s1, want) = run(&kept, "full", Ablation::default(), limits());
+        let want = errors(&want);
+        assert!(s1.finished);
+        assert!(want.iter().any(|e| e.contains("switch")), "{conflict_mode:?}: no conflict on the switch: {want:?}");
+        for name in ["full", "stateful-dpor"] {
+            let (s2, got) = run(&reduced, name, Ablation::default(), limits());
+            assert!(s2.finished);
+            assert_eq!(errors(&got), want, "{name} {conflict_mode:?}: the reduction changed the conflicts");
+        }
+    }
+}
