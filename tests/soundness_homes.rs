@@ -29,7 +29,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tracepor::explore::{self, registry, Ablation, Limits, Outcomes, Search, Stats};
 use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
-use tracepor::model::{ConflictMode, Model};
+use tracepor::model::{ConflictMode, ConflictScope, Model};
 
 use common::gen_smartapp::gen_home;
 
@@ -57,12 +57,14 @@ fn errors(found: &Outcomes) -> BTreeSet<String> {
 
 /// `--conflicts` observes each conflict and goes on (issue 29); `--conflict-mode end` ends the
 /// path at one.
-const OPTIONS: [(&str, bool, Option<u32>, ConflictMode); 5] = [
-    ("", false, None, ConflictMode::Observe),
-    ("--conflicts", true, None, ConflictMode::Observe),
-    ("--conflicts --conflict-mode end", true, None, ConflictMode::End),
-    ("--bound 1", false, Some(1), ConflictMode::Observe),
-    ("--conflicts --bound 1", true, Some(1), ConflictMode::Observe),
+/// `--conflicts-on lock --conflict-mode end` as `corpus` runs the FSE pairs (a group's scope).
+const OPTIONS: [(&str, bool, Option<u32>, ConflictMode, Option<ConflictScope>); 6] = [
+    ("", false, None, ConflictMode::Observe, None),
+    ("--conflicts", true, None, ConflictMode::Observe, None),
+    ("--conflicts --conflict-mode end", true, None, ConflictMode::End, None),
+    ("--bound 1", false, Some(1), ConflictMode::Observe, None),
+    ("--conflicts --bound 1", true, Some(1), ConflictMode::Observe, None),
+    ("--conflicts-on lock --conflict-mode end", true, None, ConflictMode::End, Some(ConflictScope::of(&["lock"]))),
 ];
 
 /// States of the exhaustive baseline: past this, the variant is skipped.
@@ -79,9 +81,9 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
         let apps = gen_home(&mut SmallRng::seed_from_u64(seed));
         let files = write_home(&format!("home{seed}"), &apps);
         let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
-        for (label, conflicts, bound, conflict_mode) in OPTIONS {
+        for (label, conflicts, bound, conflict_mode, conflicts_on) in OPTIONS {
             variants += 1;
-            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true, conflict_mode, ..Default::default() };
+            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true, conflict_mode, conflicts_on };
             let kept = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed} does not load: {e}"));
             let limits = Limits { max_states: Some(CAP), ..Limits::default() };
             let (base, expected) = run(&kept, "full", Ablation::default(), limits);
