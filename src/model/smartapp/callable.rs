@@ -36,6 +36,7 @@
 //! entered by a built name, a getter, a written call; generated homes with such helpers and a
 //! status page). Planted: the guard off and the joined names not followed: caught.
 
+use super::footprint::Walk;
 use super::*;
 
 /// Per method of `script`: whether the interpreter can enter it (see the module header).
@@ -153,46 +154,13 @@ struct Names {
     patterns: Vec<Pattern>,
 }
 
+impl footprint::Walk for Names {
+    fn expr(&mut self, e: &Expr) {
+        Names::expr(self, e)
+    }
+}
+
 impl Names {
-    fn stmts(&mut self, body: &[Stmt]) {
-        body.iter().for_each(|s| self.stmt(s));
-    }
-
-    fn stmt(&mut self, st: &Stmt) {
-        match st {
-            Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) | Stmt::Throw(e) => self.expr(e),
-            Stmt::Def(_, None, _) | Stmt::Return(None) | Stmt::Break | Stmt::Continue => {}
-            Stmt::If(c, a, b) => {
-                self.expr(c);
-                self.stmts(a);
-                self.stmts(b);
-            }
-            Stmt::While(c, b) | Stmt::ForIn(_, c, b) => {
-                self.expr(c);
-                self.stmts(b);
-            }
-            Stmt::For(init, c, update, b) => {
-                self.stmts(init);
-                c.iter().for_each(|c| self.expr(c));
-                update.iter().for_each(|u| self.expr(u));
-                self.stmts(b);
-            }
-            Stmt::Switch(v, cases) => {
-                self.expr(v);
-                for (vals, _, b) in cases {
-                    vals.iter().for_each(|x| self.expr(x));
-                    self.stmts(b);
-                }
-            }
-            Stmt::Block(b) => self.stmts(b),
-            Stmt::Try(a, catches, fin) => {
-                self.stmts(a);
-                catches.iter().for_each(|c| self.stmts(&c.1));
-                self.stmts(fin);
-            }
-        }
-    }
-
     fn getter(&mut self, name: &str) {
         let mut c = name.chars();
         if let Some(f) = c.next() {
