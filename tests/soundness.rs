@@ -80,8 +80,9 @@ const EVENT_OPTIONS: [(&str, EventOptions); 4] = [
 /// conflict and goes on (the findings compared are every distinct conflict reached, issue 29);
 /// `--conflict-mode end` ends the path at one, as IoTCheck does. `--conflicts-on lock` keeps the
 /// lock's conflicts alone: the switch's writes, which the generated apps make as often, keep no
-/// last writer and are never a conflict.
-const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 7] = [
+/// last writer and are never a conflict; with `--conflict-mode end` too (how `corpus` runs the
+/// FSE pairs: each group's scope, each conflict ending its path).
+const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 8] = [
     ("", smartapp_options(false, None, ConflictMode::Observe, None)),
     ("--conflicts", smartapp_options(true, None, ConflictMode::Observe, None)),
     ("--conflicts --conflict-mode end", smartapp_options(true, None, ConflictMode::End, None)),
@@ -89,6 +90,7 @@ const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 7] = [
     ("--conflicts --bound 1", smartapp_options(true, Some(1), ConflictMode::Observe, None)),
     ("--conflicts --conflict-mode end --bound 1", smartapp_options(true, Some(1), ConflictMode::End, None)),
     ("--conflicts-on lock", smartapp_options(true, None, ConflictMode::Observe, Some(LOCK))),
+    ("--conflicts-on lock --conflict-mode end", smartapp_options(true, None, ConflictMode::End, Some(LOCK))),
 ];
 
 const LOCK: ConflictScope = ConflictScope::of(&["lock"]);

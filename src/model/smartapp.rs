@@ -45,6 +45,7 @@ use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 
 mod builtins;
+mod callable;
 mod components;
 mod dead;
 mod delivery;
@@ -71,6 +72,8 @@ struct App {
     file: String,
     script: Script,
     methods: FxHashMap<String, usize>,
+    /// Per method: whether the interpreter can enter it (`callable.rs`).
+    callable: Vec<bool>,
     /// Input name -> value (devices, enums ...).
     settings: FxHashMap<String, Value>,
 }

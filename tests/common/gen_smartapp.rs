@@ -368,19 +368,32 @@ fn gen_home_app(rng: &mut SmallRng, index: usize) -> String {
         }
     }
     src.push_str("}\n");
+    let mut helpers = Vec::new();
     handler_bodies(rng, handlers, &mut src, |rng, src| {
         if logger {
             src.push_str("    log.debug \"${evt.name}: ${evt.value}\"\n");
         } else {
             for _ in 0..rng.gen_range(1..=2) {
-                home_statement(rng, &devices, src, 1);
+                home_statement(rng, &devices, src, 1, &mut helpers);
             }
         }
     });
+    src.extend(helpers);
+    if rng.gen_bool(0.3) {
+        // A status page and the helper only it calls (callable.rs: never run, so what it reads
+        // keeps nothing live).
+        let (name, _, attr, _, _) = HOME[devices[rng.gen_range(0..devices.len())]];
+        src.push_str(&format!(
+            "def pageStatus() {{\n    dynamicPage(name: \"pageStatus\") {{\n        section(\"s\") {{ paragraph zoneStatus({name}, \"{attr}\") }}\n    }}\n}}\n\
+             def zoneStatus(dev, kind) {{ dev.currentValue(kind) }}\n"
+        ));
+    }
     src
 }
 
-fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usize) {
+/// One statement of a home app's handler; `helpers` collects the methods it calls by a
+/// computed name.
+fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth: usize, helpers: &mut Vec<String>) {
     let pad = "    ".repeat(depth);
     let actuators: Vec<usize> = devices.iter().copied().filter(|&d| !HOME[d].3.is_empty()).collect();
     let choice = if depth >= 2 { rng.gen_range(0..3) } else { rng.gen_range(0..6) };
@@ -402,7 +415,18 @@ fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth
             let value = values[rng.gen_range(0..2)];
             let mut upper = attr.to_string();
             upper[..1].make_ascii_uppercase();
-            let read = match rng.gen_range(0..6) {
+            let read = match rng.gen_range(0..7) {
+                6 => {
+                    // A helper entered by a name built at run time (hue-minimote's
+                    // `"handleButton" + n + ...`, `"probe${k}"()`): callable.rs follows it.
+                    let k = helpers.len();
+                    helpers.push(format!("def probe{k}() {{ {name}.currentValue(\"{attr}\") }}\n"));
+                    if rng.gen_bool(0.5) {
+                        format!("\"probe${{{k}}}\"()")
+                    } else {
+                        format!("\"${{'pro' + 'be' + {k}}}\"()")
+                    }
+                }
                 0 => format!("{name}.currentValue(\"{attr}\")"),
                 1 => format!("{name}.latestValue(\"{attr}\")"),
                 2 => format!("{name}.current{upper}"),
@@ -420,10 +444,10 @@ fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth
                 format!("{read} == \"{value}\"")
             };
             src.push_str(&format!("{pad}if ({cond}) {{\n"));
-            home_statement(rng, devices, src, depth + 1);
+            home_statement(rng, devices, src, depth + 1, helpers);
             if rng.gen_bool(0.4) {
                 src.push_str(&format!("{pad}}} else {{\n"));
-                home_statement(rng, devices, src, depth + 1);
+                home_statement(rng, devices, src, depth + 1, helpers);
             }
             src.push_str(&format!("{pad}}}\n"));
         }

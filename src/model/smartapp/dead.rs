@@ -76,7 +76,9 @@ impl SmartAppModel {
             for &slot in &r.writes {
                 writers[slot] += 1;
             }
-            let sc = footprint::scan(&self.apps[a].script);
+            // Only what the methods the interpreter can enter read (`callable.rs`): a page's
+            // helpers never run.
+            let sc = footprint::scan_methods(&self.apps[a].script, &self.apps[a].callable);
             // A computed call name may be any query, a query given a computed name any
             // attribute: of the app's own devices, the only ones its code can reach (the
             // footprints' argument, `footprint.rs`).

@@ -121,7 +121,11 @@ pub(super) struct Scan {
 /// which may change the mode and devices).
 const SHARED_EFFECTS: &[&str] = &["sendEvent", "sendLocationEvent", "sendHubCommand", "execute"];
 
-impl Scan {
+/// A walk over statements: each expression met is given to `expr` (the scans of this module
+/// and of `callable.rs` differ only there).
+pub(super) trait Walk {
+    fn expr(&mut self, e: &Expr);
+
     fn stmts(&mut self, body: &[Stmt]) {
         for st in body {
             self.stmt(st);
@@ -168,7 +172,15 @@ impl Scan {
             }
         }
     }
+}
 
+impl Walk for Scan {
+    fn expr(&mut self, e: &Expr) {
+        Scan::expr(self, e)
+    }
+}
+
+impl Scan {
     fn args(&mut self, args: &[Arg]) {
         for a in args {
             match a {
@@ -293,9 +305,15 @@ fn names_location_mode(t: &Expr) -> bool {
 }
 
 pub(super) fn scan(script: &Script) -> Scan {
+    scan_methods(script, &vec![true; script.methods.len()])
+}
+
+/// The scan of the top level and of the methods `keep` marks (those the interpreter can
+/// enter, for `dead.rs`: `callable.rs`).
+pub(super) fn scan_methods(script: &Script, keep: &[bool]) -> Scan {
     let mut s = Scan::default();
     s.stmts(&script.top);
-    for m in &script.methods {
+    for (m, _) in script.methods.iter().zip(keep).filter(|(_, k)| **k) {
         s.stmts(&m.body);
     }
     s

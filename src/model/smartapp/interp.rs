@@ -35,6 +35,13 @@ impl Ctx<'_> {
     pub(super) fn call_method(&mut self, app: usize, name: &str, args: Vec<Value>) -> R<Value> {
         let m = self.m;
         let Some(&mi) = m.apps[app].methods.get(name) else { return Ok(Value::Null) };
+        if !m.apps[app].callable[mi] {
+            // A name the source does not write out (`callable.rs`): not followed, and said.
+            let why = format!(
+                "method `{name}` entered by a name the model does not follow (built, not written): not modelled"
+            );
+            return Err(Flow::Error(why, self.line));
+        }
         // A method already running is not entered again (timers calling themselves).
         if self.running.contains(&(app, mi)) || self.running.len() > 40 {
             return Ok(Value::Null);

@@ -334,7 +334,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
             settings.entry(name).or_insert(v);
         }
         let methods = script.methods.iter().enumerate().map(|(i, m)| (m.name.clone(), i)).collect();
-        apps.push(App { name: app_name(&path), file, script, methods, settings });
+        let callable = callable::callable(&script);
+        apps.push(App { name: app_name(&path), file, script, methods, callable, settings });
     }
     // Attribute slots: each device's capability attributes, plus any subscribed attribute.
     let mut slots: Vec<(u16, String)> = Vec::new();
