@@ -262,37 +262,31 @@ fn value_name(model: &EmModel, index: u32) -> String {
     }
 }
 
-/// The steps (from 1) at which the operations `ops` run in `path`, replaying only until all
-/// have run (0 for one that never does).
-fn steps_of(model: &EmModel, path: &[Choice], ops: &[u32]) -> Vec<u32> {
+/// One replay of `path` for what the report needs of it: the steps (from 1) at which the
+/// operations `ops` run (0 for one that never does) and, with `want_end`, the state the path
+/// ends in (if every step has an operation to run). Without `want_end` it stops once all of
+/// `ops` have run. One replay serves both, rather than one each (docs/races.md "Cost").
+fn replay_for(model: &EmModel, path: &[Choice], ops: &[u32], want_end: bool) -> (Vec<u32>, Option<EmState>) {
     let mut state = model.initial();
     let mut steps = vec![0u32; ops.len()];
     let mut left = ops.len();
     for (i, &c) in path.iter().enumerate() {
-        if left == 0 {
+        if left == 0 && !want_end {
             break;
         }
         // The search ran this schedule: only that each step has an operation is checked.
-        let Some(op) = model.next_op(&state, c) else { break };
-        for (k, _) in ops.iter().enumerate().filter(|&(_, &o)| o == op) {
-            steps[k] = i as u32 + 1;
-            left -= 1;
+        let Some(op) = model.next_op(&state, c) else { return (steps, None) };
+        if left > 0 {
+            for (k, _) in ops.iter().enumerate().filter(|&(_, &o)| o == op) {
+                steps[k] = i as u32 + 1;
+                left -= 1;
+            }
         }
         if model.step(&mut state, c).is_err() {
-            break;
+            return (steps, None);
         }
     }
-    steps
-}
-
-/// The state `path` ends in, if every step has an operation to run.
-fn end_state(model: &EmModel, path: &[Choice]) -> Option<EmState> {
-    let mut state = model.initial();
-    for &c in path {
-        model.next_op(&state, c)?;
-        model.step(&mut state, c).ok()?;
-    }
-    Some(state)
+    (steps, want_end.then_some(state))
 }
 
 /// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
@@ -452,16 +446,18 @@ pub fn analyse_within(model: &EmModel, found: &Outcomes, complete: bool, budget:
             }
         }
         // Where the first witness of each race runs its two operations: a replay up to them.
+        // A deadlock's end state comes from the same replay.
         let firsts: Vec<usize> =
             explained.races.iter().copied().filter(|&i| seen_by[i].is_some_and(|w| w.0 == k)).collect();
-        if !firsts.is_empty() {
+        let mut end = None;
+        if !firsts.is_empty() || explained.deadlock {
             let ops: Vec<u32> = firsts.iter().flat_map(|&i| [pairs[i].0, pairs[i].1]).collect();
-            let steps = steps_of(model, path, &ops);
+            let (steps, last) = replay_for(model, path, &ops, explained.deadlock);
             for (j, &i) in firsts.iter().enumerate() {
                 seen_by[i] = Some((k, steps[2 * j + 1], steps[2 * j]));
             }
+            end = last;
         }
-        let end = if explained.deadlock { end_state(model, path) } else { None };
         explained.differences = differences(model, &rec, &seen, end.as_ref());
         report.outcomes.push(explained);
     }
