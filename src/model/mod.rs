@@ -250,7 +250,7 @@ impl std::fmt::Display for Outcome {
     }
 }
 
-/// Hash of an encoding ([`Model::state_hash`]'s default).
+/// Hash of an encoding (the stateful search's index of stored states).
 pub fn hash_words(enc: &[u32]) -> u64 {
     // SAFETY: u32 has no padding and u8 no alignment requirement; same bytes, same length.
     let bytes = unsafe { std::slice::from_raw_parts(enc.as_ptr().cast::<u8>(), std::mem::size_of_val(enc)) };
@@ -316,24 +316,6 @@ pub trait Model: Sync {
     fn step(&self, s: &mut Self::State, c: Choice) -> Result<(), ModelError>;
     /// Canonical encoding of `s`: equal encodings iff equal states.
     fn encode(&self, s: &Self::State, out: &mut Vec<u32>);
-    /// Whether `s` has the encoding `enc` of `t` (a stored state's lookup confirming a hash
-    /// hit). By default `s` is encoded into `scratch` and compared; a model may instead compare
-    /// `s` with `t` directly, with the same answer.
-    fn same_encoding(&self, s: &Self::State, t: &Self::State, enc: &[u32], scratch: &mut Vec<u32>) -> bool {
-        let _ = t;
-        scratch.clear();
-        self.encode(s, scratch);
-        scratch.as_slice() == enc
-    }
-    /// A hash of `s` for a stateful search's index of stored states, alike for states with equal
-    /// encodings, and the length of the encoding in words (for the bytes stored per state). By
-    /// default the hash of the encoding, which is left in `enc` for [`Model::same_encoding`]; a
-    /// model that answers `same_encoding` without `enc` may hash its state directly.
-    fn state_hash(&self, s: &Self::State, enc: &mut Vec<u32>) -> (u64, usize) {
-        enc.clear();
-        self.encode(s, enc);
-        (hash_words(enc), enc.len())
-    }
     /// Where `app` last wrote `variable` along `path` (`file:line, handler h`): the earlier side
     /// of a conflict the last step of `path` ends in, for reports. None when the model keeps no
     /// places (the default) or the write is not on the path.

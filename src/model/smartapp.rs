@@ -37,9 +37,7 @@
 
 use std::sync::Arc;
 
-use std::hash::Hasher;
-
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
 
 use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
@@ -560,55 +558,6 @@ impl Model for SmartAppModel {
         if !self.configs.is_empty() {
             out.push(s.root as u32);
         }
-    }
-    /// Hashes the parts [`Model::encode`] writes (under the same options) without encoding:
-    /// `same_encoding` below needs no encoding either.
-    fn state_hash(&self, s: &SmartState, enc: &mut Vec<u32>) -> (u64, usize) {
-        enc.clear();
-        let mut h = FxHasher::default();
-        let mut words = 0;
-        for v in &s.attrs {
-            words += hash_value(v, &mut h);
-        }
-        words += hash_str(&s.mode, 4, &mut h);
-        for st in &s.states {
-            h.write_usize(st.len());
-            words += 1;
-            for (k, v) in st {
-                words += hash_str(k, 4, &mut h) + hash_value(v, &mut h);
-            }
-        }
-        if self.opts.conflicts {
-            for (w, v) in &s.writers {
-                h.write_u8(*w);
-                words += 1 + hash_value(v, &mut h);
-            }
-        }
-        if self.opts.bound.is_some() {
-            s.fired.iter().for_each(|&f| h.write_u32(f));
-            words += s.fired.len();
-        }
-        if !self.configs.is_empty() {
-            h.write_u8(s.root as u8);
-            words += 1;
-        }
-        (h.finish(), words)
-    }
-    /// Compares the two states part by part as [`Model::encode`] writes them (the same parts
-    /// under the same options), so a stored state need not be encoded again on a hash hit.
-    fn same_encoding(&self, s: &SmartState, t: &SmartState, _enc: &[u32], _scratch: &mut Vec<u32>) -> bool {
-        s.attrs.len() == t.attrs.len()
-            && s.attrs.iter().zip(&t.attrs).all(|(a, b)| same_value(a, b))
-            && *s.mode == *t.mode
-            && s.states.len() == t.states.len()
-            && s.states.iter().zip(&t.states).all(|(a, b)| {
-                a.len() == b.len() && a.iter().zip(b).all(|(p, q)| *p.0 == *q.0 && same_value(&p.1, &q.1))
-            })
-            && (!self.opts.conflicts
-                || (s.writers.len() == t.writers.len()
-                    && s.writers.iter().zip(&t.writers).all(|(a, b)| a.0 == b.0 && same_value(&a.1, &b.1))))
-            && (self.opts.bound.is_none() || s.fired == t.fired)
-            && s.root == t.root
     }
     fn outcome(&self, s: &SmartState) -> Outcome {
         let mut text = String::from("attrs");

@@ -14,8 +14,9 @@
 //! visited: whether a firing of event e from state s observes a conflict, and which (the two
 //! apps, the attribute, both values, the line), is a function of s and e alone. The check
 //! compares an app's write with the attribute's conflict ghost, the last writer and the value it
-//! wrote (`SmartState::writers`), and the ghost is part of the state: stored, hashed
-//! (`state_hash`), compared (`same_encoding`) and encoded like the attributes. So two states a
+//! wrote (`SmartState::writers`), and the ghost is part of the state: written by `encode` like
+//! the attributes, and the stateful search stores, hashes and matches states by that encoding
+//! (`explore/stateful_dpor/stored.rs`). So two states a
 //! search identifies have the same ghosts, and the same conflicts are observed on every path
 //! leaving either; the conflicts reachable from a matched state are those reachable from its
 //! first visit, which the search explores (or has explored) from there. The ghost is dropped
