@@ -170,40 +170,21 @@ impl Names {
 
     fn expr(&mut self, e: &Expr) {
         match e {
-            Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Dec(_) => {}
             Expr::Str(s) => {
                 self.values.insert(s.to_string());
             }
             Expr::GStr(parts) => {
-                let mut pattern = Pattern { parts: Vec::new() };
-                for p in parts {
-                    match p {
-                        GPart::Lit(l) => pattern.parts.push(Some(l.clone())),
-                        GPart::Expr(e) => {
-                            pattern.parts.push(None);
-                            self.expr(e)
-                        }
-                    }
-                }
-                self.patterns.push(pattern);
+                let parts = parts.iter().map(|p| match p {
+                    GPart::Lit(l) => Some(l.clone()),
+                    GPart::Expr(_) => None,
+                });
+                self.patterns.push(Pattern { parts: parts.collect() });
             }
             Expr::Var(n) => {
                 self.values.insert(n.clone());
                 self.getter(n);
             }
-            Expr::List(items) => items.iter().for_each(|x| self.expr(x)),
-            Expr::Map(pairs) => pairs.iter().for_each(|(k, v)| {
-                self.expr(k);
-                self.expr(v);
-            }),
-            Expr::Member { obj, name, .. } => {
-                self.getter(name);
-                self.expr(obj)
-            }
-            Expr::Index(o, i) => {
-                self.expr(o);
-                self.expr(i);
-            }
+            Expr::Member { name, .. } => self.getter(name),
             Expr::Call { target, name, args, .. } => {
                 match target {
                     Some(t) => self.expr(t),
@@ -214,18 +195,16 @@ impl Names {
                 let page_name = target.is_none() && PAGE_BUILDERS.contains(&name.as_str());
                 let builder = target.is_none() && SETTINGS_BUILDERS.contains(&name.as_str());
                 for a in args {
-                    match a {
-                        Arg::Pos(Expr::Str(_)) | Arg::Named(_, Expr::Str(_)) if page_name => {}
+                    match a.value() {
+                        Expr::Str(_) if page_name => {}
                         // The page's body: a closure the builder is given and never calls.
-                        Arg::Pos(Expr::Closure(_)) | Arg::Named(_, Expr::Closure(_)) if builder => {}
-                        Arg::Pos(e) | Arg::Named(_, e) => self.expr(e),
+                        Expr::Closure(_) if builder => {}
+                        e => self.expr(e),
                     }
                 }
+                return;
             }
-            Expr::Closure(c) => self.stmts(&c.1),
-            Expr::Unary(_, a) | Expr::Cast(a, _) => self.expr(a),
-            Expr::IncDec(_, t, _) => self.expr(t),
-            Expr::Binary("+", a, b) => {
+            Expr::Binary("+", ..) => {
                 // `"handleButton" + n + evt.value.capitalize()` (hue-minimote): a text joined
                 // from written parts and values, a pattern as an interpolation is.
                 let mut parts = Vec::new();
@@ -233,33 +212,17 @@ impl Names {
                 if parts.iter().any(Option::is_some) {
                     self.patterns.push(Pattern { parts });
                 }
-                self.expr(a);
-                self.expr(b);
             }
-            Expr::Binary(_, a, b) | Expr::Elvis(a, b) | Expr::Range(a, b, _) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            Expr::Ternary(c, a, b) => {
-                self.expr(c);
-                self.expr(a);
-                self.expr(b);
-            }
-            Expr::Assign { op, target, value } => {
-                if *op == "+=" {
-                    // `meth += "Pushed"`: what the target held, then the parts added.
-                    let mut parts = vec![None];
-                    joined(value, &mut parts);
-                    if parts.iter().any(Option::is_some) {
-                        self.patterns.push(Pattern { parts });
-                    }
+            Expr::Assign { op: "+=", value, .. } => {
+                // `meth += "Pushed"`: what the target held, then the parts added.
+                let mut parts = vec![None];
+                joined(value, &mut parts);
+                if parts.iter().any(Option::is_some) {
+                    self.patterns.push(Pattern { parts });
                 }
-                self.expr(target);
-                self.expr(value);
             }
-            Expr::New(_, args) => args.iter().for_each(|a| match a {
-                Arg::Pos(e) | Arg::Named(_, e) => self.expr(e),
-            }),
+            _ => {}
         }
+        self.children(e)
     }
 }

@@ -126,6 +126,49 @@ const SHARED_EFFECTS: &[&str] = &["sendEvent", "sendLocationEvent", "sendHubComm
 pub(super) trait Walk {
     fn expr(&mut self, e: &Expr);
 
+    /// Walks every sub-expression of `e` (and a closure's body) with [`Walk::expr`]: what a
+    /// scan does for the forms it has nothing of its own to note in.
+    fn children(&mut self, e: &Expr) {
+        match e {
+            Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Dec(_) | Expr::Str(_) | Expr::Var(_) => {}
+            Expr::GStr(parts) => {
+                for p in parts {
+                    if let GPart::Expr(e) = p {
+                        self.expr(e)
+                    }
+                }
+            }
+            Expr::List(items) => items.iter().for_each(|x| self.expr(x)),
+            Expr::Map(pairs) => pairs.iter().for_each(|(k, v)| {
+                self.expr(k);
+                self.expr(v);
+            }),
+            Expr::Member { obj, .. } => self.expr(obj),
+            Expr::Index(a, b) | Expr::Binary(_, a, b) | Expr::Elvis(a, b) | Expr::Range(a, b, _) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            Expr::Assign { target, value, .. } => {
+                self.expr(target);
+                self.expr(value);
+            }
+            Expr::Call { target, args, .. } => {
+                if let Some(t) = target {
+                    self.expr(t);
+                }
+                args.iter().for_each(|a| self.expr(a.value()));
+            }
+            Expr::New(_, args) => args.iter().for_each(|a| self.expr(a.value())),
+            Expr::Closure(c) => self.stmts(&c.1),
+            Expr::Unary(_, a) | Expr::Cast(a, _) | Expr::IncDec(_, a, _) => self.expr(a),
+            Expr::Ternary(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
+        }
+    }
+
     fn stmts(&mut self, body: &[Stmt]) {
         for st in body {
             self.stmt(st);
@@ -181,14 +224,6 @@ impl Walk for Scan {
 }
 
 impl Scan {
-    fn args(&mut self, args: &[Arg]) {
-        for a in args {
-            match a {
-                Arg::Pos(e) | Arg::Named(_, e) => self.expr(e),
-            }
-        }
-    }
-
     /// A member name, as the attributes a device property of that name reads
     /// ([`super::Ctx::member`]): the name itself, `currentX` -> `x`, `xState` -> `x`.
     fn read_name(&mut self, name: &str) {
@@ -211,15 +246,6 @@ impl Scan {
 
     fn expr(&mut self, e: &Expr) {
         match e {
-            Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Dec(_) | Expr::Str(_) => {}
-            Expr::GStr(parts) => {
-                for p in parts {
-                    match p {
-                        GPart::Lit(_) => {}
-                        GPart::Expr(e) => self.expr(e),
-                    }
-                }
-            }
             // Any mention of the state names, read or written, counts as a write (coarse: a
             // state write needs a target rooted at one of them).
             Expr::Var(n) => {
@@ -227,21 +253,7 @@ impl Scan {
                     self.writes_state = true;
                 }
             }
-            Expr::List(items) => items.iter().for_each(|x| self.expr(x)),
-            Expr::Map(pairs) => {
-                for (k, v) in pairs {
-                    self.expr(k);
-                    self.expr(v);
-                }
-            }
-            Expr::Member { obj, name, .. } => {
-                self.read_name(name);
-                self.expr(obj)
-            }
-            Expr::Index(o, i) => {
-                self.expr(o);
-                self.expr(i);
-            }
+            Expr::Member { name, .. } => self.read_name(name),
             Expr::Call { target, name, args, .. } => {
                 match name.as_str() {
                     // The computed name is the first argument (the parser puts it there).
@@ -263,32 +275,12 @@ impl Scan {
                     self.commands.push(name.clone());
                     // Mutating methods write back to where the collection came from.
                     self.target(t);
-                    self.expr(t);
                 }
-                self.args(args);
             }
-            Expr::Closure(c) => self.stmts(&c.1),
-            Expr::Unary(_, a) | Expr::Cast(a, _) => self.expr(a),
-            Expr::IncDec(_, t, _) => {
-                self.target(t);
-                self.expr(t);
-            }
-            Expr::Binary(_, a, b) | Expr::Elvis(a, b) | Expr::Range(a, b, _) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            Expr::Ternary(c, a, b) => {
-                self.expr(c);
-                self.expr(a);
-                self.expr(b);
-            }
-            Expr::Assign { target, value, .. } => {
-                self.target(target);
-                self.expr(target);
-                self.expr(value);
-            }
-            Expr::New(_, args) => self.args(args),
+            Expr::IncDec(_, t, _) | Expr::Assign { target: t, .. } => self.target(t),
+            _ => {}
         }
+        self.children(e)
     }
 }
 

@@ -111,6 +111,15 @@ pub enum Arg {
     Named(String, Expr),
 }
 
+impl Arg {
+    /// The argument's expression, named or not.
+    pub fn value(&self) -> &Expr {
+        match self {
+            Arg::Pos(e) | Arg::Named(_, e) => e,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Expr(Expr, usize),
