@@ -22,7 +22,7 @@ mod names;
 mod state;
 
 pub use explain::{Holder, StuckThread};
-pub use names::OpRef;
+pub use names::{LogRef, OpRef};
 pub use state::EmState;
 use state::{HANDLED, LAST_WRITE, LOCKS, NOTIFIES, OWN, RF, RUNNING};
 

@@ -135,8 +135,8 @@ impl EmModel {
                             });
                             let since = taken
                                 .map(|q| {
-                                    let o = &self.trace.ops[q as usize];
-                                    format!(" since operation {} (line {})", o.index, o.line)
+                                    let o = self.op_ref(q);
+                                    format!(" since operation {} (line {}{})", o.index, o.line, o.in_log())
                                 })
                                 .unwrap_or_default();
                             let running = s.get(RUNNING, (by - 1) as usize);
@@ -198,13 +198,14 @@ impl EmModel {
                     format!("; messages {} wait behind it in the queue", ms.join(" "))
                 }
             };
+            let op = self.op_ref(op);
             let text = format!(
-                "thread {name}{} at operation {} (line {}: {body}) waits for {why}{queued_text}",
+                "thread {name}{} at operation {} (line {}: {body}{}) waits for {why}{queued_text}",
                 self.in_handler(s, t),
                 o.index,
-                o.line
+                o.line,
+                op.in_log()
             );
-            let op = self.op_ref(op);
             out.push(StuckThread {
                 thread: raw,
                 handler: op.handler,

@@ -27,6 +27,21 @@ pub struct OpRef {
     /// For a LOCK or UNLOCK: the lock, as the trace names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lock: Option<String>,
+    /// When the trace was converted from DroidRacer's `abc_log.txt`: the operation there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log: Option<LogRef>,
+}
+
+/// An operation as DroidRacer's `abc_log.txt` has it (before the conversion renumbers threads,
+/// messages and lines: docs/abc-log.md).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LogRef {
+    /// Its line in the log; none for an operation the conversion added.
+    pub line: Option<u32>,
+    /// The log's `tid` of the thread running it.
+    pub thread: u64,
+    /// The log's `msg` of the handler running it.
+    pub handler: Option<u64>,
 }
 
 impl EmModel {
@@ -52,7 +67,12 @@ impl EmModel {
             OpKind::Lock { lock } | OpKind::Unlock { lock } => Some(self.trace.symbol(lock).to_string()),
             _ => None,
         };
-        OpRef { index: o.index, line: o.line, thread: o.tid, handler, kind, location, lock }
+        let log = self.trace.origin.as_ref().map(|g| LogRef {
+            line: g.lines.get(o.line as usize).copied().filter(|&l| l != 0),
+            thread: g.threads.get(o.tid as usize).copied().unwrap_or(o.tid as u64),
+            handler: handler.map(|m| g.messages.get(m as usize).copied().unwrap_or(m)),
+        });
+        OpRef { index: o.index, line: o.line, thread: o.tid, handler, kind, location, lock, log }
     }
 }
 
@@ -71,11 +91,23 @@ impl OpRef {
         }
     }
 
-    /// `thread 3, handler 12` or `thread 3`.
+    /// `thread 3, handler 12` or `thread 3`, and where a log has it (`; log line 1234, tid 1,
+    /// msg 77`).
     pub fn place(&self) -> String {
+        let log = self.in_log();
         match self.handler {
-            Some(h) => format!("thread {}, handler {h}", self.thread),
-            None => format!("thread {}", self.thread),
+            Some(h) => format!("thread {}, handler {h}{log}", self.thread),
+            None => format!("thread {}{log}", self.thread),
+        }
+    }
+
+    /// `; log line 1234, tid 1, msg 77` when the trace was converted from a log; empty otherwise.
+    pub fn in_log(&self) -> String {
+        let Some(g) = &self.log else { return String::new() };
+        let line = g.line.map_or_else(|| "added by the conversion".to_string(), |l| format!("log line {l}"));
+        match g.handler {
+            Some(m) => format!("; {line}, tid {}, msg {m}", g.thread),
+            None => format!("; {line}, tid {}", g.thread),
         }
     }
 
