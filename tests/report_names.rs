@@ -204,6 +204,16 @@ fn an_event_model_names_the_handler_and_both_writes_of_a_conflict() {
         out.contains(&format!("  earlier:  LockItWhenILeave wrote locked ({f}:20, handler on presence.away)\n")),
         "{out}"
     );
+    // A handler that writes twice: the earlier side is its last write (line 6), not its first.
+    let model = "model events\nvar door = \"locked\"\napp A {\n  on leave {\n    door = \"unlocked\"\n    door = \"locked\"\n  }\n}\napp B {\n  on alarm { door = \"unlocked\" }\n}\n";
+    let path = std::env::temp_dir().join(format!("tracepor-names-twice-{}.events", std::process::id()));
+    std::fs::write(&path, model).unwrap();
+    let p = path.to_str().unwrap();
+    let r = json(&["check", p, "--conflicts", "--json"]);
+    std::fs::remove_file(&path).unwrap();
+    let e = r["errors"].as_array().unwrap().iter().find(|e| e["app"] == "B").expect("B's conflict");
+    assert_eq!(e["last_at"], format!("{p}:6, handler on leave"), "{e}");
+    assert_eq!(e["at"], format!("{p}:10, handler on alarm"), "{e}");
     // An assertion: its handler too.
     let r = json(&["check", f, "--json"]);
     assert_eq!(r["errors"][0]["kind"], "assert", "{r}");
