@@ -513,6 +513,11 @@ fn docs_cli_md_names_every_json_key() {
     check_keys("check errors[]", &conflict["errors"][0]);
     check_keys("errors[].conflict", &conflict["errors"][0]["conflict"]);
     check_keys("options", &conflict["options"]);
+    let deadlock = json(&["check", "fixtures/em/abba-deadlock", "--no-races", "--json"]);
+    check_keys("check errors[] (deadlock)", &deadlock["errors"][0]);
+    check_keys("errors[].stuck[]", &deadlock["errors"][0]["stuck"][0]);
+    check_keys("errors[].stuck[].holder", &deadlock["errors"][0]["stuck"][0]["holder"]);
+    check_keys("errors[].stuck[].op", &deadlock["errors"][0]["stuck"][0]["op"]);
     let expect =
         json(&["check", "fixtures/em/two-posters", "--expect", "fixtures/em/two-posters/expected.outcomes", "--json"]);
     check_keys("check --expect", &expect["expect"]);

@@ -25,23 +25,7 @@
 
 use serde::Serialize;
 
-/// One operation, named as the trace names it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct OpRef {
-    /// The operation's number in the trace (its first field; what outcomes print).
-    pub index: u32,
-    /// Its line in trace.txt.
-    pub line: u32,
-    /// The raw thread id that runs it (the looper, for a handler's operation).
-    pub thread: u32,
-    /// The message whose handler runs it (`msg:` of its CALL), none outside handlers.
-    pub handler: Option<u64>,
-    /// The operation as written: `READ`, `WRITE`, `READ-STATIC`, `WRITE-STATIC`, `LOCK`, ...
-    pub kind: String,
-    /// For an access: the location as the trace names it: `CLASS.FIELD` for a static,
-    /// `CLASS.FIELD of OBJECT` for an object's field (the class of the location's first access).
-    pub location: Option<String>,
-}
+pub use crate::model::em::OpRef;
 
 /// A race: two conflicting accesses the recorded run's happens-before leaves unordered.
 #[derive(Clone, Debug, Serialize)]
@@ -206,53 +190,6 @@ const LIST_DIFFERENCES: usize = 50;
 
 /// Above this many pairs the verdicts of a class are not computed pair by pair (undecided).
 const DECIDE_PAIRS: u64 = 1_000_000;
-
-impl EmModel {
-    /// `op` named as the trace names it.
-    pub fn op_ref(&self, op: u32) -> OpRef {
-        let o = &self.trace.ops[op as usize];
-        let nt = self.threads.len() as u32;
-        let task = self.op_task[op as usize];
-        let handler = task.checked_sub(nt).map(|m| self.trace.messages[m as usize]);
-        let (kind, location) = match o.kind {
-            OpKind::Read { loc } | OpKind::Write { loc } => {
-                let st = if self.trace.locations[loc as usize].is_static { "-STATIC" } else { "" };
-                let rw = if matches!(o.kind, OpKind::Read { .. }) { "READ" } else { "WRITE" };
-                (format!("{rw}{st}"), Some(self.trace.location_full_name(loc)))
-            }
-            _ => {
-                let text = self.op_text(op);
-                let body = text.split_once(": ").map_or(text.as_str(), |x| x.1).to_string();
-                (body.split(' ').next().unwrap_or("").to_string(), None)
-            }
-        };
-        OpRef { index: o.index, line: o.line, thread: o.tid, handler, kind, location }
-    }
-}
-
-impl OpRef {
-    /// `READ of C.f of 0x1 at line 97 (thread 3, handler 12)`.
-    pub fn describe(&self) -> String {
-        let what = match &self.location {
-            Some(l) => format!("{} of {l}", self.kind),
-            None => self.kind.clone(),
-        };
-        format!("{what} at line {} ({})", self.line, self.place())
-    }
-
-    /// `thread 3, handler 12` or `thread 3`.
-    pub fn place(&self) -> String {
-        match self.handler {
-            Some(h) => format!("thread {}, handler {h}", self.thread),
-            None => format!("thread {}", self.thread),
-        }
-    }
-
-    /// `line 64 (thread 2)`.
-    fn short(&self) -> String {
-        format!("line {} ({})", self.line, self.place())
-    }
-}
 
 /// A write as a read or final value sees it: its line and place, or the initial value.
 fn value_name(model: &EmModel, index: u32) -> String {

@@ -18,8 +18,11 @@ use crate::trace::em::{EmTrace, OpKind};
 mod build;
 mod explain;
 mod lanes;
+mod names;
 mod state;
 
+pub use explain::{Holder, StuckThread};
+pub use names::{LogRef, OpRef};
 pub use state::EmState;
 use state::{HANDLED, LAST_WRITE, LOCKS, NOTIFIES, OWN, RF, RUNNING};
 
@@ -342,7 +345,7 @@ impl Model for EmModel {
         }
     }
 
-    fn explain_stuck(&self, s: &EmState) -> Vec<String> {
+    fn stuck_threads(&self, s: &EmState) -> Vec<StuckThread> {
         self.why_stuck(s)
     }
 

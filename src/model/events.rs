@@ -18,6 +18,8 @@
 
 use smallvec::SmallVec;
 
+mod places;
+
 use crate::model::{Access, Accesses, Choice, Model, ModelError, ModelKind, Outcome};
 use crate::trace::events::{BinOp, EventModelAst, Expr, Stmt, Ty, UnOp};
 
@@ -295,6 +297,10 @@ impl<L: UndoLog> Slots for Live<'_, L> {
 /// Where a step's accesses go: nowhere when only stepping, into a list for `accesses`.
 trait Sink {
     fn touch(&mut self, object: u32, write: bool);
+    /// `app` assigned variable `var` at source line `line`, becoming its last writer (reports:
+    /// [`Model::write_place`]).
+    #[inline]
+    fn assigned(&mut self, _var: usize, _app: u32, _line: usize) {}
 }
 
 struct NoSink;
@@ -492,6 +498,7 @@ impl EventModel {
                         slots.set(w, app as i64 + 1);
                     }
                     slots.set(x, v);
+                    sink.assigned(x, app, *line);
                 }
                 Stmt::If { .. } => {
                     // Down an `else if` chain in a loop: chains may be thousands long.
@@ -566,7 +573,7 @@ impl EventModel {
                     event: Some(self.ast.events[ci].name.clone()),
                     app: Some(app.clone()),
                     conflict,
-                    at: None,
+                    at: Some(self.place(ci, line)),
                 });
             }
         }
@@ -696,6 +703,10 @@ impl Model for EventModel {
 
     fn load_flags(&self) -> String {
         crate::model::load_flags(self.opts.bound, self.opts.conflicts)
+    }
+
+    fn write_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
+        self.assignment_place(path, variable, app)
     }
 
     fn choice_name(&self, c: Choice) -> String {

@@ -380,7 +380,13 @@ pub trait Model: Sync {
     }
     /// In a state where work is left and nothing can run, what each stuck thread or handler waits
     /// for, one line each (deadlock reports); empty when the model has nothing to say.
-    fn explain_stuck(&self, _s: &Self::State) -> Vec<String> {
+    fn explain_stuck(&self, s: &Self::State) -> Vec<String> {
+        self.stuck_threads(s).into_iter().map(|w| w.text).collect()
+    }
+    /// [`Model::explain_stuck`] with each operation, lock and holder named apart, for JSON (a
+    /// deadlock's `stuck`). Only EM traces report a stuck state as an error (the other models'
+    /// nothing-enabled states are outcomes), so the entries name things as a trace does.
+    fn stuck_threads(&self, _s: &Self::State) -> Vec<em::StuckThread> {
         Vec::new()
     }
     /// What a step from `before` to `after` changed, as text (replay); empty when nothing to say.

@@ -271,6 +271,9 @@ struct Ctx<'m> {
     observed: Vec<ModelError>,
     /// The subscription whose handler is running (innermost), for reports.
     sub: Option<usize>,
+    /// The method a `schedule` event runs (`runIn`, `schedule`, ...): the handler of what the
+    /// firing does outside subscriptions, for reports.
+    method: Option<&'m str>,
     /// Where the error that ends the firing arose: (app, line, subscription running).
     fault: Option<(usize, usize, Option<usize>)>,
     /// While installing: what could not run (line, why).
@@ -319,6 +322,7 @@ impl<'m> Ctx<'m> {
             conflict: None,
             observed: Vec::new(),
             sub: None,
+            method: None,
             fault: None,
             problems: Vec::new(),
             touch_app: None,
@@ -338,8 +342,10 @@ impl<'m> Ctx<'m> {
     /// `file:line, handler h` of `app`'s `line` run by subscription `sub`.
     fn place(&self, app: usize, line: usize, sub: Option<usize>) -> String {
         let mut at = format!("{}:{line}", self.m.apps[app].file);
-        if let Some(s) = sub {
-            at.push_str(&format!(", handler {}", self.m.subs[s].handler.name()));
+        match (sub, self.method) {
+            (Some(s), _) => at.push_str(&format!(", handler {}", self.m.subs[s].handler.name())),
+            (None, Some(method)) => at.push_str(&format!(", handler {method}")),
+            (None, None) => {}
         }
         at
     }

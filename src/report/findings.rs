@@ -1,8 +1,8 @@
 //! A home's conflicts grouped by device and attribute (issue 29): for each (device, attribute)
 //! the apps that conflict on it, each pair of them, and each conflicting write found: the
 //! earlier writer and the later one, with their values and the `file:line, handler h` of each
-//! write. The later write's place is where the error arose; the earlier one's is found by
-//! re-running the error's schedule ([`Model::write_place`]).
+//! write. The later write's place is where the error arose; the earlier one's the report found
+//! by re-running the error's schedule ([`ErrorReport::last_at`]).
 //!
 //! A finding is a (device, attribute, pair of apps): [`keys`] gives the set that the homes'
 //! suite compares with the union of the pairwise runs of the same apps.
@@ -13,7 +13,6 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::ErrorReport;
-use crate::model::{parse_schedule, Model};
 
 /// One side of a conflict: who wrote what, where.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,14 +66,13 @@ fn split(variable: &str) -> (String, String) {
     }
 }
 
-/// The conflicts among `errors` (a run's, on `model`), grouped; attributes in name order.
-pub fn group<M: Model>(model: &M, errors: &[ErrorReport]) -> Vec<AttributeConflicts> {
+/// The conflicts among `errors` (a run's), grouped; attributes in name order.
+pub fn group(errors: &[ErrorReport]) -> Vec<AttributeConflicts> {
     let mut out: Vec<AttributeConflicts> = Vec::new();
     for e in errors {
         let Some(c) = &e.conflict else { continue };
         let (device, attribute) = split(&c.variable);
-        let earlier =
-            parse_schedule(model, &e.schedule).ok().and_then(|path| model.write_place(&path, &c.variable, &c.last_app));
+        let earlier = e.last_at.clone();
         let instance = Instance {
             first: Write { app: c.last_app.clone(), value: c.last_value.clone(), at: earlier },
             then: Write { app: c.app.clone(), value: c.value.clone(), at: e.at.clone() },

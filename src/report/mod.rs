@@ -37,9 +37,19 @@ pub struct ErrorReport {
     /// For a conflict: both apps and both values, as the schedule shown reaches it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflict: Option<Conflict>,
-    /// File, line and handler of the error, when the input has several files (SmartApps).
+    /// Where the error arose, named in the input's terms: `file:line, handler h` (SmartApps,
+    /// event models); for an EM trace's deadlock, each stuck thread's next operation
+    /// (`LOCK 0xb at line 5 (thread 1)`, joined by `; `).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
+    /// For a conflict: where the earlier side's write was made (`file:line, handler h`), found
+    /// by re-running the schedule shown ([`Model::write_place`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_at: Option<String>,
+    /// For an EM trace's deadlock: each stuck thread and what it waits for, named
+    /// ([`crate::model::em::StuckThread`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stuck: Vec<crate::model::em::StuckThread>,
     /// Steps of `schedule`.
     #[serde(skip)]
     pub steps: usize,
@@ -106,6 +116,28 @@ pub struct RunReport {
     pub load_flags: String,
 }
 
+impl ErrorReport {
+    /// Where it arose, as the text report's `at:` line and the page say it.
+    pub fn place(&self, model: ModelKind) -> String {
+        match (&self.event, &self.app, &self.at) {
+            (Some(ev), Some(app), Some(at)) => format!("{at} (event {ev}, app {app})"),
+            (Some(ev), Some(app), None) => format!("line {} (event {ev}, app {app})", self.line),
+            (_, _, Some(at)) => at.clone(),
+            _ if model == ModelKind::EmTrace => format!("operation {}", self.line),
+            _ => format!("line {}", self.line),
+        }
+    }
+
+    /// For a conflict, the earlier write as a sentence: `APP wrote VALUE (file:line, handler h)`.
+    pub fn earlier(&self) -> Option<String> {
+        let c = self.conflict.as_ref()?;
+        Some(match &self.last_at {
+            Some(at) => format!("{} wrote {} ({at})", c.last_app, c.last_value),
+            None => format!("{} wrote {}", c.last_app, c.last_value),
+        })
+    }
+}
+
 impl RunReport {
     /// `deadline`: when shortening schedules must stop, so that the run's time limit holds
     /// ([`crate::explore::Search::report_deadline`]).
@@ -136,6 +168,7 @@ impl RunReport {
                 // Replay may still cut a graph-shortest schedule (through states the reduction
                 // never stored); either way the report gives the length first found.
                 let first = f.graph_shortest_from.unwrap_or(f.schedule.len());
+                let last_at = conflict.as_ref().and_then(|c| model.write_place(&short, &c.variable, &c.last_app));
                 ErrorReport {
                     kind: f.error.kind.to_string(),
                     message: crate::model::shown_message(model.kind(), &f.error.message, conflict.as_ref()),
@@ -147,6 +180,8 @@ impl RunReport {
                     graph_shortest: f.graph_shortest_from.map(|_| f.schedule.len()),
                     conflict,
                     at: f.error.at.clone(),
+                    last_at,
+                    stuck: Vec::new(),
                     steps: short.len(),
                 }
             })
@@ -160,15 +195,16 @@ impl RunReport {
                 // What each stuck thread waits for, in the state the schedule reaches.
                 let mut s = model.initial();
                 let waits = if schedule.iter().all(|&c| model.step(&mut s, c).is_ok()) {
-                    model.explain_stuck(&s)
+                    model.stuck_threads(&s)
                 } else {
                     Vec::new()
                 };
                 let mut message = format!("stuck: operations {} never run", list.join(" "));
-                for w in waits {
+                for w in &waits {
                     message.push_str("; ");
-                    message.push_str(&w);
+                    message.push_str(&w.text);
                 }
+                let at: Vec<String> = waits.iter().filter_map(|w| w.op.as_ref()).map(|o| o.describe()).collect();
                 errors.push(ErrorReport {
                     kind: "deadlock".into(),
                     message,
@@ -179,12 +215,14 @@ impl RunReport {
                     shortened_from: d.graph_shortest_from.filter(|&n| n > schedule.len()),
                     graph_shortest: d.graph_shortest_from.map(|_| schedule.len()),
                     conflict: None,
-                    at: None,
+                    at: (!at.is_empty()).then(|| at.join("; ")),
+                    last_at: None,
+                    stuck: waits,
                     steps: schedule.len(),
                 });
             }
         }
-        let conflicts_by_attribute = findings::group(model, &errors);
+        let conflicts_by_attribute = findings::group(&errors);
         RunReport {
             conflicts_by_attribute,
             file: file.to_string(),

@@ -4,7 +4,6 @@
 use std::fmt::Write;
 
 use super::{bytes, opt, RunReport};
-use crate::model::ModelKind;
 
 fn rule(out: &mut String, title: &str) {
     let _ = writeln!(out, "{:=<60} {title}", "");
@@ -41,15 +40,11 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     for (i, e) in r.errors.iter().enumerate() {
         rule(&mut out, &format!("error {}", i + 1));
         let _ = writeln!(out, "{}: {}", e.kind, e.message);
-        let place = match (&e.event, &e.app) {
-            (Some(ev), Some(app)) if e.at.is_some() => {
-                format!("{} (event {ev}, app {app})", e.at.as_deref().unwrap_or_default())
-            }
-            (Some(ev), Some(app)) => format!("line {} (event {ev}, app {app})", e.line),
-            _ if r.model == ModelKind::EmTrace => format!("operation {}", e.line),
-            _ => format!("line {}", e.line),
-        };
+        let place = e.place(r.model);
         let _ = writeln!(out, "  at:       {place}");
+        if let Some(earlier) = e.earlier() {
+            let _ = writeln!(out, "  earlier:  {earlier}");
+        }
         let shortened = match (e.shortened_from, e.graph_shortest) {
             (Some(n), Some(g)) if g == e.steps => {
                 format!("   (shortest in the explored state graph; first found: {n} steps)")

@@ -126,6 +126,24 @@ pub struct EmTrace {
     pub location_class: Vec<Sym>,
     /// Raw message id of each dense message id.
     pub messages: Vec<u64>,
+    /// When the trace is the conversion of DroidRacer's `abc_log.txt`: where each of its lines
+    /// came from, so that reports name operations in the log's terms too.
+    pub origin: Option<LogOrigin>,
+}
+
+/// Where a converted trace's lines, threads and messages come from in `abc_log.txt`
+/// (docs/abc-log.md: threads and messages are renumbered, lines numbered from 1).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogOrigin {
+    /// Per line of the converted trace (from 1; entry 0 unused): the log's line, 0 for an
+    /// operation the conversion added (a NOP, FORK, THREADINIT or THREADEXIT of a fresh thread,
+    /// an UNLOCK or RET closing the log).
+    pub lines: Vec<u32>,
+    /// Per thread id of the converted trace (from 1; entry 0 unused): the log's `tid` (a fresh
+    /// thread's id lies above every recorded one).
+    pub threads: Vec<u64>,
+    /// Per message id of the converted trace (from 1; entry 0 unused): the log's `msg`.
+    pub messages: Vec<u64>,
 }
 
 impl EmTrace {
@@ -518,6 +536,7 @@ pub fn parse_trace(file: &Path, bytes: &[u8]) -> Result<EmTrace, InputError> {
         locations: p.location_list,
         location_class: p.location_class,
         messages: p.message_raw,
+        origin: None,
     })
 }
 

@@ -80,6 +80,7 @@ impl SmartAppModel {
         cx.user_event = ev.touch.is_some() || user_action(&ev.attr);
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
+            cx.method = Some(method);
             cx.call_method(*app, method, Vec::new()).map(|_| ())
         } else if let Some(d) = ev.dev {
             cx.set_attr(d, &ev.attr, Value::Str(ev.value.clone()), None)

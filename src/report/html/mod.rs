@@ -18,7 +18,7 @@ use self::lanes::{diagram, Diagram, Marked};
 use self::page::{badge, collapsed, kv, table, Page};
 use super::compare::{InputRuns, NotCompared};
 use super::{bytes, opt, ErrorReport, RunReport};
-use crate::model::{parse_schedule, Choice, Model, ModelKind};
+use crate::model::{parse_schedule, Choice, Model};
 
 /// `s` with `&`, `<`, `>`, `"` and `'` as entities: safe in text and in quoted attributes.
 pub fn esc(s: &str) -> String {
@@ -185,16 +185,15 @@ fn run_badge(r: &RunReport) -> String {
 
 /// One error as the text report has it.
 fn error_html(r: &RunReport, i: usize, e: &ErrorReport) -> String {
-    let place = match (&e.event, &e.app, &e.at) {
-        (Some(ev), Some(app), Some(at)) => format!("{at} (event {ev}, app {app})"),
-        (Some(ev), Some(app), None) => format!("line {} (event {ev}, app {app})", e.line),
-        _ if r.model == ModelKind::EmTrace => format!("operation {}", e.line),
-        _ => format!("line {}", e.line),
-    };
+    let place = e.place(r.model);
     let files: Vec<String> = r.file.split(" + ").map(super::text::quote).collect();
     let replay =
         format!("tracepor replay {} --schedule {}{}", files.join(" "), super::text::quote(&e.schedule), r.load_flags);
-    let mut rows = vec![("at", place), ("schedule", format!("{} ({} steps)", e.schedule, e.steps))];
+    let mut rows = vec![("at", place)];
+    if let Some(earlier) = e.earlier() {
+        rows.push(("earlier", earlier));
+    }
+    rows.push(("schedule", format!("{} ({} steps)", e.schedule, e.steps)));
     if let Some(n) = e.shortened_from {
         rows.push(("first found", format!("{n} steps")));
     }

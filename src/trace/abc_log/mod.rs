@@ -35,6 +35,7 @@ pub fn load(file: &Path) -> Result<EmTrace, InputError> {
     let files = to_em(file, &bytes)?;
     let mut trace = em::parse_trace(file, files.trace.as_bytes())?;
     em::parse_dependence(file, files.dependence.as_bytes(), &mut trace)?;
+    trace.origin = Some(files.origin);
     Ok(trace)
 }
 

@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::convert::{handlers, Converted, Emitted};
 use super::read::{AbcLog, LogLine};
+use crate::trace::em::LogOrigin;
 use crate::trace::InputError;
 
 fn num(l: &LogLine, key: &str) -> u64 {
@@ -20,6 +21,8 @@ fn num(l: &LogLine, key: &str) -> u64 {
 pub struct EmFiles {
     pub trace: String,
     pub dependence: String,
+    /// Where the trace's lines, threads and messages come from in the log.
+    pub origin: LogOrigin,
 }
 
 /// Renumbers and writes a converted log.
@@ -72,7 +75,18 @@ pub fn write(log: &AbcLog, c: &Converted) -> Result<EmFiles, InputError> {
         Ok(())
     };
     let mut out = String::with_capacity(c.ops.len() * 48);
+    let mut origin = LogOrigin {
+        lines: vec![0; c.ops.len() + 1],
+        threads: std::iter::once(0).chain(threads.iter().copied()).collect(),
+        messages: std::iter::once(0).chain(msgs.iter().copied()).collect(),
+    };
     for (k, e) in c.ops.iter().enumerate() {
+        origin.lines[k + 1] = match e {
+            Emitted::Log(i) | Emitted::Access(i) => log.lines[*i].line,
+            // A rewritten post stands for the log's POST.
+            Emitted::EnvPost { line: i, .. } | Emitted::DelayPost { line: i, .. } => log.lines[*i].line,
+            _ => 0,
+        };
         write!(out, "{} ", k + 1).ok();
         match e {
             Emitted::Log(i) | Emitted::Access(i) => {
@@ -152,5 +166,5 @@ pub fn write(log: &AbcLog, c: &Converted) -> Result<EmFiles, InputError> {
     for (s, d) in &c.edges {
         writeln!(dependence, "src:{} dest:{}", s + 1, d + 1).ok();
     }
-    Ok(EmFiles { trace: out, dependence })
+    Ok(EmFiles { trace: out, dependence, origin })
 }
