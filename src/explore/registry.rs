@@ -11,7 +11,8 @@
 //! loop is generic over `M`, so the transitions themselves are statically dispatched.
 
 use super::{
-    dpor, dpor_events, dpor_sleep, em_dpor, em_dpor_sleep, full, full_stateless, reads_from, stateful_dpor, Strategy,
+    dpor, dpor_events, dpor_sleep, em_dpor, em_dpor_sleep, full, full_stateless, monitors, reads_from, stateful_dpor,
+    Strategy,
 };
 use crate::model::em::EmModel;
 use crate::model::events::EventModel;
@@ -169,6 +170,14 @@ const ENTRIES: &[Entry] = &[
         em_trace: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
         events: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
         smartapps: Some(|| Box::new(stateful_dpor::StatefulDpor::new())),
+        ..BASE
+    },
+    Entry {
+        name: "monitors",
+        what: "SmartApps with conflicts observed: the system's states explored once with no conflict ghost stored, each attribute's conflicts then found on the product of that graph with its own monitor; the same findings as `full` (elsewhere it runs `full`)",
+        paper: "the synchronous product of a system with monitors of a safety property (Vardi and Wolper, LICS 1986), one monitor per attribute (src/explore/monitors.rs)",
+        parallel: &[ModelKind::SmartApps],
+        smartapps: Some(|| Box::new(monitors::Monitors)),
         ..BASE
     },
     Entry {
