@@ -192,26 +192,41 @@ impl Interner {
 /// One transition taken from a frontier state.
 struct Step {
     choice: Choice,
-    result: Result<(SmartState, Vec<u32>), ModelError>,
+    result: Result<Reached, ModelError>,
     writes: Vec<GhostWrite>,
 }
 
-/// The transitions of `state`, each run with no ghost kept (None: nothing is enabled).
-fn expand(m: &SmartAppModel, state: &SmartState) -> Option<Vec<Step>> {
+/// Where a step went: a state stored before the chunk began, or one that was not (kept whole,
+/// with its encoding and hash, until the merge stores it or finds it stored by then).
+enum Reached {
+    Stored(u32),
+    New(SmartState, Vec<u32>, u64),
+}
+
+/// The transitions of `state`, each run with no ghost kept (None: nothing is enabled). Most
+/// lead to a stored state (98% on the alarm home): those are stepped on one scratch copy and
+/// looked up, nothing kept.
+fn expand(m: &SmartAppModel, store: &StateStore, state: &SmartState) -> Option<Vec<Step>> {
     let mut enabled = Vec::new();
     m.enabled(state, &mut enabled);
     if enabled.is_empty() {
         return None;
     }
+    let mut next = state.clone();
+    let mut key = Vec::new();
     let steps = enabled
         .into_iter()
         .map(|c| {
-            let mut next = state.clone();
+            next.clone_from(state);
             let mut writes = Vec::new();
             let result = m.step_unmonitored(&mut next, c, &mut writes).map(|()| {
-                let mut key = Vec::new();
+                key.clear();
                 m.encode(&next, &mut key);
-                (next, key)
+                let hash = fingerprint(&key);
+                match store.find(&key, hash) {
+                    Some(id) => Reached::Stored(id),
+                    None => Reached::New(next.clone(), key.clone(), hash),
+                }
             });
             Step { choice: c, result, writes }
         })
@@ -257,10 +272,11 @@ fn explore(search: &mut Search<'_, SmartAppModel>) -> Graph {
             if search.stopped() {
                 break 'levels;
             }
+            let stored = &store;
             let expanded: Vec<Option<Vec<Step>>> = if threads > 1 {
-                chunk.par_iter().with_max_len(1).map(|(_, s)| expand(m, s)).collect()
+                chunk.par_iter().with_max_len(1).map(|(_, s)| expand(m, stored, s)).collect()
             } else {
-                chunk.iter().map(|(_, s)| expand(m, s)).collect()
+                chunk.iter().map(|(_, s)| expand(m, stored, s)).collect()
             };
             for ((from, state), steps) in chunk.iter().zip(expanded) {
                 // States are expanded in id order: their edges are contiguous.
@@ -286,12 +302,16 @@ fn explore(search: &mut Search<'_, SmartAppModel>) -> Graph {
                             search.error(e, &path);
                             NONE
                         }
-                        Ok((state, key)) => {
+                        Ok(Reached::Stored(id)) => {
+                            search.state_match();
+                            id
+                        }
+                        Ok(Reached::New(state, key, hash)) => {
                             let growth = store.growth(key.len());
                             if growth > 0 && search.reserve(growth) {
                                 break 'levels;
                             }
-                            let (fresh, id) = store.insert(&key, fingerprint(&key));
+                            let (fresh, id) = store.insert(&key, hash);
                             if fresh {
                                 *search.stats.stored_state_bytes.get_or_insert(0) += 4 * key.len() as u64;
                                 search.new_state();
