@@ -28,6 +28,15 @@
 //! as a write, so two events whose writes of one attribute can conflict are dependent and both
 //! orders are explored. (A planted bug, the ghost left out of the state hash, is caught by
 //! tests/soundness_homes.rs.)
+//!
+//! **The ghosts as monitors** (`explore/monitors.rs`). Since in observe mode nothing but the
+//! check reads a ghost, and the check of an attribute reads that attribute's ghost only, the
+//! ghosts need not be stored at all: [`SmartAppModel::step_unmonitored`] runs a transition
+//! keeping none and hands out the writes the check would have read, in order
+//! ([`GhostWrite`]), and [`SmartAppModel::monitor_conflict`] applies the check to one of them
+//! and the ghost before it, with the rule and the report `set_attr` uses (one function,
+//! `conflicts`, and one text, `conflict_text`, for both). Under `--conflict-mode end` a
+//! conflict ends its path, the ghosts decide which transitions exist, and this does not apply.
 
 use super::*;
 
