@@ -174,7 +174,7 @@ impl<'m, M: Registered> Check<'m, M> {
         Check {
             model,
             file: String::new(),
-            strategy: registry::default_for::<M>(),
+            strategy: registry::default_for_model(model),
             limits: Limits::default(),
             options: SearchOptions::default(),
             progress: None,

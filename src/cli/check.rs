@@ -117,8 +117,8 @@ pub fn check(
 }
 
 /// The name of the strategy `check` runs on `m` by default.
-fn default_name<M: Registered>(_: &M) -> &'static str {
-    registry::default_for::<M>().name
+fn default_name<M: Registered>(m: &M) -> &'static str {
+    registry::default_for_model(m).name
 }
 
 /// `regress`: every input under `dirs` with an expected outcome file beside it, pass or fail.
@@ -278,7 +278,7 @@ pub(super) fn check_model<M: Registered>(
 ) -> Result<RunReport, Fail> {
     let entry = match strategy {
         Some(name) => crate::check::strategy_for(m, name)?,
-        None => registry::default_for::<M>(),
+        None => registry::default_for_model(m),
     };
     crate::check::check_search_options(m.kind(), &[entry], &common.search_options())?;
     if dot.is_some() {

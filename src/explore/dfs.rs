@@ -107,6 +107,24 @@ impl StateStore {
         }
     }
 
+    /// The id of `key` (whose [`fingerprint`] is `hash`) when it is stored; reads only, so
+    /// parallel workers may look up while nothing is stored (`monitors.rs`).
+    pub(crate) fn find(&self, key: &[u32], hash: u64) -> Option<u32> {
+        let tag = hash >> 32;
+        let mask = self.table.len() - 1;
+        let mut i = slot(tag, mask);
+        loop {
+            let e = self.table[i];
+            if e == 0 {
+                return None;
+            }
+            if e >> 32 == tag && self.key((e as u32) - 1) == key {
+                return Some((e as u32) - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// Stores `key` (whose [`fingerprint`] is `hash`) unless stored already; returns whether it
     /// is new and its id (ids count up from 0 in insertion order).
     pub(crate) fn insert(&mut self, key: &[u32], hash: u64) -> (bool, u32) {

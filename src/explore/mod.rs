@@ -30,6 +30,7 @@
 //! | [`em_dpor_sleep`] | `em-dpor-sleep`: EM-DPOR with sleep sets, a sound step toward one execution per outcome (EM traces) | no |
 //! | [`reads_from`] | `optimal`: reads-from maps enumerated, each decided by saturation and a persistent-set witness search; one execution per outcome (EM traces) | within a witness search |
 //! | [`stateful_dpor`] | `stateful-dpor`: Trimananda et al., cyclic state spaces | yes |
+//! | [`monitors`] | `monitors`: SmartApp conflicts observed, found per attribute on the product of the ghost-free system graph with that attribute's monitor | yes |
 //! | [`registry`] | the strategies by name, and what each needs and supports | |
 //! | [`stats`] | counters and limits | |
 //! | [`outcomes`] | outcome sets, deadlocks and errors | |
@@ -47,6 +48,7 @@ pub mod em_dpor_sleep;
 pub mod full;
 pub mod full_stateless;
 pub mod graph;
+pub mod monitors;
 pub mod outcomes;
 pub mod races;
 pub mod reads_from;

@@ -11,7 +11,8 @@
 //! loop is generic over `M`, so the transitions themselves are statically dispatched.
 
 use super::{
-    dpor, dpor_events, dpor_sleep, em_dpor, em_dpor_sleep, full, full_stateless, reads_from, stateful_dpor, Strategy,
+    dpor, dpor_events, dpor_sleep, em_dpor, em_dpor_sleep, full, full_stateless, monitors, reads_from, stateful_dpor,
+    Strategy,
 };
 use crate::model::em::EmModel;
 use crate::model::events::EventModel;
@@ -172,6 +173,16 @@ const ENTRIES: &[Entry] = &[
         ..BASE
     },
     Entry {
+        name: "monitors",
+        what: "SmartApps with conflicts observed: the system's states explored once with no conflict ghost stored, each attribute's conflicts then found on the product of that graph with its own monitor; the same findings as `full` (elsewhere it runs `full`)",
+        paper: "the synchronous product of a system with monitors of a safety property (Vardi and Wolper, LICS 1986), one monitor per attribute (src/explore/monitors.rs)",
+        parallel: &[ModelKind::SmartApps],
+        // The default only where it applies in full (`default_for_model`); elsewhere it is `full`.
+        compare_on_request: true,
+        smartapps: Some(|| Box::new(monitors::Monitors)),
+        ..BASE
+    },
+    Entry {
         name: "em-dpor-sleep",
         what: "Android traces: `em-dpor` that also skips orders it has already covered (sleep sets)",
         paper: "Maiya et al., TACAS 2016, with Godefroid's sleep sets (docs/optimal.md)",
@@ -198,6 +209,11 @@ pub trait Registered: Model + Sized {
     const KIND: ModelKind;
     /// This model type's builder in `entry`, if the strategy applies to it.
     fn builder(entry: &Entry) -> Build<Self>;
+    /// The strategy that is best on this model as loaded, where that depends on its options
+    /// more than the ranks say (None: [`default_for`]'s).
+    fn preferred_strategy(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl Registered for EmModel {
@@ -218,6 +234,12 @@ impl Registered for SmartAppModel {
     const KIND: ModelKind = ModelKind::SmartApps;
     fn builder(entry: &Entry) -> Build<Self> {
         entry.smartapps
+    }
+    /// With conflicts observed, `monitors`: it explores the system once and each attribute's
+    /// ghost apart, where `stateful-dpor` stores every combination of the ghosts (the alarm home
+    /// finishes with it and not with `stateful-dpor`: docs/reductions-homes.md).
+    fn preferred_strategy(&self) -> Option<&'static str> {
+        self.observes_conflicts().then_some("monitors")
     }
 }
 
@@ -278,6 +300,12 @@ pub fn default_for<M: Registered>() -> &'static Entry {
         .filter(|e| !e.not_default_on.contains(&M::KIND))
         .max_by_key(|e| e.default_rank)
         .expect("every model type has a strategy")
+}
+
+/// The best sound strategy for `model` as loaded: its [`Registered::preferred_strategy`], else
+/// [`default_for`]'s.
+pub fn default_for_model<M: Registered>(model: &M) -> &'static Entry {
+    model.preferred_strategy().and_then(lookup).filter(|e| e.applies_to::<M>()).unwrap_or_else(default_for::<M>)
 }
 
 /// The exhaustive strategies, in registry order (`full` first: it also handles cycles).

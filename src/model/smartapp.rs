@@ -57,6 +57,7 @@ mod slice;
 mod value;
 
 use builtins::*;
+pub use delivery::GhostWrite;
 use devices::*;
 use encode::*;
 pub use load::{conflict_scope, load};
@@ -285,6 +286,9 @@ struct Ctx<'m> {
     /// When asked for (reports): each app write recorded as the last writer, as (slot, app,
     /// `file:line, handler h`), for the earlier side of a conflict ([`SmartAppModel::write_place`]).
     places: Option<Vec<(usize, usize, String)>>,
+    /// The monitors' run (`explore/monitors.rs`): the app writes of attributes whose conflict
+    /// ghost would be kept, in order, handed out instead of checked and kept.
+    ghost_writes: Option<Vec<delivery::GhostWrite>>,
     /// The event fired is the user's own action (an app touch, a button, an NFC tag, a cube
     /// turned): the next delivery runs its handlers as the user's direct command.
     user_event: bool,
@@ -328,6 +332,7 @@ impl<'m> Ctx<'m> {
             touch_app: None,
             log: None,
             places: None,
+            ghost_writes: None,
             user_event: false,
             manual: false,
         }
@@ -341,13 +346,7 @@ impl<'m> Ctx<'m> {
 
     /// `file:line, handler h` of `app`'s `line` run by subscription `sub`.
     fn place(&self, app: usize, line: usize, sub: Option<usize>) -> String {
-        let mut at = format!("{}:{line}", self.m.apps[app].file);
-        match (sub, self.method) {
-            (Some(s), _) => at.push_str(&format!(", handler {}", self.m.subs[s].handler.name())),
-            (None, Some(method)) => at.push_str(&format!(", handler {method}")),
-            (None, None) => {}
-        }
-        at
+        self.m.place(app, line, sub, self.method)
     }
 }
 
@@ -358,6 +357,19 @@ const NOW: i64 = 1_564_191_100_415;
 const CONFLICT: &str = "conflict: ";
 
 impl SmartAppModel {
+    /// `file:line, handler h` of `app`'s `line` run by subscription `sub`.
+    /// `file:line, handler h` of `app`'s `line`, run by subscription `sub`, or else within the
+    /// scheduled `method` an event runs.
+    fn place(&self, app: usize, line: usize, sub: Option<usize>, method: Option<&str>) -> String {
+        let mut at = format!("{}:{line}", self.apps[app].file);
+        match (sub, method) {
+            (Some(s), _) => at.push_str(&format!(", handler {}", self.subs[s].handler.name())),
+            (None, Some(method)) => at.push_str(&format!(", handler {method}")),
+            (None, None) => {}
+        }
+        at
+    }
+
     /// The app writes along `path` that make their app the last writer of `variable`
     /// (`device.attribute`), as (step, app name), in order; empty without `--conflicts`. Tells
     /// why a pair's conflict is not a home's (a third app's write between the two).

@@ -28,10 +28,152 @@
 //! as a write, so two events whose writes of one attribute can conflict are dependent and both
 //! orders are explored. (A planted bug, the ghost left out of the state hash, is caught by
 //! tests/soundness_homes.rs.)
+//!
+//! **The ghosts as monitors** (`explore/monitors.rs`). Since in observe mode nothing but the
+//! check reads a ghost, and the check of an attribute reads that attribute's ghost only, the
+//! ghosts need not be stored at all: [`SmartAppModel::step_unmonitored`] runs a transition
+//! keeping none and hands out the writes the check would have read, in order
+//! ([`GhostWrite`]), and [`SmartAppModel::monitor_conflict`] applies the check to one of them
+//! and the ghost before it, with the rule and the report `set_attr` uses (one function,
+//! `conflicts`, and one text, `conflict_text`, for both). Under `--conflict-mode end` a
+//! conflict ends its path, the ghosts decide which transitions exist, and this does not apply.
 
 use super::*;
 
+/// An app's write of an attribute whose conflict ghost is kept, made by a run that keeps no
+/// ghost (`explore/monitors.rs`): all the conflict check of `set_attr` reads of the write.
+#[derive(Clone, Debug)]
+pub struct GhostWrite {
+    /// The attribute's slot.
+    pub slot: u32,
+    /// The writing app (its index).
+    pub app: u8,
+    /// Made on the user's direct command (never a conflict itself; still the last write).
+    pub manual: bool,
+    pub line: u32,
+    /// The subscription whose handler made it.
+    pub sub: Option<usize>,
+    pub value: Value,
+}
+
+impl GhostWrite {
+    /// The words that tell writes apart for every use a monitor makes of them (slot, app,
+    /// manual, line, handler, the value's canonical encoding).
+    pub fn key(&self, out: &mut Vec<u32>) {
+        out.extend([
+            self.slot,
+            self.app as u32,
+            self.manual as u32,
+            self.line,
+            self.sub.map_or(u32::MAX, |s| s as u32),
+        ]);
+        encode_value(&self.value, out);
+    }
+
+    /// The words of the ghost this write leaves (its app and value: what a later write of the
+    /// slot is compared with), as the state's encoding has them.
+    pub fn ghost_key(&self, out: &mut Vec<u32>) {
+        out.push(self.app as u32 + 1);
+        encode_value(&self.value, out);
+    }
+}
+
+/// IoTCheck's conflict: an app's write of `value` where another app (`last_writer`, index + 1;
+/// 0 for none) last wrote another value, unless the write is on the user's direct command.
+fn conflicts(last_writer: u8, last: &Value, app: usize, value: &Value, manual: bool) -> bool {
+    last_writer != 0 && last_writer as usize != app + 1 && !loose_eq(last, value) && !manual
+}
+
 impl SmartAppModel {
+    /// Both sides of a conflict on `slot` and its message.
+    fn conflict_text(
+        &self,
+        slot: usize,
+        other: usize,
+        last: &Value,
+        app: usize,
+        value: &Value,
+    ) -> (Box<crate::model::Conflict>, String) {
+        let (dev, attr) = &self.slots[slot];
+        let other = &self.apps[other].name;
+        let conflict = Box::new(crate::model::Conflict {
+            variable: format!("{}.{attr}", self.devices[*dev as usize]),
+            app: self.apps[app].name.to_string(),
+            value: value.text(),
+            last_app: other.to_string(),
+            last_value: last.text(),
+        });
+        let message = format!(
+            "apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
+            self.apps[app].name,
+            self.devices[*dev as usize],
+            last.text(),
+            self.apps[app].name,
+            value.text()
+        );
+        (conflict, message)
+    }
+
+    /// Whether conflicts are observations that leave every path as it is (`--conflicts` in
+    /// `--conflict-mode observe`): then the system never reads the ghosts (module header).
+    pub fn observes_conflicts(&self) -> bool {
+        self.opts.conflicts && self.opts.conflict_mode == crate::model::ConflictMode::Observe
+    }
+
+    /// The slots whose conflict ghost the state keeps: attributes two apps may write, stored,
+    /// in `--conflicts-on`'s scope (empty without `--conflicts`).
+    pub fn monitored_slots(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&s| {
+                self.opts.conflicts
+                    && self.dead_slots.get(s) != Some(&true)
+                    && self.no_ghost.get(s) != Some(&true)
+                    && self.in_conflict_scope(s)
+            })
+            .collect()
+    }
+
+    /// Takes choice `c` from `s` keeping no ghost: the state's ghosts stay as they are (empty
+    /// from the initial state), no conflict is checked, and each app write of a monitored slot
+    /// is appended to `writes`, in order (also when the step ends in an error: the writes made
+    /// before it). Everything else is [`Model::step`]'s.
+    pub fn step_unmonitored(
+        &self,
+        s: &mut SmartState,
+        c: Choice,
+        writes: &mut Vec<GhostWrite>,
+    ) -> Result<(), ModelError> {
+        let mut acc = Vec::new();
+        self.fire_with(s, c as usize, &mut acc, &mut None, None, None, Some(writes))
+    }
+
+    /// The conflict `write`, made by the transition of choice `c`, observes when `last` is the
+    /// slot's last write (its ghost; None: no app has written it), exactly as `set_attr` checks
+    /// and reports it; None when it is no conflict.
+    pub fn monitor_conflict(&self, last: Option<&GhostWrite>, write: &GhostWrite, c: Choice) -> Option<ModelError> {
+        let (w, v) = last.map_or((0, &Value::Null), |g| (g.app + 1, &g.value));
+        let app = write.app as usize;
+        if !conflicts(w, v, app, &write.value, write.manual) {
+            return None;
+        }
+        let (conflict, message) = self.conflict_text(write.slot as usize, w as usize - 1, v, app, &write.value);
+        Some(ModelError {
+            kind: "conflict",
+            message,
+            line: write.line as usize,
+            event: self.events.get(c as usize).map(|e| e.name.clone()),
+            app: Some(conflict.app.clone()),
+            conflict: Some(conflict),
+            // A write outside subscriptions is the scheduled method's the event runs (as in
+            // `Ctx::place`).
+            at: Some(self.place(
+                app,
+                write.line as usize,
+                write.sub,
+                self.events.get(c as usize).and_then(|e| e.run.as_ref()).map(|(_, m)| m.as_str()),
+            )),
+        })
+    }
     pub(super) fn slot(&self, dev: u16, attr: &str) -> Option<usize> {
         self.slot_of.get(dev as usize)?.iter().find(|(a, _)| a == attr).map(|p| p.1)
     }
@@ -64,6 +206,23 @@ impl SmartAppModel {
         places: Option<&mut Vec<(usize, usize, String)>>,
         seen: Option<&mut Vec<ModelError>>,
     ) -> Result<(), ModelError> {
+        self.fire_with(st, e, acc, log, places, seen, None)
+    }
+
+    /// [`SmartAppModel::fire_traced`]; given `writes`, the conflict ghosts are neither read nor
+    /// kept: each app write of an attribute whose ghost would be kept is appended to `writes`
+    /// instead, in order, and no conflict is checked (the monitors' run, `explore/monitors.rs`).
+    #[allow(clippy::too_many_arguments)]
+    fn fire_with(
+        &self,
+        st: &mut SmartState,
+        e: usize,
+        acc: &mut Vec<Access>,
+        log: &mut Option<Vec<Logged>>,
+        places: Option<&mut Vec<(usize, usize, String)>>,
+        seen: Option<&mut Vec<ModelError>>,
+        writes: Option<&mut Vec<GhostWrite>>,
+    ) -> Result<(), ModelError> {
         if e >= self.events.len() {
             self.configure(st, e - self.events.len(), acc);
             return Ok(());
@@ -77,6 +236,8 @@ impl SmartAppModel {
         if places.is_some() {
             cx.places = Some(Vec::new());
         }
+        let mut writes = writes;
+        cx.ghost_writes = writes.as_deref_mut().map(std::mem::take);
         cx.user_event = ev.touch.is_some() || user_action(&ev.attr);
         let r = if let Some((app, method)) = &ev.run {
             cx.app = *app;
@@ -97,6 +258,9 @@ impl SmartAppModel {
         *log = cx.log.take();
         if let (Some(out), Some(found)) = (places, cx.places.take()) {
             out.extend(found);
+        }
+        if let Some(out) = writes {
+            *out = cx.ghost_writes.take().unwrap_or_default();
         }
         if let Some(seen) = seen {
             for mut o in cx.observed.drain(..) {
@@ -173,28 +337,23 @@ impl Ctx<'_> {
         };
         let changes = new_writer || !loose_eq(&self.st.attrs[slot], &value);
         self.touch(slot as u32, changes);
-        if let (Some(app), true) = (by, ghost) {
+        if let (Some(app), true, Some(out)) = (by, ghost, self.ghost_writes.as_mut()) {
+            // The monitors' run: the write is handed out, the ghost is neither read nor kept.
+            out.push(GhostWrite {
+                slot: slot as u32,
+                app: app as u8,
+                manual: self.manual,
+                line: self.line as u32,
+                sub: self.sub,
+                value: value.clone(),
+            });
+        } else if let (Some(app), true) = (by, ghost) {
             let (w, last) = &self.st.writers[slot];
             // A write on the user's direct command is the user's intent, not a conflict (as
             // IoTCheck leaves its "manual" writes out); it is still the last write, so an
             // automation undoing it conflicts.
-            if *w != 0 && *w as usize != app + 1 && !loose_eq(last, &value) && !self.manual {
-                let other = &self.m.apps[*w as usize - 1].name;
-                let conflict = Box::new(crate::model::Conflict {
-                    variable: format!("{}.{attr}", self.m.devices[dev as usize]),
-                    app: self.m.apps[app].name.to_string(),
-                    value: value.text(),
-                    last_app: other.to_string(),
-                    last_value: last.text(),
-                });
-                let message = format!(
-                    "apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
-                    self.m.apps[app].name,
-                    self.m.devices[dev as usize],
-                    last.text(),
-                    self.m.apps[app].name,
-                    value.text()
-                );
+            if conflicts(*w, last, app, &value, self.manual) {
+                let (conflict, message) = self.m.conflict_text(slot, *w as usize - 1, last, app, &value);
                 if self.m.opts.conflict_mode == crate::model::ConflictMode::Observe {
                     // Where the earlier side wrote is the place recorded last before this
                     // point: marked, since later writes of this firing go on (`write_place`).
