@@ -229,6 +229,40 @@ fn pages_render_with_every_lane() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A wide witness stays readable: music's race witnesses run on all 25 lanes; each is drawn
+/// with the racing pair's lane (every pair is two handlers of looper 1) in full and the 24
+/// others folded into one lane, and the full diagram kept under it, collapsed, with every lane.
+/// The screenshot (details collapsed) shows exactly two lane headers: the looper's and the
+/// folded one.
+#[test]
+fn a_wide_witness_folds_the_lanes_outside_its_pair() {
+    let chrome = browser();
+    let dir = temp_dir("wide");
+    let music = shared().join("traces/em-explorer/tacas-2016/music");
+    let out = dir.join("music.html");
+    let html = page(&["check", music.to_str().unwrap(), "--quiet"], &out);
+    check_static(&html);
+    let lanes = tracepor::model::load_all(std::slice::from_ref(&music), Default::default()).expect("loads");
+    let names: Vec<String> = tracepor::with_model!(&lanes, m => m.lanes().into_iter().map(|l| l.name).collect());
+    assert_eq!(names.len(), 25);
+    assert!(
+        html.contains("1 of 25 lanes drawn in full (those of the pair); the others folded into one"),
+        "no folded view"
+    );
+    assert!(html.contains("<details><summary>all 25 lanes</summary>"), "the full diagram is not kept");
+    assert!(html.contains("24 other lanes: thread 2, "), "the folded lane does not say what it holds");
+    // Every lane is still there, in the full diagram.
+    let full = &html[html.find("<summary>all 25 lanes</summary>").unwrap()..];
+    for name in &names {
+        assert!(full.contains(&format!("<title>{name}</title>")), "lane {name} missing from the full diagram");
+    }
+    if let Some(chrome) = &chrome {
+        // Tall enough to reach the pair of the first witness (its steps 284 and 451 of 465).
+        check_rendered("wide", chrome, &out, 9000, 2, true);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn corpus_page_renders_its_table_and_chart() {
     let chrome = browser();

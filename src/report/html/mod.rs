@@ -143,7 +143,25 @@ pub(crate) fn figure_html(f: &Figure, bare: bool) -> String {
             badge("warn", &format!("{} marks past the first {} not drawn", d.cut, lanes::MAX_ROWS))
         );
     }
-    let _ = writeln!(out, "<div class=\"scroll\">{}</div></div>", lanes::svg(d, 1180.0));
+    match &d.folded {
+        // A wide diagram: the pair's lanes in full, the others folded; every lane below.
+        Some(f) => {
+            let _ = write!(
+                out,
+                "<p class=\"cap\">{} of {} lanes drawn in full (those of the pair); the others folded into one</p>\
+<div class=\"scroll\">{}</div><details><summary>all {} lanes</summary><div class=\"scroll\">{}</div></details></div>",
+                f.lanes.len() - 1,
+                d.lanes.len(),
+                lanes::svg(f, 1180.0),
+                d.lanes.len(),
+                lanes::svg(d, 1180.0)
+            );
+            out.push('\n');
+        }
+        None => {
+            let _ = writeln!(out, "<div class=\"scroll\">{}</div></div>", lanes::svg(d, 1180.0));
+        }
+    }
     out
 }
 
