@@ -263,6 +263,36 @@ fn a_wide_witness_folds_the_lanes_outside_its_pair() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Where strategies disagree, `compare --html` draws a witness: here an ablation the paper
+/// shows unsound (`--no-full-cycle`) misses the assertion `full` reaches (tests/cli.rs); the
+/// page draws the schedule that reaches it, the failing step outlined.
+#[test]
+fn compare_draws_the_witness_of_a_disagreement() {
+    let chrome = browser();
+    let dir = temp_dir("disagree");
+    let model = root().join("fixtures/events/premature-termination.events");
+    let out = dir.join("compare.html");
+    let args = ["compare", model.to_str().unwrap(), "--strategies", "full,stateful-dpor", "--no-full-cycle", "--quiet"];
+    let o = Command::new(env!("CARGO_BIN_EXE_tracepor")).args(args).arg("--html").arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(4), "a disagreement: {}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&out).unwrap();
+    check_static(&html);
+    let at = html
+        .find("witness of a disagreement: stateful-dpor --no-full-cycle missed what full reached")
+        .expect("no witness of the disagreement");
+    let figure = &html[at..];
+    assert!(figure.contains("missed by stateful-dpor --no-full-cycle: error assert at line 29"), "what was missed");
+    assert!(figure.contains("schedule <code>arm,check</code>"), "the witness's schedule");
+    assert!(figure[..figure.find("</svg>").unwrap()].contains("class=\"lanes\""), "drawn as lanes");
+    // Drawn once: the same error found by `full` is not drawn again.
+    assert_eq!(html.matches("class=\"lanes\"").count(), 1);
+    if let Some(chrome) = &chrome {
+        // The schedule runs on one lane (the environment: the apps' lane has nothing in it).
+        check_rendered("disagree", chrome, &out, 1600, 1, true);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn corpus_page_renders_its_table_and_chart() {
     let chrome = browser();
