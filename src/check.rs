@@ -530,15 +530,19 @@ pub fn verdict<M: Model>(model: &M, runs: &[RunReport]) -> Verdict {
             (None, Some(i)) => got[i].as_ref().map(|p| (i, r, p)),
             (None, None) => None,
         }
-        .map(|(outcome, by, path)| Witness {
-            outcome: outcome.clone(),
-            reached_by: by.strategy.clone(),
-            replay: format!(
-                "tracepor replay {} --schedule {}{}",
-                crate::report::text::quote(&r.file),
-                crate::report::text::quote(&format_schedule(model, path)),
-                r.load_flags
-            ),
+        .map(|(outcome, by, path)| {
+            let schedule = format_schedule(model, path);
+            Witness {
+                outcome: outcome.clone(),
+                reached_by: by.strategy.clone(),
+                replay: format!(
+                    "tracepor replay {} --schedule {}{}",
+                    crate::report::text::quote(&r.file),
+                    crate::report::text::quote(&schedule),
+                    r.load_flags
+                ),
+                schedule,
+            }
         });
         disagreements.push(Disagreement { strategy: r.strategy.clone(), missed, invented, witness });
     }

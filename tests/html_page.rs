@@ -229,6 +229,70 @@ fn pages_render_with_every_lane() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A wide witness stays readable: music's race witnesses run on all 25 lanes; each is drawn
+/// with the racing pair's lane (every pair is two handlers of looper 1) in full and the 24
+/// others folded into one lane, and the full diagram kept under it, collapsed, with every lane.
+/// The screenshot (details collapsed) shows exactly two lane headers: the looper's and the
+/// folded one.
+#[test]
+fn a_wide_witness_folds_the_lanes_outside_its_pair() {
+    let chrome = browser();
+    let dir = temp_dir("wide");
+    let music = shared().join("traces/em-explorer/tacas-2016/music");
+    let out = dir.join("music.html");
+    let html = page(&["check", music.to_str().unwrap(), "--quiet"], &out);
+    check_static(&html);
+    let lanes = tracepor::model::load_all(std::slice::from_ref(&music), Default::default()).expect("loads");
+    let names: Vec<String> = tracepor::with_model!(&lanes, m => m.lanes().into_iter().map(|l| l.name).collect());
+    assert_eq!(names.len(), 25);
+    assert!(
+        html.contains("1 of 25 lanes drawn in full (those of the pair); the others folded into one"),
+        "no folded view"
+    );
+    assert!(html.contains("<details><summary>all 25 lanes</summary>"), "the full diagram is not kept");
+    assert!(html.contains("24 other lanes: thread 2, "), "the folded lane does not say what it holds");
+    // Every lane is still there, in the full diagram.
+    let full = &html[html.find("<summary>all 25 lanes</summary>").unwrap()..];
+    for name in &names {
+        assert!(full.contains(&format!("<title>{name}</title>")), "lane {name} missing from the full diagram");
+    }
+    if let Some(chrome) = &chrome {
+        // Tall enough to reach the pair of the first witness (its steps 284 and 451 of 465).
+        check_rendered("wide", chrome, &out, 9000, 2, true);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Where strategies disagree, `compare --html` draws a witness: here an ablation the paper
+/// shows unsound (`--no-full-cycle`) misses the assertion `full` reaches (tests/cli.rs); the
+/// page draws the schedule that reaches it, the failing step outlined.
+#[test]
+fn compare_draws_the_witness_of_a_disagreement() {
+    let chrome = browser();
+    let dir = temp_dir("disagree");
+    let model = root().join("fixtures/events/premature-termination.events");
+    let out = dir.join("compare.html");
+    let args = ["compare", model.to_str().unwrap(), "--strategies", "full,stateful-dpor", "--no-full-cycle", "--quiet"];
+    let o = Command::new(env!("CARGO_BIN_EXE_tracepor")).args(args).arg("--html").arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(4), "a disagreement: {}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&out).unwrap();
+    check_static(&html);
+    let at = html
+        .find("witness of a disagreement: stateful-dpor --no-full-cycle missed what full reached")
+        .expect("no witness of the disagreement");
+    let figure = &html[at..];
+    assert!(figure.contains("missed by stateful-dpor --no-full-cycle: error assert at line 29"), "what was missed");
+    assert!(figure.contains("schedule <code>arm,check</code>"), "the witness's schedule");
+    assert!(figure[..figure.find("</svg>").unwrap()].contains("class=\"lanes\""), "drawn as lanes");
+    // Drawn once: the same error found by `full` is not drawn again.
+    assert_eq!(html.matches("class=\"lanes\"").count(), 1);
+    if let Some(chrome) = &chrome {
+        // The schedule runs on one lane (the environment: the apps' lane has nothing in it).
+        check_rendered("disagree", chrome, &out, 1600, 1, true);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn corpus_page_renders_its_table_and_chart() {
     let chrome = browser();

@@ -109,7 +109,7 @@ pub fn compare(
         let verdict = with_model!(&loaded, m => crate::check::verdict(m, &runs));
         // Drawn while the model is at hand (a diagram replays its schedule).
         if out.html.is_some() {
-            figures.push(with_model!(&loaded, m => report::html::compare_figures(m, &runs)));
+            figures.push(with_model!(&loaded, m => report::html::compare_figures(m, &runs, &verdict)));
         }
         let input = InputRuns { runs, verdict };
         if stream {

@@ -16,6 +16,9 @@ pub enum LaneKind {
     App,
     /// The environment: the hub that fires the events a schedule names.
     Environment,
+    /// Several lanes folded into one in a wide diagram (report/html/lanes.rs): those that take
+    /// no part in the pair it is about.
+    Folded,
 }
 
 /// One lane of a diagram.

@@ -79,6 +79,8 @@ pub struct Witness {
     pub outcome: String,
     pub reached_by: String,
     pub replay: String,
+    /// The schedule that reaches it (as `replay --schedule` takes it), which `--html` draws.
+    pub schedule: String,
 }
 
 /// What an outcome is called on inputs of `kind`, for the verdict's sentence.

@@ -85,7 +85,15 @@ pub struct Diagram {
     pub end: String,
     /// Lanes of the model with nothing in this schedule, not drawn.
     pub left_out: usize,
+    /// When the diagram is wider than [`FOLD_OVER`] lanes and is about a pair: the same
+    /// schedule with only the pair's lanes drawn in full and the others folded into one lane
+    /// ([`LaneKind::Folded`]), each of their marks named by its lane. The page shows it first
+    /// and keeps this diagram, every lane, under it in a collapsed `<details>`.
+    pub folded: Option<Box<Diagram>>,
 }
+
+/// Diagrams with more lanes than this fold the lanes that take no part in their pair.
+pub const FOLD_OVER: usize = 8;
 
 impl Diagram {
     /// The lanes that hold at least one mark.
@@ -196,6 +204,62 @@ pub fn diagram<M: Model>(model: &M, path: &[Choice], marked: Marked) -> Diagram 
         }
         Marked::Nothing => {}
     }
+    let folded = fold(&lanes, &marks, &chosen)
+        .map(|(lanes, marks)| Box::new(layout(lanes, marks, &chosen, Ends { steps, end: end.clone(), left_out })));
+    Diagram { folded, ..layout(lanes, marks, &chosen, Ends { steps, end, left_out }) }
+}
+
+/// What a diagram says of its schedule beside its rows.
+struct Ends {
+    steps: usize,
+    end: String,
+    left_out: usize,
+}
+
+/// The lanes that hold a mark of `chosen` in full, the others folded into one lane after them:
+/// `None` when there are no more than [`FOLD_OVER`] lanes, or no pair to keep.
+fn fold(
+    lanes: &[Lane],
+    marks: &[(usize, LaneMark, bool)],
+    chosen: &[usize],
+) -> Option<(Vec<Lane>, Vec<(usize, LaneMark, bool)>)> {
+    let mut keep = vec![false; lanes.len()];
+    for &i in chosen {
+        keep[marks[i].1.lane] = true;
+    }
+    let kept = keep.iter().filter(|&&k| k).count();
+    if lanes.len() <= FOLD_OVER || kept == 0 || kept == lanes.len() {
+        return None;
+    }
+    let mut index = vec![kept; lanes.len()];
+    let mut out: Vec<Lane> = Vec::with_capacity(kept + 1);
+    for (i, lane) in lanes.iter().enumerate().filter(|&(i, _)| keep[i]) {
+        index[i] = out.len();
+        out.push(lane.clone());
+    }
+    let folded: Vec<&str> = (0..lanes.len()).filter(|&i| !keep[i]).map(|i| lanes[i].name.as_str()).collect();
+    out.push(Lane { name: format!("{} other lanes: {}", folded.len(), folded.join(", ")), kind: LaneKind::Folded });
+    let marks = marks
+        .iter()
+        .map(|(step, m, pending)| {
+            let mut m = m.clone();
+            if !keep[m.lane] {
+                // On the folded lane a mark says whose it is; handlers of several lanes would
+                // interleave there, so no boxes.
+                m.label = format!("{}: {}", lanes[m.lane].name, m.label);
+                m.text = format!("{}: {}", lanes[m.lane].name, m.text);
+                m.handler = None;
+            }
+            m.lane = index[m.lane];
+            (*step, m, *pending)
+        })
+        .collect();
+    Some((out, marks))
+}
+
+/// Rows and lines of `marks` on `lanes`, `chosen` (indices into `marks`) outlined.
+fn layout(lanes: Vec<Lane>, marks: Vec<(usize, LaneMark, bool)>, chosen: &[usize], ends: Ends) -> Diagram {
+    let Ends { steps, end, left_out } = ends;
     // Rows: a box's start before its first mark.
     let cut = marks.len().saturating_sub(MAX_ROWS);
     let shown = marks.len() - cut;
@@ -220,7 +284,7 @@ pub fn diagram<M: Model>(model: &M, path: &[Choice], marked: Marked) -> Diagram 
         row_of[i] = rows.len();
         rows.push(Row::Mark { step, mark, pending, times: 1 });
     }
-    let marked = chosen.into_iter().map(|i| row_of[i]).filter(|&r| r != usize::MAX).collect();
+    let marked = chosen.iter().map(|&i| row_of[i]).filter(|&r| r != usize::MAX).collect();
     // Lines: one per row, but the stuck operations (one per lane) side by side on one.
     let mut line = Vec::with_capacity(rows.len());
     let mut next = 0;
@@ -245,7 +309,7 @@ pub fn diagram<M: Model>(model: &M, path: &[Choice], marked: Marked) -> Diagram 
             }
         }
     }
-    Diagram { lanes, rows, line, marked, steps, cut, end, left_out }
+    Diagram { lanes, rows, line, marked, steps, cut, end, left_out, folded: None }
 }
 
 /// `colour` mixed with white, `white` parts in 1.
@@ -296,6 +360,7 @@ viewBox=\"0 0 {total_w:.0} {total_h:.0}\" font-family=\"DejaVu Sans Mono, Menlo,
             LaneKind::Looper => "looper: runs handlers",
             LaneKind::App => "app",
             LaneKind::Environment => "fires the events",
+            LaneKind::Folded => "folded: not in the pair",
         };
         let chars = ((col - 12.0) / 7.0) as usize;
         let _ = writeln!(

@@ -87,15 +87,40 @@ pub fn figures<M: Model>(model: &M, report: &RunReport) -> Vec<Figure> {
         .collect()
 }
 
-/// The distinct errors of `compare`'s runs (by kind and message), each drawn once, from the first
-/// run that found it.
-pub fn compare_figures<M: Model>(model: &M, runs: &[RunReport]) -> Vec<Figure> {
+/// First, where strategies disagree (outcome sets differ), a witness of each disagreement: an
+/// outcome one strategy reached and the other missed (or invented), drawn from the schedule
+/// that reaches it; then the distinct errors of `compare`'s runs (by kind and message), each
+/// drawn once, from the first run that found it.
+pub fn compare_figures<M: Model>(model: &M, runs: &[RunReport], verdict: &super::compare::Verdict) -> Vec<Figure> {
     let mut seen: Vec<(String, String)> = Vec::new();
     let mut out = Vec::new();
+    if let super::compare::Verdict::Checked(c) = verdict {
+        for d in &c.disagreements {
+            let Some(w) = &d.witness else { continue };
+            let Ok(path) = parse_schedule(model, &w.schedule) else { continue };
+            let what = if d.missed.contains(&w.outcome) { "missed" } else { "invented" };
+            let marked = if w.outcome.starts_with("error ") { Marked::Last(None) } else { Marked::Nothing };
+            out.push(Figure {
+                title: match what {
+                    "missed" => {
+                        format!("witness of a disagreement: {} missed what {} reached", d.strategy, w.reached_by)
+                    }
+                    _ => {
+                        format!("witness of a disagreement: {} reached what the exhaustive search did not", d.strategy)
+                    }
+                },
+                caption: format!("{what} by {}: {}", d.strategy, w.outcome),
+                schedule: w.schedule.clone(),
+                diagram: diagram(model, &path, marked),
+                of_error: None,
+            });
+        }
+    }
     for r in runs {
         for e in &r.errors {
             let key = (e.kind.clone(), e.message.clone());
-            if seen.contains(&key) || out.len() >= MAX_FIGURES {
+            // An error drawn already as a disagreement's witness is not drawn again.
+            if seen.contains(&key) || out.len() >= MAX_FIGURES || out.iter().any(|f| f.schedule == e.schedule) {
                 continue;
             }
             seen.push(key);
@@ -143,7 +168,25 @@ pub(crate) fn figure_html(f: &Figure, bare: bool) -> String {
             badge("warn", &format!("{} marks past the first {} not drawn", d.cut, lanes::MAX_ROWS))
         );
     }
-    let _ = writeln!(out, "<div class=\"scroll\">{}</div></div>", lanes::svg(d, 1180.0));
+    match &d.folded {
+        // A wide diagram: the pair's lanes in full, the others folded; every lane below.
+        Some(f) => {
+            let _ = write!(
+                out,
+                "<p class=\"cap\">{} of {} lanes drawn in full (those of the pair); the others folded into one</p>\
+<div class=\"scroll\">{}</div><details><summary>all {} lanes</summary><div class=\"scroll\">{}</div></details></div>",
+                f.lanes.len() - 1,
+                d.lanes.len(),
+                lanes::svg(f, 1180.0),
+                d.lanes.len(),
+                lanes::svg(d, 1180.0)
+            );
+            out.push('\n');
+        }
+        None => {
+            let _ = writeln!(out, "<div class=\"scroll\">{}</div></div>", lanes::svg(d, 1180.0));
+        }
+    }
     out
 }
 
