@@ -38,6 +38,7 @@
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
+use smallvec::smallvec;
 
 use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
@@ -243,6 +244,9 @@ enum Flow {
 }
 
 type R<T> = Result<T, Flow>;
+
+/// The arguments of a call: most calls pass a few, held without allocating.
+type Args = smallvec::SmallVec<[Value; 4]>;
 
 /// Per-transition interpreter context.
 struct Ctx<'m> {

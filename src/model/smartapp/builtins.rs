@@ -6,7 +6,7 @@ use super::*;
 
 impl Ctx<'_> {
     /// Groovy's collection, string and number methods.
-    pub(super) fn collection(&mut self, o: &Value, name: &str, a: Vec<Value>) -> R<Value> {
+    pub(super) fn collection(&mut self, o: &Value, name: &str, a: Args) -> R<Value> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
         let closure = a.iter().rev().find_map(|v| match v {
             Value::Closure(c) => Some(c.clone()),
@@ -15,15 +15,15 @@ impl Ctx<'_> {
         // Closure-taking iteration methods.
         if let Some(c) = &closure {
             let items = o.items();
-            let pair_args = |x: &Value| -> Vec<Value> {
+            let pair_args = |x: &Value| -> Args {
                 match (o, x, c.0.len()) {
                     (Value::Map(_), Value::Map(kv), 2) => {
-                        vec![
+                        smallvec![
                             map_get(kv, &lit("key")).cloned().unwrap_or(Value::Null),
                             map_get(kv, &lit("value")).cloned().unwrap_or(Value::Null),
                         ]
                     }
-                    _ => vec![x.clone()],
+                    _ => smallvec![x.clone()],
                 }
             };
             match name {
@@ -90,21 +90,21 @@ impl Ctx<'_> {
                 "inject" => {
                     let mut acc = arg(0);
                     for x in &items {
-                        acc = self.call_closure(c, vec![acc, x.clone()])?;
+                        acc = self.call_closure(c, smallvec![acc, x.clone()])?;
                     }
                     return Ok(acc);
                 }
                 "times" => {
                     let n = o.num().unwrap_or(0.0) as i64;
                     for i in 0..n.min(10_000) {
-                        self.call_closure(c, vec![Value::Int(i)])?;
+                        self.call_closure(c, smallvec![Value::Int(i)])?;
                     }
                     return Ok(Value::Null);
                 }
                 "sort" | "max" | "min" | "groupBy" | "unique" => {
                     let mut keyed = Vec::new();
                     for x in &items {
-                        keyed.push((self.call_closure(c, vec![x.clone()])?, x.clone()));
+                        keyed.push((self.call_closure(c, smallvec![x.clone()])?, x.clone()));
                     }
                     if c.0.len() < 2 {
                         keyed.sort_by(|p, q| compare(&p.0, &q.0).unwrap_or(std::cmp::Ordering::Equal));

@@ -288,8 +288,8 @@ impl Ctx<'_> {
             self.manual = manual;
             self.depth += 1;
             let r = match &sub.handler {
-                Handler::Method(m) => self.call_method(sub.app, m, vec![evt]).map(|_| ()),
-                Handler::Closure(c) => self.call_closure(c, vec![evt]).map(|_| ()),
+                Handler::Method(m) => self.call_method(sub.app, m, smallvec![evt]).map(|_| ()),
+                Handler::Closure(c) => self.call_closure(c, smallvec![evt]).map(|_| ()),
             };
             self.depth -= 1;
             self.vars.truncate(self.base);

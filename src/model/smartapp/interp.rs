@@ -25,14 +25,18 @@ impl Ctx<'_> {
     }
 
     /// Binds parameters to arguments (missing ones null, extra ones dropped).
-    pub(super) fn bind(&mut self, params: &[Name], args: Vec<Value>) {
+    pub(super) fn bind(&mut self, params: &[Name], args: Args) {
         let mut args = args.into_iter();
         for p in params {
             self.vars.push((p.clone(), args.next().unwrap_or(Value::Null)));
         }
     }
 
-    pub(super) fn call_method(&mut self, app: usize, name: &str, args: Vec<Value>) -> R<Value> {
+    pub(super) fn call_method(&mut self, app: usize, name: &str, args: impl Into<Args>) -> R<Value> {
+        self.call_method_with(app, name, args.into())
+    }
+
+    fn call_method_with(&mut self, app: usize, name: &str, args: Args) -> R<Value> {
         let m = self.m;
         let Some(&mi) = m.apps[app].methods.get(name) else { return Ok(Value::Null) };
         if !m.apps[app].callable[mi] {
@@ -65,7 +69,11 @@ impl Ctx<'_> {
         }
     }
 
-    pub(super) fn call_closure(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, args: Vec<Value>) -> R<Value> {
+    pub(super) fn call_closure(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, args: impl Into<Args>) -> R<Value> {
+        self.call_closure_with(c, args.into())
+    }
+
+    fn call_closure_with(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, args: Args) -> R<Value> {
         let mark = self.vars.len();
         self.bind(&c.0, args);
         let r = self.block(&c.1);
@@ -235,20 +243,21 @@ impl Ctx<'_> {
         }
     }
 
-    pub(super) fn args(&mut self, args: &[Arg]) -> R<(Vec<Value>, Vec<(String, Value)>)> {
-        let mut pos = Vec::with_capacity(args.len());
+    /// The values of a call's arguments, in order; named ones (`f(a: 1)`) are passed as
+    /// Groovy passes them, as one leading map.
+    pub(super) fn args(&mut self, args: &[Arg]) -> R<Args> {
+        let mut pos = Args::new();
         let mut named = Vec::new();
         for a in args {
             match a {
                 Arg::Pos(e) => pos.push(self.expr(e)?),
-                Arg::Named(n, e) => named.push((n.clone(), self.expr(e)?)),
+                Arg::Named(n, e) => named.push((s(n), self.expr(e)?)),
             }
         }
         if !named.is_empty() {
-            // Groovy passes named arguments as a leading map.
-            pos.insert(0, map(named.iter().map(|(k, v)| (s(k), v.clone())).collect()));
+            pos.insert(0, map(named));
         }
-        Ok((pos, named))
+        Ok(pos)
     }
 
     /// Evaluates arguments whose values nothing reads, in order, for their effects (accesses,
@@ -462,7 +471,7 @@ impl Ctx<'_> {
                 }
                 if self.m.apps[self.app].methods.contains_key(getter.as_str()) {
                     let app = self.app;
-                    return self.call_method(app, &getter, Vec::new());
+                    return self.call_method(app, &getter, Args::new());
                 }
                 Value::Null
             }
@@ -525,8 +534,18 @@ impl Ctx<'_> {
             Value::Dev(d) => {
                 let d = *d;
                 if let Some(a) = name.strip_prefix("current") {
-                    let a = lower_first(a);
-                    return Ok(self.attr(d, &a));
+                    // `currentSwitch` reads `switch`: the slot found by comparing, not by
+                    // building the lower-cased name on every read.
+                    return Ok(
+                        match self.m.slot_of.get(d as usize).and_then(|s| s.iter().find(|(x, _)| is_lower_first(x, a)))
+                        {
+                            Some(&(_, slot)) => {
+                                self.touch(slot as u32, false);
+                                self.st.attrs[slot].clone()
+                            }
+                            None => Value::Null,
+                        },
+                    );
                 }
                 if let Some(a) = name.strip_suffix("State") {
                     let v = self.attr(d, a);
@@ -655,14 +674,14 @@ impl Ctx<'_> {
             return Ok(Value::Null);
         }
         if spread {
-            let (a, _) = self.args(args)?;
+            let a = self.args(args)?;
             let mut out = Vec::new();
             for x in o.items() {
                 out.push(self.method(&x, name, a.clone(), Some(t))?);
             }
             return Ok(list(out));
         }
-        let (mut a, _) = self.args(args)?;
+        let mut a = self.args(args)?;
         if name == groovy::DYNAMIC && !a.is_empty() {
             let n = a.remove(0).text();
             return self.method(&o, &n, a, Some(t));
@@ -672,7 +691,7 @@ impl Ctx<'_> {
 
     pub(super) fn call_free(&mut self, name: &str, args: &[Arg]) -> R<Value> {
         if let Some(Value::Closure(c)) = self.lookup(name) {
-            let (a, _) = self.args(args)?;
+            let a = self.args(args)?;
             return self.call_closure(&c, a);
         }
         // Notifications, HTTP and events sent to the cloud do nothing (the match below gives
@@ -696,7 +715,7 @@ impl Ctx<'_> {
             self.discard_args(args)?;
             return Ok(Value::Null);
         }
-        let (a, _) = self.args(args)?;
+        let a = self.args(args)?;
         let app = self.app;
         if self.m.apps[app].methods.contains_key(name) {
             return self.call_method(app, name, a);
@@ -743,7 +762,7 @@ impl Ctx<'_> {
     }
 
     /// Methods on values (devices, collections, strings, numbers, objects).
-    pub(super) fn method(&mut self, o: &Value, name: &str, a: Vec<Value>, path: Option<&Expr>) -> R<Value> {
+    pub(super) fn method(&mut self, o: &Value, name: &str, a: Args, path: Option<&Expr>) -> R<Value> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
         let app = self.app;
         match o {

@@ -259,6 +259,18 @@ pub(super) fn lower_first(x: &str) -> String {
     }
 }
 
+/// Whether `x` is [`lower_first`] of `a`, without building it.
+pub(super) fn is_lower_first(x: &str, a: &str) -> bool {
+    let mut c = a.chars();
+    match c.next() {
+        None => x.is_empty(),
+        Some(f) if f.is_ascii() => {
+            x.as_bytes().first() == Some(&(f as u8).to_ascii_lowercase()) && x[1..] == *c.as_str()
+        }
+        Some(_) => *x == *lower_first(a),
+    }
+}
+
 pub(super) fn num_text(v: &Value) -> String {
     match v.num() {
         Some(f) if f.fract() == 0.0 => (f as i64).to_string(),
