@@ -324,7 +324,7 @@ impl Ctx<'_> {
             (lit("value"), Value::Str(value.clone())),
             (lit("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
             (lit("displayName"), dev.map_or(lit("location"), |d| Value::Str(self.m.device_text[d as usize].clone()))),
-            (lit("deviceId"), dev.map_or(lit("location"), |d| s(&format!("device{d}")))),
+            (lit("deviceId"), dev.map_or(lit("location"), |d| Value::Str(self.m.device_id_text[d as usize].clone()))),
             (lit("data"), data),
         ])
     }

@@ -172,10 +172,10 @@ impl Ctx<'_> {
                 r
             }
             Stmt::ForIn(n, it, body) => {
-                let items = self.expr(it)?.items();
-                for x in items {
+                let items = self.expr(it)?;
+                for x in items.items_ref().iter() {
                     let mark = self.vars.len();
-                    self.declare(n.clone(), x);
+                    self.declare(n.clone(), x.clone());
                     let r = self.block(body);
                     self.vars.truncate(mark);
                     match r {
@@ -388,6 +388,14 @@ impl Ctx<'_> {
                     return Ok(Value::Bool(self.expr(a)?.truthy() || self.expr(b)?.truthy()));
                 }
                 let x = self.expr(a)?;
+                if let (&"in", Expr::List(items)) = (op, b.as_ref()) {
+                    // `x in [a, b]`: each item compared as it is evaluated, no list built.
+                    let mut hit = false;
+                    for i in items {
+                        hit |= loose_eq(&self.expr(i)?, &x);
+                    }
+                    return Ok(Value::Bool(hit));
+                }
                 let y = self.expr(b)?;
                 binary(op, &x, &y)
             }
@@ -553,7 +561,7 @@ impl Ctx<'_> {
                 }
                 match name {
                     "displayName" | "label" | "name" => s(&format!("{} device", self.m.devices[d as usize])),
-                    "id" | "deviceNetworkId" => s(&format!("device{d}")),
+                    "id" | "deviceNetworkId" => Value::Str(self.m.device_id_text[d as usize].clone()),
                     "size" => Value::Int(1),
                     _ => {
                         if self.m.slot(d, name).is_some() {
