@@ -6,7 +6,12 @@ use super::*;
 
 impl Ctx<'_> {
     pub(super) fn lookup(&mut self, name: &str) -> Option<Value> {
-        self.vars[self.base..].iter().rev().find(|(n, _)| **n == *name).map(|p| p.1.clone())
+        self.local(name).map(|p| p.1.clone())
+    }
+
+    /// The innermost variable named `name` the running method sees.
+    fn local(&self, name: &str) -> Option<&(Name, Value)> {
+        self.vars[self.base..].iter().rev().find(|(n, _)| **n == *name)
     }
 
     pub(super) fn set_local(&mut self, name: &str, v: Value) -> bool {
@@ -37,8 +42,13 @@ impl Ctx<'_> {
     }
 
     fn call_method_with(&mut self, app: usize, name: &str, args: Args) -> R<Value> {
+        let Some(&mi) = self.m.apps[app].methods.get(name) else { return Ok(Value::Null) };
+        self.enter_method(app, mi, name, args)
+    }
+
+    /// Runs method `mi` (named `name`) of `app`.
+    fn enter_method(&mut self, app: usize, mi: usize, name: &str, args: Args) -> R<Value> {
         let m = self.m;
-        let Some(&mi) = m.apps[app].methods.get(name) else { return Ok(Value::Null) };
         if !m.apps[app].callable[mi] {
             // A name the source does not write out (`callable.rs`): not followed, and said.
             let why = format!(
@@ -334,7 +344,7 @@ impl Ctx<'_> {
                 // A field of a local map (`evt.value`), read in place: what `member` gives a map
                 // holding the key, without copying the map's reference in and out.
                 if let (Expr::Var(n), false) = (obj.as_ref(), *spread) {
-                    let local = self.vars[self.base..].iter().rev().find(|(x, _)| **x == **n);
+                    let local = self.local(n);
                     if let Some((_, Value::Map(m))) = local {
                         if let Some(v) = map_get_str(m, name) {
                             return Ok(v.clone());
@@ -698,7 +708,8 @@ impl Ctx<'_> {
     }
 
     pub(super) fn call_free(&mut self, name: &str, args: &[Arg]) -> R<Value> {
-        if let Some(Value::Closure(c)) = self.lookup(name) {
+        if let Some((_, Value::Closure(c))) = self.local(name) {
+            let c = c.clone();
             let a = self.args(args)?;
             return self.call_closure(&c, a);
         }
@@ -725,8 +736,8 @@ impl Ctx<'_> {
         }
         let a = self.args(args)?;
         let app = self.app;
-        if self.m.apps[app].methods.contains_key(name) {
-            return self.call_method(app, name, a);
+        if let Some(&mi) = self.m.apps[app].methods.get(name) {
+            return self.enter_method(app, mi, name, a);
         }
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
         Ok(match name {
