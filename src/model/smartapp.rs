@@ -38,6 +38,7 @@
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
+use smallvec::smallvec;
 
 use crate::model::{Access, Accesses, Choice, Model, ModelError, Outcome};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
@@ -211,6 +212,8 @@ pub struct SmartAppModel {
     /// `evt` of each delivery.
     slot_text: Vec<Text>,
     device_text: Vec<Text>,
+    /// Each device's id (`device3`), an event's `deviceId`.
+    device_id_text: Vec<Text>,
     subs: Vec<Sub>,
     events: Vec<EnvEvent>,
     /// The initial state: with several configurations, the root before installation.
@@ -244,6 +247,9 @@ enum Flow {
 }
 
 type R<T> = Result<T, Flow>;
+
+/// The arguments of a call: most calls pass a few, held without allocating.
+type Args = smallvec::SmallVec<[Value; 4]>;
 
 /// Per-transition interpreter context.
 struct Ctx<'m> {
@@ -308,17 +314,42 @@ struct Logged {
     line: usize,
 }
 
+/// The buffers of a firing's [`Ctx`] kept for the thread's next firing (one per transition:
+/// allocating them anew each time was a good part of a step's allocations).
+#[derive(Default)]
+struct Spare {
+    vars: Vec<(Name, Value)>,
+    text: String,
+    running: Vec<(usize, usize)>,
+}
+
+thread_local! {
+    static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
+}
+
+impl Drop for Ctx<'_> {
+    fn drop(&mut self) {
+        let mut vars = std::mem::take(&mut self.vars);
+        vars.clear();
+        let mut running = std::mem::take(&mut self.running);
+        running.clear();
+        let text = std::mem::take(&mut self.text);
+        SPARE.with(|s| s.set(Some(Spare { vars, text, running })));
+    }
+}
+
 impl<'m> Ctx<'m> {
     fn new(m: &'m SmartAppModel, st: &'m mut SmartState, app: usize, acc: Vec<Access>) -> Ctx<'m> {
+        let spare = SPARE.with(|s| s.take()).unwrap_or_default();
         Ctx {
             m,
             st,
             acc,
             app,
-            vars: Vec::with_capacity(16),
+            vars: spare.vars,
             base: 0,
-            text: String::new(),
-            running: Vec::new(),
+            text: spare.text,
+            running: spare.running,
             budget: 200_000,
             depth: 0,
             line: 0,

@@ -6,7 +6,7 @@ use super::*;
 
 impl Ctx<'_> {
     /// Groovy's collection, string and number methods.
-    pub(super) fn collection(&mut self, o: &Value, name: &str, a: Vec<Value>) -> R<Value> {
+    pub(super) fn collection(&mut self, o: &Value, name: &str, a: Args) -> R<Value> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
         let closure = a.iter().rev().find_map(|v| match v {
             Value::Closure(c) => Some(c.clone()),
@@ -14,16 +14,16 @@ impl Ctx<'_> {
         });
         // Closure-taking iteration methods.
         if let Some(c) = &closure {
-            let items = o.items();
-            let pair_args = |x: &Value| -> Vec<Value> {
+            let items = o.items_ref();
+            let pair_args = |x: &Value| -> Args {
                 match (o, x, c.0.len()) {
                     (Value::Map(_), Value::Map(kv), 2) => {
-                        vec![
+                        smallvec![
                             map_get(kv, &lit("key")).cloned().unwrap_or(Value::Null),
                             map_get(kv, &lit("value")).cloned().unwrap_or(Value::Null),
                         ]
                     }
-                    _ => vec![x.clone()],
+                    _ => smallvec![x.clone()],
                 }
             };
             match name {
@@ -38,7 +38,7 @@ impl Ctx<'_> {
                     return Ok(o.clone());
                 }
                 "find" => {
-                    for x in &items {
+                    for x in items.iter() {
                         if self.call_closure(c, pair_args(x))?.truthy() {
                             return Ok(x.clone());
                         }
@@ -47,7 +47,7 @@ impl Ctx<'_> {
                 }
                 "findAll" | "grep" => {
                     let mut out = Vec::new();
-                    for x in &items {
+                    for x in items.iter() {
                         if self.call_closure(c, pair_args(x))?.truthy() {
                             out.push(x.clone());
                         }
@@ -56,7 +56,7 @@ impl Ctx<'_> {
                 }
                 "any" | "every" | "count" => {
                     let mut n = 0;
-                    for x in &items {
+                    for x in items.iter() {
                         if self.call_closure(c, pair_args(x))?.truthy() {
                             n += 1;
                         }
@@ -69,7 +69,7 @@ impl Ctx<'_> {
                 }
                 "collect" | "collectMany" => {
                     let mut out = Vec::new();
-                    for x in &items {
+                    for x in items.iter() {
                         let v = self.call_closure(c, pair_args(x))?;
                         if name == "collectMany" {
                             out.extend(v.items());
@@ -81,7 +81,7 @@ impl Ctx<'_> {
                 }
                 "sum" => {
                     let mut acc = Value::Int(0);
-                    for x in &items {
+                    for x in items.iter() {
                         let v = self.call_closure(c, pair_args(x))?;
                         acc = arith("+", &acc, &v);
                     }
@@ -89,22 +89,22 @@ impl Ctx<'_> {
                 }
                 "inject" => {
                     let mut acc = arg(0);
-                    for x in &items {
-                        acc = self.call_closure(c, vec![acc, x.clone()])?;
+                    for x in items.iter() {
+                        acc = self.call_closure(c, smallvec![acc, x.clone()])?;
                     }
                     return Ok(acc);
                 }
                 "times" => {
                     let n = o.num().unwrap_or(0.0) as i64;
                     for i in 0..n.min(10_000) {
-                        self.call_closure(c, vec![Value::Int(i)])?;
+                        self.call_closure(c, smallvec![Value::Int(i)])?;
                     }
                     return Ok(Value::Null);
                 }
                 "sort" | "max" | "min" | "groupBy" | "unique" => {
                     let mut keyed = Vec::new();
-                    for x in &items {
-                        keyed.push((self.call_closure(c, vec![x.clone()])?, x.clone()));
+                    for x in items.iter() {
+                        keyed.push((self.call_closure(c, smallvec![x.clone()])?, x.clone()));
                     }
                     if c.0.len() < 2 {
                         keyed.sort_by(|p, q| compare(&p.0, &q.0).unwrap_or(std::cmp::Ordering::Equal));
@@ -119,6 +119,8 @@ impl Ctx<'_> {
             }
         }
         Ok(match (o, name) {
+            // A text is its own string (shared, not copied).
+            (Value::Str(x), "toString") => Value::Str(x.clone()),
             (_, "toString") => s(&o.text()),
             (_, "is" | "equals") => Value::Bool(loose_eq(o, &arg(0))),
             (Value::Str(x), _) => string_method(x, name, &a),
@@ -144,7 +146,7 @@ impl Ctx<'_> {
                 _ => Value::Null,
             },
             (Value::Dev(_) | Value::List(_) | Value::Null, _) => {
-                let l = o.items();
+                let l = o.items_ref();
                 match name {
                     "size" | "count" => Value::Int(if name == "count" {
                         l.iter().filter(|x| loose_eq(x, &arg(0))).count()
@@ -173,30 +175,32 @@ impl Ctx<'_> {
                         .reduce(|p, q| if compare(&q, &p) == Some(std::cmp::Ordering::Less) { q } else { p })
                         .unwrap_or(Value::Null),
                     "sort" => {
-                        let mut l = l;
+                        let mut l = l.into_owned();
                         l.sort_by(|p, q| compare(p, q).unwrap_or(std::cmp::Ordering::Equal));
                         list(l)
                     }
                     "unique" | "toSet" => {
                         let mut out: Vec<Value> = Vec::new();
-                        for x in l {
-                            if !out.iter().any(|y| loose_eq(y, &x)) {
-                                out.push(x);
+                        for x in l.iter() {
+                            if !out.iter().any(|y| loose_eq(y, x)) {
+                                out.push(x.clone());
                             }
                         }
                         list(out)
                     }
-                    "reverse" => list(l.into_iter().rev().collect()),
+                    "reverse" => list(l.iter().rev().cloned().collect()),
                     "flatten" => list(l.iter().flat_map(Value::items).collect()),
-                    "toList" | "asList" | "collect" => list(l),
-                    "plus" => list(l.into_iter().chain(arg(0).items()).collect()),
+                    "toList" | "asList" | "collect" => list(l.into_owned()),
+                    "plus" => list(l.iter().cloned().chain(arg(0).items()).collect()),
                     "minus" => {
-                        let r = arg(0).items();
-                        list(l.into_iter().filter(|x| !r.iter().any(|y| loose_eq(x, y))).collect())
+                        let r = arg(0);
+                        let r = r.items_ref();
+                        list(l.iter().filter(|x| !r.iter().any(|y| loose_eq(x, y))).cloned().collect())
                     }
                     "intersect" => {
-                        let r = arg(0).items();
-                        list(l.into_iter().filter(|x| r.iter().any(|y| loose_eq(x, y))).collect())
+                        let r = arg(0);
+                        let r = r.items_ref();
+                        list(l.iter().filter(|x| r.iter().any(|y| loose_eq(x, y))).cloned().collect())
                     }
                     _ => Value::Null,
                 }
@@ -261,6 +265,11 @@ pub(super) fn mutate(c: &mut Value, name: &str, a: &[Value]) -> Value {
     }
 }
 
+/// The text of argument `i` (a missing one is null), borrowed from a string.
+pub(super) fn text_arg(a: &[Value], i: usize) -> std::borrow::Cow<'_, str> {
+    a.get(i).map_or(std::borrow::Cow::Borrowed("null"), Value::text_ref)
+}
+
 pub(super) fn string_method(x: &str, name: &str, a: &[Value]) -> Value {
     let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
     match name {
@@ -271,12 +280,12 @@ pub(super) fn string_method(x: &str, name: &str, a: &[Value]) -> Value {
         "toUpperCase" => s(&x.to_uppercase()),
         "trim" => s(x.trim()),
         "size" | "length" => Value::Int(x.chars().count() as i64),
-        "contains" => Value::Bool(x.contains(&arg(0).text())),
-        "startsWith" => Value::Bool(x.starts_with(&arg(0).text())),
-        "endsWith" => Value::Bool(x.ends_with(&arg(0).text())),
-        "equalsIgnoreCase" => Value::Bool(x.eq_ignore_ascii_case(&arg(0).text())),
-        "indexOf" => Value::Int(x.find(&arg(0).text()).map_or(-1, |p| p as i64)),
-        "replace" | "replaceAll" => s(&x.replace(&arg(0).text(), &arg(1).text())),
+        "contains" => Value::Bool(x.contains(&*text_arg(a, 0))),
+        "startsWith" => Value::Bool(x.starts_with(&*text_arg(a, 0))),
+        "endsWith" => Value::Bool(x.ends_with(&*text_arg(a, 0))),
+        "equalsIgnoreCase" => Value::Bool(x.eq_ignore_ascii_case(&text_arg(a, 0))),
+        "indexOf" => Value::Int(x.find(&*text_arg(a, 0)).map_or(-1, |p| p as i64)),
+        "replace" | "replaceAll" => s(&x.replace(&*text_arg(a, 0), &text_arg(a, 1))),
         "capitalize" => {
             let mut c = x.chars();
             s(&c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default())

@@ -448,8 +448,8 @@ impl Ctx<'_> {
             self.manual = manual;
             self.depth += 1;
             let r = match &sub.handler {
-                Handler::Method(m) => self.call_method(sub.app, m, vec![evt]).map(|_| ()),
-                Handler::Closure(c) => self.call_closure(c, vec![evt]).map(|_| ()),
+                Handler::Method(m) => self.call_method(sub.app, m, smallvec![evt]).map(|_| ()),
+                Handler::Closure(c) => self.call_closure(c, smallvec![evt]).map(|_| ()),
             };
             self.depth -= 1;
             self.vars.truncate(self.base);
@@ -484,7 +484,7 @@ impl Ctx<'_> {
             (lit("value"), Value::Str(value.clone())),
             (lit("device"), dev.map_or(Value::Obj("location"), Value::Dev)),
             (lit("displayName"), dev.map_or(lit("location"), |d| Value::Str(self.m.device_text[d as usize].clone()))),
-            (lit("deviceId"), dev.map_or(lit("location"), |d| s(&format!("device{d}")))),
+            (lit("deviceId"), dev.map_or(lit("location"), |d| Value::Str(self.m.device_id_text[d as usize].clone()))),
             (lit("data"), data),
         ])
     }

@@ -254,9 +254,9 @@ impl Ctx<'_> {
             cx.set_attr(d, attr, v, app)
         };
         match name {
-            "currentValue" | "latestValue" => return Ok(Some(self.attr(d, &arg(0).text()))),
+            "currentValue" | "latestValue" => return Ok(Some(self.attr(d, &text_arg(a, 0)))),
             "currentState" | "latestState" => {
-                let v = self.attr(d, &arg(0).text());
+                let v = self.attr(d, &text_arg(a, 0));
                 return Ok(Some(map(vec![(lit("value"), v), (lit("date"), Value::Int(NOW))])));
             }
             "hasCapability" | "hasCommand" | "hasAttribute" => return Ok(Some(Value::Bool(true))),

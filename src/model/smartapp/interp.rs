@@ -6,7 +6,12 @@ use super::*;
 
 impl Ctx<'_> {
     pub(super) fn lookup(&mut self, name: &str) -> Option<Value> {
-        self.vars[self.base..].iter().rev().find(|(n, _)| **n == *name).map(|p| p.1.clone())
+        self.local(name).map(|p| p.1.clone())
+    }
+
+    /// The innermost variable named `name` the running method sees.
+    fn local(&self, name: &str) -> Option<&(Name, Value)> {
+        self.vars[self.base..].iter().rev().find(|(n, _)| **n == *name)
     }
 
     pub(super) fn set_local(&mut self, name: &str, v: Value) -> bool {
@@ -25,16 +30,25 @@ impl Ctx<'_> {
     }
 
     /// Binds parameters to arguments (missing ones null, extra ones dropped).
-    pub(super) fn bind(&mut self, params: &[Name], args: Vec<Value>) {
+    pub(super) fn bind(&mut self, params: &[Name], args: Args) {
         let mut args = args.into_iter();
         for p in params {
             self.vars.push((p.clone(), args.next().unwrap_or(Value::Null)));
         }
     }
 
-    pub(super) fn call_method(&mut self, app: usize, name: &str, args: Vec<Value>) -> R<Value> {
+    pub(super) fn call_method(&mut self, app: usize, name: &str, args: impl Into<Args>) -> R<Value> {
+        self.call_method_with(app, name, args.into())
+    }
+
+    fn call_method_with(&mut self, app: usize, name: &str, args: Args) -> R<Value> {
+        let Some(&mi) = self.m.apps[app].methods.get(name) else { return Ok(Value::Null) };
+        self.enter_method(app, mi, name, args)
+    }
+
+    /// Runs method `mi` (named `name`) of `app`.
+    fn enter_method(&mut self, app: usize, mi: usize, name: &str, args: Args) -> R<Value> {
         let m = self.m;
-        let Some(&mi) = m.apps[app].methods.get(name) else { return Ok(Value::Null) };
         if !m.apps[app].callable[mi] {
             // A name the source does not write out (`callable.rs`): not followed, and said.
             let why = format!(
@@ -65,7 +79,11 @@ impl Ctx<'_> {
         }
     }
 
-    pub(super) fn call_closure(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, args: Vec<Value>) -> R<Value> {
+    pub(super) fn call_closure(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, args: impl Into<Args>) -> R<Value> {
+        self.call_closure_with(c, args.into())
+    }
+
+    fn call_closure_with(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, args: Args) -> R<Value> {
         let mark = self.vars.len();
         self.bind(&c.0, args);
         let r = self.block(&c.1);
@@ -164,10 +182,10 @@ impl Ctx<'_> {
                 r
             }
             Stmt::ForIn(n, it, body) => {
-                let items = self.expr(it)?.items();
-                for x in items {
+                let items = self.expr(it)?;
+                for x in items.items_ref().iter() {
                     let mark = self.vars.len();
-                    self.declare(n.clone(), x);
+                    self.declare(n.clone(), x.clone());
                     let r = self.block(body);
                     self.vars.truncate(mark);
                     match r {
@@ -235,20 +253,21 @@ impl Ctx<'_> {
         }
     }
 
-    pub(super) fn args(&mut self, args: &[Arg]) -> R<(Vec<Value>, Vec<(String, Value)>)> {
-        let mut pos = Vec::with_capacity(args.len());
+    /// The values of a call's arguments, in order; named ones (`f(a: 1)`) are passed as
+    /// Groovy passes them, as one leading map.
+    pub(super) fn args(&mut self, args: &[Arg]) -> R<Args> {
+        let mut pos = Args::new();
         let mut named = Vec::new();
         for a in args {
             match a {
                 Arg::Pos(e) => pos.push(self.expr(e)?),
-                Arg::Named(n, e) => named.push((n.clone(), self.expr(e)?)),
+                Arg::Named(n, e) => named.push((s(n), self.expr(e)?)),
             }
         }
         if !named.is_empty() {
-            // Groovy passes named arguments as a leading map.
-            pos.insert(0, map(named.iter().map(|(k, v)| (s(k), v.clone())).collect()));
+            pos.insert(0, map(named));
         }
-        Ok((pos, named))
+        Ok(pos)
     }
 
     /// Evaluates arguments whose values nothing reads, in order, for their effects (accesses,
@@ -325,7 +344,7 @@ impl Ctx<'_> {
                 // A field of a local map (`evt.value`), read in place: what `member` gives a map
                 // holding the key, without copying the map's reference in and out.
                 if let (Expr::Var(n), false) = (obj.as_ref(), *spread) {
-                    let local = self.vars[self.base..].iter().rev().find(|(x, _)| **x == **n);
+                    let local = self.local(n);
                     if let Some((_, Value::Map(m))) = local {
                         if let Some(v) = map_get_str(m, name) {
                             return Ok(v.clone());
@@ -379,6 +398,14 @@ impl Ctx<'_> {
                     return Ok(Value::Bool(self.expr(a)?.truthy() || self.expr(b)?.truthy()));
                 }
                 let x = self.expr(a)?;
+                if let (&"in", Expr::List(items)) = (op, b.as_ref()) {
+                    // `x in [a, b]`: each item compared as it is evaluated, no list built.
+                    let mut hit = false;
+                    for i in items {
+                        hit |= loose_eq(&self.expr(i)?, &x);
+                    }
+                    return Ok(Value::Bool(hit));
+                }
                 let y = self.expr(b)?;
                 binary(op, &x, &y)
             }
@@ -462,7 +489,7 @@ impl Ctx<'_> {
                 }
                 if self.m.apps[self.app].methods.contains_key(getter.as_str()) {
                     let app = self.app;
-                    return self.call_method(app, &getter, Vec::new());
+                    return self.call_method(app, &getter, Args::new());
                 }
                 Value::Null
             }
@@ -525,8 +552,18 @@ impl Ctx<'_> {
             Value::Dev(d) => {
                 let d = *d;
                 if let Some(a) = name.strip_prefix("current") {
-                    let a = lower_first(a);
-                    return Ok(self.attr(d, &a));
+                    // `currentSwitch` reads `switch`: the slot found by comparing, not by
+                    // building the lower-cased name on every read.
+                    return Ok(
+                        match self.m.slot_of.get(d as usize).and_then(|s| s.iter().find(|(x, _)| is_lower_first(x, a)))
+                        {
+                            Some(&(_, slot)) => {
+                                self.touch(slot as u32, false);
+                                self.st.attrs[slot].clone()
+                            }
+                            None => Value::Null,
+                        },
+                    );
                 }
                 if let Some(a) = name.strip_suffix("State") {
                     let v = self.attr(d, a);
@@ -534,7 +571,7 @@ impl Ctx<'_> {
                 }
                 match name {
                     "displayName" | "label" | "name" => s(&format!("{} device", self.m.devices[d as usize])),
-                    "id" | "deviceNetworkId" => s(&format!("device{d}")),
+                    "id" | "deviceNetworkId" => Value::Str(self.m.device_id_text[d as usize].clone()),
                     "size" => Value::Int(1),
                     _ => {
                         if self.m.slot(d, name).is_some() {
@@ -655,14 +692,14 @@ impl Ctx<'_> {
             return Ok(Value::Null);
         }
         if spread {
-            let (a, _) = self.args(args)?;
+            let a = self.args(args)?;
             let mut out = Vec::new();
             for x in o.items() {
                 out.push(self.method(&x, name, a.clone(), Some(t))?);
             }
             return Ok(list(out));
         }
-        let (mut a, _) = self.args(args)?;
+        let mut a = self.args(args)?;
         if name == groovy::DYNAMIC && !a.is_empty() {
             let n = a.remove(0).text();
             return self.method(&o, &n, a, Some(t));
@@ -671,8 +708,9 @@ impl Ctx<'_> {
     }
 
     pub(super) fn call_free(&mut self, name: &str, args: &[Arg]) -> R<Value> {
-        if let Some(Value::Closure(c)) = self.lookup(name) {
-            let (a, _) = self.args(args)?;
+        if let Some((_, Value::Closure(c))) = self.local(name) {
+            let c = c.clone();
+            let a = self.args(args)?;
             return self.call_closure(&c, a);
         }
         // Notifications, HTTP and events sent to the cloud do nothing (the match below gives
@@ -696,10 +734,10 @@ impl Ctx<'_> {
             self.discard_args(args)?;
             return Ok(Value::Null);
         }
-        let (a, _) = self.args(args)?;
+        let a = self.args(args)?;
         let app = self.app;
-        if self.m.apps[app].methods.contains_key(name) {
-            return self.call_method(app, name, a);
+        if let Some(&mi) = self.m.apps[app].methods.get(name) {
+            return self.enter_method(app, mi, name, a);
         }
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
         Ok(match name {
@@ -743,7 +781,7 @@ impl Ctx<'_> {
     }
 
     /// Methods on values (devices, collections, strings, numbers, objects).
-    pub(super) fn method(&mut self, o: &Value, name: &str, a: Vec<Value>, path: Option<&Expr>) -> R<Value> {
+    pub(super) fn method(&mut self, o: &Value, name: &str, a: Args, path: Option<&Expr>) -> R<Value> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
         let app = self.app;
         match o {

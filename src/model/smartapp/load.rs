@@ -467,6 +467,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     let nslots = slots.len();
     let slot_text = slots.iter().map(|(_, a)| Text::from(a.clone())).collect();
     let device_text = devices.iter().map(|d| Text::from(d.clone())).collect();
+    let device_id_text = (0..devices.len()).map(|d| Text::from(format!("device{d}"))).collect();
     let phone = devices
         .iter()
         .position(|c| c == "mobilePresence")
@@ -480,6 +481,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         slot_of,
         slot_text,
         device_text,
+        device_id_text,
         subs: Vec::new(),
         events,
         unsupported: Vec::new(),

@@ -151,6 +151,13 @@ impl Value {
             }
         }
     }
+    /// [`Value::text`], borrowed from a string value.
+    pub(super) fn text_ref(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Value::Str(s) => std::borrow::Cow::Borrowed(s),
+            v => std::borrow::Cow::Owned(v.text()),
+        }
+    }
     /// Appends the text of the value to `out` (interpolation builds no string per part).
     pub(super) fn text_into(&self, out: &mut String) {
         use std::fmt::Write;
@@ -194,14 +201,20 @@ impl Value {
         }
     }
     pub(super) fn items(&self) -> Vec<Value> {
+        self.items_ref().into_owned()
+    }
+    /// [`Value::items`] borrowed where the value holds them (a list; a single value is a list
+    /// of itself): iterating a list copies no list.
+    pub(super) fn items_ref(&self) -> std::borrow::Cow<'_, [Value]> {
+        use std::borrow::Cow;
         match self {
-            Value::List(l) => l.to_vec(),
-            Value::Null => Vec::new(),
-            Value::Map(m) => {
-                m.iter().map(|(k, v)| map(vec![(lit("key"), k.clone()), (lit("value"), v.clone())])).collect()
-            }
-            Value::Str(x) => x.chars().map(|c| Value::Str(c.to_string().into())).collect(),
-            other => vec![other.clone()],
+            Value::List(l) => Cow::Borrowed(&l[..]),
+            Value::Null => Cow::Borrowed(&[]),
+            Value::Map(m) => Cow::Owned(
+                m.iter().map(|(k, v)| map(vec![(lit("key"), k.clone()), (lit("value"), v.clone())])).collect(),
+            ),
+            Value::Str(x) => Cow::Owned(x.chars().map(|c| Value::Str(c.to_string().into())).collect()),
+            other => Cow::Borrowed(std::slice::from_ref(other)),
         }
     }
 }
@@ -259,6 +272,18 @@ pub(super) fn lower_first(x: &str) -> String {
     }
 }
 
+/// Whether `x` is [`lower_first`] of `a`, without building it.
+pub(super) fn is_lower_first(x: &str, a: &str) -> bool {
+    let mut c = a.chars();
+    match c.next() {
+        None => x.is_empty(),
+        Some(f) if f.is_ascii() => {
+            x.as_bytes().first() == Some(&(f as u8).to_ascii_lowercase()) && x[1..] == *c.as_str()
+        }
+        Some(_) => *x == *lower_first(a),
+    }
+}
+
 pub(super) fn num_text(v: &Value) -> String {
     match v.num() {
         Some(f) if f.fract() == 0.0 => (f as i64).to_string(),
@@ -302,7 +327,7 @@ pub(super) fn arith(op: &str, x: &Value, y: &Value) -> Value {
         (Value::Str(a), _, "+") => s(&format!("{a}{}", y.text())),
         (Value::List(a), _, "+") => list(a.iter().cloned().chain(y.items()).collect()),
         (Value::List(a), _, "-") => {
-            let r = y.items();
+            let r = y.items_ref();
             list(a.iter().filter(|v| !r.iter().any(|w| loose_eq(v, w))).cloned().collect())
         }
         (Value::Int(a), Value::Int(b), _) => match op {
@@ -351,7 +376,7 @@ pub(super) fn binary(op: &str, x: &Value, y: &Value) -> Value {
         }),
         "in" => Value::Bool(match y {
             Value::Map(m) => map_get(m, x).is_some(),
-            _ => y.items().iter().any(|v| loose_eq(v, x)),
+            _ => y.items_ref().iter().any(|v| loose_eq(v, x)),
         }),
         "instanceof" => Value::Bool(true),
         "=~" | "==~" => Value::Bool(x.text().contains(&y.text())),
