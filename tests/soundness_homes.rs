@@ -13,7 +13,9 @@
 //! sets the seeds (default 250; a tenth of them are homes).
 //!
 //! Shown able to fail (docs/reductions-homes.md): a planted bug in the read scan (the
-//! `currentX` form not counted as a read of `x`) is caught here.
+//! `currentX` form not counted as a read of `x`) is caught here, and so are two in `monitors`
+//! (the conflicts within one transition dropped; a transition's outgoing ghost taken from its
+//! first write instead of its last).
 
 #[path = "common/apps.rs"]
 #[allow(dead_code)]

@@ -329,6 +329,11 @@ fn explore(search: &mut Search<'_, SmartAppModel>) -> Graph {
                     g.target.push(target);
                     g.choice.push(step.choice);
                     g.summary.push(summary);
+                    // A limit holds at the step that reached it (`--max-states` exactly).
+                    if search.stopped() {
+                        g.first.push(g.target.len() as u32);
+                        break 'levels;
+                    }
                 }
                 g.first.push(g.target.len() as u32);
             }

@@ -413,7 +413,7 @@ impl SmartAppModel {
         for (i, &c) in path.iter().enumerate() {
             let mut places = Vec::new();
             acc.clear();
-            let r = self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places), None);
+            let r = self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places), None, None);
             out.extend(places.into_iter().filter(|p| p.0 == slot).map(|p| (i + 1, self.apps[p.1].name.clone())));
             if r.is_err() {
                 break;
@@ -486,7 +486,7 @@ impl Model for SmartAppModel {
         seen: &mut Vec<ModelError>,
     ) -> Result<(), ModelError> {
         let mut acc = Vec::with_capacity(32);
-        let r = self.fire_traced(s, c as usize, &mut acc, &mut None, None, Some(seen));
+        let r = self.fire_traced(s, c as usize, &mut acc, &mut None, None, Some(seen), None);
         if let Some(out) = out {
             one_access_per_object(acc, out);
         }
@@ -505,7 +505,7 @@ impl Model for SmartAppModel {
     fn lane_marks(&self, s: &SmartState, c: Choice, out: &mut Vec<crate::model::lane::LaneMark>) {
         use crate::model::lane::LaneMark;
         let (mut copy, mut acc, mut log) = (s.clone(), Vec::new(), Some(Vec::new()));
-        let result = self.fire_traced(&mut copy, c as usize, &mut acc, &mut log, None, None);
+        let result = self.fire_traced(&mut copy, c as usize, &mut acc, &mut log, None, None, None);
         // A configuration at installation (initial.rs) runs no handler: one mark.
         let Some(ev) = self.events.get(c as usize) else {
             let name = self.choice_name(c);
@@ -567,7 +567,7 @@ impl Model for SmartAppModel {
         for (i, &c) in path.iter().enumerate() {
             acc.clear();
             let from = places.len();
-            if self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places), None).is_err() {
+            if self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places), None, None).is_err() {
                 break;
             }
             // An observed conflict (`--conflict-mode observe`) left a mark where it was seen;

@@ -144,7 +144,7 @@ impl SmartAppModel {
         writes: &mut Vec<GhostWrite>,
     ) -> Result<(), ModelError> {
         let mut acc = Vec::new();
-        self.fire_with(s, c as usize, &mut acc, &mut None, None, None, Some(writes))
+        self.fire_traced(s, c as usize, &mut acc, &mut None, None, None, Some(writes))
     }
 
     /// The conflict `write`, made by the transition of choice `c`, observes when `last` is the
@@ -190,30 +190,18 @@ impl SmartAppModel {
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
     pub(super) fn fire(&self, st: &mut SmartState, e: usize, acc: &mut Vec<Access>) -> Result<(), ModelError> {
-        self.fire_traced(st, e, acc, &mut None, None, None)
+        self.fire_traced(st, e, acc, &mut None, None, None, None)
     }
 
     /// [`SmartAppModel::fire`] that, when `log` holds a list, appends what ran to it (lane
     /// diagrams), and when `places` is given, where each app write that makes its app the last
     /// writer is (reports; see [`SmartAppModel::write_place`]). Under `--conflict-mode observe`
-    /// the conflicts observed are appended to `seen` (dropped when it is None).
-    pub(super) fn fire_traced(
-        &self,
-        st: &mut SmartState,
-        e: usize,
-        acc: &mut Vec<Access>,
-        log: &mut Option<Vec<Logged>>,
-        places: Option<&mut Vec<(usize, usize, String)>>,
-        seen: Option<&mut Vec<ModelError>>,
-    ) -> Result<(), ModelError> {
-        self.fire_with(st, e, acc, log, places, seen, None)
-    }
-
-    /// [`SmartAppModel::fire_traced`]; given `writes`, the conflict ghosts are neither read nor
-    /// kept: each app write of an attribute whose ghost would be kept is appended to `writes`
-    /// instead, in order, and no conflict is checked (the monitors' run, `explore/monitors.rs`).
+    /// the conflicts observed are appended to `seen` (dropped when it is None). Given `writes`,
+    /// the conflict ghosts are neither read nor kept: each app write of an attribute whose ghost
+    /// would be kept is appended to `writes` instead, in order, and no conflict is checked (the
+    /// monitors' run, `explore/monitors.rs`).
     #[allow(clippy::too_many_arguments)]
-    fn fire_with(
+    pub(super) fn fire_traced(
         &self,
         st: &mut SmartState,
         e: usize,
