@@ -53,6 +53,7 @@ mod footprint;
 mod initial;
 mod interp;
 mod load;
+mod probe;
 mod slice;
 mod value;
 
@@ -60,6 +61,7 @@ use builtins::*;
 use devices::*;
 use encode::*;
 pub use load::{conflict_scope, load};
+pub use probe::{Probe, Varying};
 use value::*;
 pub use value::{Text, Value};
 
@@ -232,6 +234,9 @@ pub struct SmartAppModel {
     dead_slots: Vec<bool>,
     /// Per slot: at most one app writes it, so its conflict ghost is not kept (`dead.rs`).
     no_ghost: Vec<bool>,
+    /// Per app, under `--conflicts`: the keys of its `state` its code may read, when they are
+    /// known (None: any); a key outside them is written only, and not stored (`dead.rs`).
+    state_reads: Vec<Option<std::collections::BTreeSet<String>>>,
 }
 
 /// Ways a handler run ends early.

@@ -59,6 +59,33 @@ impl SmartAppModel {
         }
     }
 
+    /// Per app, the keys of its `state` its code may read (None: any, or everything is kept):
+    /// see the module header (write-only state keys).
+    pub(super) fn read_state_keys(&self) -> Vec<Option<std::collections::BTreeSet<String>>> {
+        self.apps
+            .iter()
+            .map(|app| {
+                if self.opts.keep_dead_state || !self.opts.conflicts {
+                    return None;
+                }
+                let sc = footprint::scan_methods(&app.script, &app.callable);
+                (!sc.state_reads_all && !sc.dynamic).then_some(sc.state_reads)
+            })
+            .collect()
+    }
+
+    /// Removes the write-only keys from the initial state and every configuration (installing
+    /// ran with everything stored).
+    pub(super) fn drop_unread_keys(&mut self) {
+        let reads = &self.state_reads;
+        let keep = |a: usize, k: &Text| reads[a].as_ref().is_none_or(|r| r.contains(&**k));
+        for st in std::iter::once(&mut self.init).chain(self.configs.iter_mut().map(|c| &mut c.1)) {
+            for (a, keys) in st.states.iter_mut().enumerate() {
+                keys.retain(|(k, _)| keep(a, k));
+            }
+        }
+    }
+
     /// Per slot: (dead, no ghost kept), from the scan of every app (see the module header).
     pub(super) fn unstored_slots(&self) -> (Vec<bool>, Vec<bool>) {
         let n = self.slots.len();
