@@ -212,6 +212,64 @@ fn every_read_form_keeps_its_attribute() {
     }
 }
 
+/// Write-only `state` keys (dead.rs): a key read in each form the interpreter knows decides
+/// whether an app writes the switch another app writes, so the conflict is found with the
+/// reduction exactly when it is without; a key only written is left out (fewer states).
+#[test]
+fn every_state_read_form_keeps_its_key() {
+    let forms = [
+        ("state.k", ""),
+        ("state[\"k\"]", ""),
+        ("atomicState.k", ""),
+        ("state.\"${'k'}\"", ""),
+        ("state[\"${evt.name == 'x' ? 'j' : 'k'}\"]", ""),
+        ("(state.k ?: \"closed\")", ""),
+        ("\"${state.k}\"", ""),
+        ("readK()", "def readK() { def s = state\n s.k }\n"),
+        ("readK()", "def readK() { state.k += \"\"\n state.k }\n"),
+    ];
+    for (i, (read, helper)) in forms.iter().enumerate() {
+        let reader = format!(
+            "definition(name: \"Reader\", namespace: \"gen\", author: \"tracepor tests\")\n\
+             preferences {{ section(\"d\") {{\n input \"contact1\", \"capability.contactSensor\"\n input \"motion1\", \"capability.motionSensor\"\n input \"sw\", \"capability.switch\"\n }} }}\n\
+             def installed() {{\n subscribe(motion1, \"motion.active\", h)\n subscribe(contact1, \"contact\", w)\n }}\n\
+             def w(evt) {{ state.k = evt.value }}\n\
+             def h(evt) {{\n    if ({read} == \"open\") {{\n        sw.on()\n    }}\n}}\n{helper}"
+        );
+        let other = "definition(name: \"Other\", namespace: \"gen\", author: \"tracepor tests\")\n\
+             preferences { section(\"d\") {\n input \"contact1\", \"capability.contactSensor\"\n input \"sw\", \"capability.switch\"\n } }\n\
+             def installed() { subscribe(contact1, \"contact\", h) }\n\
+             def h(evt) { sw.off() }\n";
+        let apps = [("a-reader".to_string(), reader), ("b-other".to_string(), other.to_string())];
+        let files = write_home(&format!("key{i}"), &apps);
+        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true, ..Default::default() };
+        let kept = smartapp::load(&files, opts).unwrap();
+        let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
+        let limits = || Limits { max_states: Some(CAP), ..Limits::default() };
+        let (s1, want) = run(&kept, "full", Ablation::default(), limits());
+        let (s2, got) = run(&reduced, "full", Ablation::default(), limits());
+        assert!(s1.finished && s2.finished);
+        assert!(!errors(&want).is_empty(), "{read}: no conflict to lose");
+        assert_eq!(errors(&got), errors(&want), "{read}: the reduction changed the conflicts");
+    }
+    // The same app reading no key: `state.k` is written only, and not stored.
+    let writer = "definition(name: \"Writer\", namespace: \"gen\", author: \"tracepor tests\")\n\
+         preferences { section(\"d\") {\n input \"contact1\", \"capability.contactSensor\"\n input \"sw\", \"capability.switch\"\n } }\n\
+         def installed() { subscribe(contact1, \"contact\", w) }\n\
+         def w(evt) {\n state.k = evt.value\n sw.on()\n}\n";
+    let other = writer.replace("Writer", "Other").replace("sw.on()", "sw.off()");
+    let files = write_home("key-unread", &[("a-writer".into(), writer.to_string()), ("b-other".into(), other)]);
+    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true, ..Default::default() };
+    let kept = smartapp::load(&files, opts).unwrap();
+    let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
+    let limits = || Limits { max_states: Some(CAP), ..Limits::default() };
+    let ((s1, want), (s2, got)) =
+        (run(&kept, "full", Ablation::default(), limits()), run(&reduced, "full", Ablation::default(), limits()));
+    assert!(s1.finished && s2.finished);
+    assert_eq!(errors(&got), errors(&want));
+    assert!(s2.states < s1.states, "a write-only key still stored: {:?} states, {:?} kept", s2.states, s1.states);
+}
+
 /// The interaction graph's components (src/model/smartapp/components.rs): on generated homes,
 /// the conflicts `full` finds on the whole home are exactly the union of those it finds on each
 /// component's apps loaded alone (with the apps the home leaves out), with conflicts observed
