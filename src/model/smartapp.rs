@@ -33,7 +33,8 @@
 //! `delivery` (one event to every subscribed handler, the conflict check), `interp` (the Groovy
 //! interpreter), `builtins` (Groovy's library), `value` (values), `encode` (state matching),
 //! `footprint` (static footprints for `dpor`), `slice` (apps left out of the interleaving under
-//! `--conflicts`).
+//! `--conflicts`), `dead` (state no app can tell apart, not stored), `probe` (what varies in
+//! the states: a diagnostic, `TRACEPOR_PROBE=N`).
 
 use std::sync::Arc;
 
@@ -124,8 +125,9 @@ struct EnvEvent {
 pub struct SmartAppOptions {
     pub conflicts: bool,
     pub bound: Option<u32>,
-    /// Store the attributes no app reads or writes and the conflict ghosts of the attributes one
-    /// app writes (`dead.rs`; an ablation, `--keep-dead-state`).
+    /// Store the attributes no app reads or writes, the conflict ghosts of the attributes one
+    /// app writes and the `state` keys no code reads (`dead.rs`; an ablation,
+    /// `--keep-dead-state`).
     pub keep_dead_state: bool,
     /// Under `--conflicts`: whether a conflict ends its path or is an observation (`delivery.rs`).
     pub conflict_mode: crate::model::ConflictMode,
