@@ -259,6 +259,19 @@ fn every_state_read_form_keeps_its_key() {
     let ((s1, want), (s2, got)) = with_and_without("key-unread", &apps);
     assert_eq!(errors(&got), errors(&want));
     assert!(s2.states < s1.states, "a write-only key still stored: {:?} states, {:?} kept", s2.states, s1.states);
+    // The probe (probe.rs) sees the key vary when it is stored, and not when it is left out.
+    let files = write_home("key-unread", &apps);
+    let opts = SmartAppOptions { conflicts: true, keep_dead_state: true, ..Default::default() };
+    let key = |keep_dead_state| {
+        let p = smartapp::load(&files, SmartAppOptions { keep_dead_state, ..opts }).unwrap().probe(10_000);
+        assert!(p.finished, "{p}");
+        p.components
+            .into_iter()
+            .find(|c| c.component.starts_with("state ") && c.component.ends_with(".k"))
+            .map(|c| c.values)
+    };
+    assert_eq!(key(true), Some(3), "absent, open, closed");
+    assert_eq!(key(false), None);
 }
 
 /// The interaction graph's components (src/model/smartapp/components.rs): on generated homes,
