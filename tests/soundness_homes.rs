@@ -190,28 +190,90 @@ fn every_read_form_keeps_its_attribute() {
         ("zone(contact1)", "def zone(d) { d.currentValue(\"contact\") }\n"),
     ];
     for (i, (read, helper)) in forms.iter().enumerate() {
-        let reader = format!(
-            "definition(name: \"Reader\", namespace: \"gen\", author: \"tracepor tests\")\n\
-             preferences {{ section(\"d\") {{\n input \"contact1\", \"capability.contactSensor\"\n input \"motion1\", \"capability.motionSensor\"\n input \"sw\", \"capability.switch\"\n }} }}\n\
-             def installed() {{ subscribe(motion1, \"motion.active\", h) }}\n\
-             def h(evt) {{\n    if ({read} == \"open\") {{\n        sw.on()\n    }}\n}}\n{helper}"
-        );
-        let other = "definition(name: \"Other\", namespace: \"gen\", author: \"tracepor tests\")\n\
-             preferences { section(\"d\") {\n input \"contact1\", \"capability.contactSensor\"\n input \"sw\", \"capability.switch\"\n } }\n\
-             def installed() { subscribe(contact1, \"contact\", h) }\n\
-             def h(evt) { sw.off() }\n";
-        let apps = [("a-reader".to_string(), reader), ("b-other".to_string(), other.to_string())];
-        let files = write_home(&format!("form{i}"), &apps);
-        let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true, ..Default::default() };
-        let kept = smartapp::load(&files, opts).unwrap();
-        let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
-        let limits = || Limits { max_states: Some(CAP), ..Limits::default() };
-        let (s1, want) = run(&kept, "full", Ablation::default(), limits());
-        let (s2, got) = run(&reduced, "full", Ablation::default(), limits());
-        assert!(s1.finished && s2.finished);
+        let apps = reader_and_other(read, helper, "");
+        let ((_, want), (_, got)) = with_and_without(&format!("form{i}"), &apps);
         assert!(!errors(&want).is_empty(), "{read}: no conflict to lose");
         assert_eq!(errors(&got), errors(&want), "{read}: the reduction changed the conflicts");
     }
+}
+
+/// Two apps whose conflict on the switch depends on `read`: the reader switches it on when
+/// motion is active and `read` is `open` (`helper`: methods it goes through); the other
+/// switches it off on every contact event, when the reader also runs `on_contact`.
+fn reader_and_other(read: &str, helper: &str, on_contact: &str) -> [(String, String); 2] {
+    let reader = format!(
+        "definition(name: \"Reader\", namespace: \"gen\", author: \"tracepor tests\")\n\
+         preferences {{ section(\"d\") {{\n input \"contact1\", \"capability.contactSensor\"\n input \"motion1\", \"capability.motionSensor\"\n input \"sw\", \"capability.switch\"\n }} }}\n\
+         def installed() {{\n subscribe(motion1, \"motion.active\", h)\n subscribe(contact1, \"contact\", w)\n }}\n\
+         def w(evt) {{ {on_contact} }}\n\
+         def h(evt) {{\n    if ({read} == \"open\") {{\n        sw.on()\n    }}\n}}\n{helper}"
+    );
+    let other = "definition(name: \"Other\", namespace: \"gen\", author: \"tracepor tests\")\n\
+         preferences { section(\"d\") {\n input \"contact1\", \"capability.contactSensor\"\n input \"sw\", \"capability.switch\"\n } }\n\
+         def installed() { subscribe(contact1, \"contact\", h) }\n\
+         def h(evt) { sw.off() }\n";
+    [("a-reader".to_string(), reader), ("b-other".to_string(), other.to_string())]
+}
+
+/// `full` on `apps` under `--conflicts` with everything stored and with the reduction, each
+/// required to finish: (stats, outcomes) of both, in that order.
+fn with_and_without(tag: &str, apps: &[(String, String)]) -> ((Stats, Outcomes), (Stats, Outcomes)) {
+    let files = write_home(tag, apps);
+    let opts = SmartAppOptions { conflicts: true, bound: None, keep_dead_state: true, ..Default::default() };
+    let kept = smartapp::load(&files, opts).unwrap();
+    let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
+    let limits = || Limits { max_states: Some(CAP), ..Limits::default() };
+    let (a, b) =
+        (run(&kept, "full", Ablation::default(), limits()), run(&reduced, "full", Ablation::default(), limits()));
+    assert!(a.0.finished && b.0.finished, "{tag}: a run did not finish");
+    (a, b)
+}
+
+/// Write-only `state` keys (dead.rs): a key read in each form the interpreter knows decides
+/// whether an app writes the switch another app writes, so the conflict is found with the
+/// reduction exactly when it is without; a key only written is left out (fewer states).
+#[test]
+fn every_state_read_form_keeps_its_key() {
+    let forms = [
+        ("state.k", ""),
+        ("state[\"k\"]", ""),
+        ("atomicState.k", ""),
+        ("state.\"${'k'}\"", ""),
+        ("state[\"${evt.name == 'x' ? 'j' : 'k'}\"]", ""),
+        ("(state.k ?: \"closed\")", ""),
+        ("\"${state.k}\"", ""),
+        ("readK()", "def readK() { def s = state\n s.k }\n"),
+        ("readK()", "def readK() { state.k += \"\"\n state.k }\n"),
+    ];
+    for (i, (read, helper)) in forms.iter().enumerate() {
+        let apps = reader_and_other(read, helper, "state.k = evt.value");
+        let ((_, want), (_, got)) = with_and_without(&format!("key{i}"), &apps);
+        assert!(!errors(&want).is_empty(), "{read}: no conflict to lose");
+        assert_eq!(errors(&got), errors(&want), "{read}: the reduction changed the conflicts");
+    }
+    // The same app reading no key: `state.k` is written only, and not stored.
+    let writer = "definition(name: \"Writer\", namespace: \"gen\", author: \"tracepor tests\")\n\
+         preferences { section(\"d\") {\n input \"contact1\", \"capability.contactSensor\"\n input \"sw\", \"capability.switch\"\n } }\n\
+         def installed() { subscribe(contact1, \"contact\", w) }\n\
+         def w(evt) {\n state.k = evt.value\n sw.on()\n}\n";
+    let other = writer.replace("Writer", "Other").replace("sw.on()", "sw.off()");
+    let apps = [("a-writer".into(), writer.to_string()), ("b-other".into(), other)];
+    let ((s1, want), (s2, got)) = with_and_without("key-unread", &apps);
+    assert_eq!(errors(&got), errors(&want));
+    assert!(s2.states < s1.states, "a write-only key still stored: {:?} states, {:?} kept", s2.states, s1.states);
+    // The probe (probe.rs) sees the key vary when it is stored, and not when it is left out.
+    let files = write_home("key-unread", &apps);
+    let opts = SmartAppOptions { conflicts: true, keep_dead_state: true, ..Default::default() };
+    let key = |keep_dead_state| {
+        let p = smartapp::load(&files, SmartAppOptions { keep_dead_state, ..opts }).unwrap().probe(10_000);
+        assert!(p.finished, "{p}");
+        p.components
+            .into_iter()
+            .find(|c| c.component.starts_with("state ") && c.component.ends_with(".k"))
+            .map(|c| c.values)
+    };
+    assert_eq!(key(true), Some(3), "absent, open, closed");
+    assert_eq!(key(false), None);
 }
 
 /// The interaction graph's components (src/model/smartapp/components.rs): on generated homes,

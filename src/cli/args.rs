@@ -270,8 +270,9 @@ pub struct Common {
     /// attribute.
     #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
     pub conflicts_on: Option<crate::model::ConflictScope>,
-    /// Ablation (SmartApps): store the attributes no app reads or writes, and the conflict
-    /// record of attributes one app writes (left out by default; docs/reductions-homes.md).
+    /// Ablation (SmartApps): store the attributes no app reads or writes, the conflict record
+    /// of attributes one app writes, and `state` keys no code reads (left out by default;
+    /// docs/reductions-homes.md).
     #[arg(long)]
     pub keep_dead_state: bool,
     /// Folder of the apps an app list names (IoTCheck's appLists format, one APP.groovy a

@@ -69,6 +69,10 @@ pub fn check(
     }
     let [(_, input)] = super::load_checked(files, &common.load_options())?;
     let loaded = model::load_input(input?, common.load_options())?;
+    // A diagnostic of what varies in the states (model/smartapp/probe.rs), on stderr.
+    if let (Some(n), model::Loaded::SmartApps(m)) = (std::env::var("TRACEPOR_PROBE").ok(), &loaded) {
+        eprint!("{}", m.probe(n.parse().unwrap_or(100_000)));
+    }
     // Outcome texts are needed only to write or compare them; otherwise each outcome is
     // kept as a fingerprint, so a long stateless search does not fill memory with them.
     let texts = common.outcomes.is_some() || expected.is_some();

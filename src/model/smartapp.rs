@@ -33,7 +33,8 @@
 //! `delivery` (one event to every subscribed handler, the conflict check), `interp` (the Groovy
 //! interpreter), `builtins` (Groovy's library), `value` (values), `encode` (state matching),
 //! `footprint` (static footprints for `dpor`), `slice` (apps left out of the interleaving under
-//! `--conflicts`).
+//! `--conflicts`), `dead` (state no app can tell apart, not stored), `probe` (what varies in
+//! the states: a diagnostic, `TRACEPOR_PROBE=N`).
 
 use std::sync::Arc;
 
@@ -54,6 +55,7 @@ mod footprint;
 mod initial;
 mod interp;
 mod load;
+mod probe;
 mod slice;
 mod value;
 
@@ -62,6 +64,7 @@ pub use delivery::GhostWrite;
 use devices::*;
 use encode::*;
 pub use load::{conflict_scope, load};
+pub use probe::{Probe, Varying};
 use value::*;
 pub use value::{Text, Value};
 
@@ -124,8 +127,9 @@ struct EnvEvent {
 pub struct SmartAppOptions {
     pub conflicts: bool,
     pub bound: Option<u32>,
-    /// Store the attributes no app reads or writes and the conflict ghosts of the attributes one
-    /// app writes (`dead.rs`; an ablation, `--keep-dead-state`).
+    /// Store the attributes no app reads or writes, the conflict ghosts of the attributes one
+    /// app writes and the `state` keys no code reads (`dead.rs`; an ablation,
+    /// `--keep-dead-state`).
     pub keep_dead_state: bool,
     /// Under `--conflicts`: whether a conflict ends its path or is an observation (`delivery.rs`).
     pub conflict_mode: crate::model::ConflictMode,
@@ -236,6 +240,9 @@ pub struct SmartAppModel {
     dead_slots: Vec<bool>,
     /// Per slot: at most one app writes it, so its conflict ghost is not kept (`dead.rs`).
     no_ghost: Vec<bool>,
+    /// Per app, under `--conflicts`: the keys of its `state` its code may read, when they are
+    /// known (None: any); a key outside them is written only, and not stored (`dead.rs`).
+    state_reads: Vec<Option<std::collections::BTreeSet<String>>>,
 }
 
 /// Ways a handler run ends early.

@@ -409,7 +409,16 @@ fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth
                 src.push_str(&format!("{pad}{name}.{}()\n", cmds[rng.gen_range(0..cmds.len())].0));
             }
         }
-        0..=2 => src.push_str(&format!("{pad}state.flag = \"{}\"\n", ["a", "b"][rng.gen_range(0..2)])),
+        0..=2 => {
+            let v = ["a", "b"][rng.gen_range(0..2)];
+            // A key written by name, by index, or only written (`state.last`: dead.rs leaves a
+            // key no code reads out of the state, under `--conflicts`).
+            match rng.gen_range(0..4) {
+                0 => src.push_str(&format!("{pad}state[\"flag\"] = \"{v}\"\n")),
+                1 => src.push_str(&format!("{pad}state.last = evt.value\n")),
+                _ => src.push_str(&format!("{pad}state.flag = \"{v}\"\n")),
+            }
+        }
         _ => {
             let (name, _, attr, _, values) = HOME[devices[rng.gen_range(0..devices.len())]];
             let value = values[rng.gen_range(0..2)];
@@ -439,7 +448,15 @@ fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth
                 }
             };
             let cond = if rng.gen_bool(0.2) {
-                format!("state.flag == \"{}\"", ["a", "b"][rng.gen_range(0..2)])
+                // Every form a key is read by (dead.rs keeps what each of them names).
+                let key = match rng.gen_range(0..5) {
+                    0 => "state[\"flag\"]",
+                    1 => "atomicState.flag",
+                    2 => "state.\"${'fl' + 'ag'}\"",
+                    3 => "(state.last == \"x\" ? \"a\" : state.flag)",
+                    _ => "state.flag",
+                };
+                format!("{key} == \"{}\"", ["a", "b"][rng.gen_range(0..2)])
             } else {
                 format!("{read} == \"{value}\"")
             };

@@ -1,4 +1,4 @@
-//! State the apps can never tell apart, left out of the configuration (issue 29, homes): two
+//! State the apps can never tell apart, left out of the configuration (issue 29, homes):
 //! static reductions of the state space, for every strategy, decided once when the system is
 //! loaded from the scan of every app's source (`footprint.rs`).
 //!
@@ -40,7 +40,24 @@
 //! The same bisimulation argument, with ~ relating states that differ only in those ghosts,
 //! gives soundness: no transition's behaviour or error depends on them.
 //!
-//! `--keep-dead-state` (an ablation, [`super::SmartAppOptions::keep_dead_state`]) stores both, for
+//! **Write-only `state` keys** (issue 29, the thermostat home: `turnOffTime = now()` in
+//! thermostat-window-check and thermostat-mode-director, never read). Under `--conflicts`, a key
+//! of an app's `state` that no code of that app may read is not stored, and its write records
+//! no access ([`SmartAppModel::read_state_keys`], `Ctx::state_set`). The scan
+//! ([`super::footprint::Scan::state_reads`]) goes over every method the interpreter can enter
+//! (`callable.rs`): `state.k` and `state['k']` read `k` wherever they stand except as the whole
+//! target of a plain `=` (`state.k.x = v` and `state.k += v` read `k`); any other use of the
+//! name `state` or `atomicState` (a computed key, the map handed to a local, a closure or a
+//! call) counts as a read of every key, and so does a call by a computed name. *Why it is
+//! sound*: the app's `state` is reached only through those names (`Ctx::var`, `member`,
+//! `index`, `assign`; another app's `state` never), so no execution reads such a key; states
+//! that differ only in such keys run every event alike, with the same accesses apart from
+//! those keys' object and the same errors; the relation is the bisimulation above, and the
+//! representative has the key absent (the initial state and every configuration drop it,
+//! `drop_unread_keys`). Without `--conflicts` the outcome line is the result and shows the
+//! keys, so they are kept (as the single writer's values above).
+//!
+//! `--keep-dead-state` (an ablation, [`super::SmartAppOptions::keep_dead_state`]) stores all, for
 //! measuring what they save and for the soundness suite, which checks that the errors found are
 //! the same with and without (tests/soundness_homes.rs).
 
@@ -55,6 +72,33 @@ impl SmartAppModel {
             let v = self.init.attrs[slot].clone();
             for (_, st) in &mut self.configs {
                 st.attrs[slot] = v.clone();
+            }
+        }
+    }
+
+    /// Per app, the keys of its `state` its code may read (None: any, or everything is kept):
+    /// see the module header (write-only state keys).
+    pub(super) fn read_state_keys(&self) -> Vec<Option<std::collections::BTreeSet<String>>> {
+        self.apps
+            .iter()
+            .map(|app| {
+                if self.opts.keep_dead_state || !self.opts.conflicts {
+                    return None;
+                }
+                let sc = footprint::scan_methods(&app.script, &app.callable);
+                (!sc.state_reads_all && !sc.dynamic).then_some(sc.state_reads)
+            })
+            .collect()
+    }
+
+    /// Removes the write-only keys from the initial state and every configuration (installing
+    /// ran with everything stored).
+    pub(super) fn drop_unread_keys(&mut self) {
+        let reads = &self.state_reads;
+        let keep = |a: usize, k: &Text| reads[a].as_ref().is_none_or(|r| r.contains(&**k));
+        for st in std::iter::once(&mut self.init).chain(self.configs.iter_mut().map(|c| &mut c.1)) {
+            for (a, keys) in st.states.iter_mut().enumerate() {
+                keys.retain(|(k, _)| keep(a, k));
             }
         }
     }

@@ -105,6 +105,11 @@ pub(super) struct Scan {
     pub(super) computed_command: bool,
     pub(super) sets_mode: bool,
     pub(super) writes_state: bool,
+    /// Keys of the app's `state` a read may name (`dead.rs`, write-only keys): `state.k` and
+    /// `state['k']` anywhere but as the whole target of a plain assignment.
+    pub(super) state_reads: std::collections::BTreeSet<String>,
+    /// `state` used otherwise (a computed key read, the map itself handed on): any key.
+    pub(super) state_reads_all: bool,
     /// Attribute names a read may name (see `dead.rs`): every member name as written, without
     /// `current` (first letter lowered) or `State`, and the literal names given to
     /// `currentValue`, `latestValue`, `currentState`, `latestState`.
@@ -247,13 +252,34 @@ impl Scan {
     fn expr(&mut self, e: &Expr) {
         match e {
             // Any mention of the state names, read or written, counts as a write (coarse: a
-            // state write needs a target rooted at one of them).
-            Expr::Var(n) => {
-                if n == "state" || n == "atomicState" {
+            // state write needs a target rooted at one of them). Met here, the map itself is
+            // used (a key read by `state.k` or `state[k]` is taken apart below).
+            Expr::Var(_) => {
+                if is_state(e) {
                     self.writes_state = true;
+                    self.state_reads_all = true;
                 }
             }
+            // `state.k`: a read of the key `k` (the map itself is not walked: that would read
+            // every key).
+            Expr::Member { obj, name, .. } if is_state(obj) => {
+                self.read_name(name);
+                self.writes_state = true;
+                self.state_reads.insert(name.to_string());
+                return;
+            }
             Expr::Member { name, .. } => self.read_name(name),
+            Expr::Index(o, i) if is_state(o) => {
+                self.writes_state = true;
+                match i.as_ref() {
+                    Expr::Str(k) => {
+                        self.state_reads.insert(k.to_string());
+                    }
+                    _ => self.state_reads_all = true,
+                }
+                self.expr(i);
+                return;
+            }
             Expr::Call { target, name, args, .. } => {
                 match name.as_str() {
                     // The computed name is the first argument (the parser puts it there).
@@ -277,10 +303,35 @@ impl Scan {
                     self.target(t);
                 }
             }
+            // `state.k = v`, `state[k] = v`: a write of the key, no read of it.
+            Expr::Assign { op: "=", target, value } if state_key_target(target) => {
+                self.writes_state = true;
+                match target.as_ref() {
+                    Expr::Member { name, .. } => self.read_name(name),
+                    Expr::Index(_, i) => self.expr(i),
+                    _ => {}
+                }
+                self.expr(value);
+                return;
+            }
             Expr::IncDec(_, t, _) | Expr::Assign { target: t, .. } => self.target(t),
             _ => {}
         }
         self.children(e)
+    }
+}
+
+/// Whether `e` names the app's `state` (`atomicState` is the same map).
+fn is_state(e: &Expr) -> bool {
+    matches!(e, Expr::Var(n) if n == "state" || n == "atomicState")
+}
+
+/// Whether `t` is a key of the app's `state`, `state.k` or `state[k]` (not within it).
+fn state_key_target(t: &Expr) -> bool {
+    match t {
+        Expr::Member { obj, spread: false, .. } => is_state(obj),
+        Expr::Index(o, _) => is_state(o),
+        _ => false,
     }
 }
 

@@ -503,6 +503,10 @@ impl Ctx<'_> {
     }
 
     pub(super) fn state_set(&mut self, key: &str, v: Value) {
+        // A key no code of the app reads is not stored, and its write touches nothing (`dead.rs`).
+        if self.m.state_reads.get(self.app).is_some_and(|r| r.as_ref().is_some_and(|r| !r.contains(key))) {
+            return;
+        }
         let o = self.m.state_object(self.app);
         let st = &mut self.st.states[self.app];
         let at = st.iter().position(|(k, _)| k == key);

@@ -490,6 +490,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         dead: Vec::new(),
         dead_slots: Vec::new(),
         no_ghost: Vec::new(),
+        state_reads: Vec::new(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -519,6 +520,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     }
     (model.dead_slots, model.no_ghost) = model.unstored_slots();
     model.reset_dead_slots();
+    model.state_reads = model.read_state_keys();
+    model.drop_unread_keys();
     Ok(model)
 }
 
