@@ -290,15 +290,12 @@ fn replay_for(model: &EmModel, path: &[Choice], ops: &[u32], want_end: bool) -> 
     (steps, want_end.then_some(state))
 }
 
-/// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
-/// past `LIST_PAIRS` without being listed. Output-sensitive: per access, per chain that holds an
-/// earlier access of its location, a binary search (accesses of one chain are ordered, so
-/// the ones the access is not after are a suffix).
-fn race_pairs(model: &EmModel, hb: &dyn Order, keep: u64) -> (u64, Vec<(u32, u32)>) {
+/// The locations that can race: written, and accessed by two tasks or more (one task's
+/// accesses are ordered by program order); and the number of operations up to the last access
+/// of one of them, which is as far as the happens-before clocks are read.
+fn racing_locations(model: &EmModel) -> (Vec<bool>, usize) {
     let locs = model.trace.locations.len();
-    // Only locations written and accessed by two tasks or more can race (one task's accesses
-    // are ordered by program order): per location, its first task, then NEVER once a second
-    // task accesses it; and whether it is written.
+    // Per location: its first task, then NEVER once a second task accesses it.
     let mut task = vec![u32::MAX - 1; locs];
     let mut written = vec![false; locs];
     for (p, o) in model.trace.ops.iter().enumerate() {
@@ -312,7 +309,23 @@ fn race_pairs(model: &EmModel, hb: &dyn Order, keep: u64) -> (u64, Vec<(u32, u32
             written[l] |= matches!(o.kind, OpKind::Write { .. });
         }
     }
-    let can_race = |l: usize| task[l] == NEVER && written[l];
+    let can_race: Vec<bool> = (0..locs).map(|l| task[l] == NEVER && written[l]).collect();
+    let upto = model
+        .trace
+        .ops
+        .iter()
+        .rposition(|o| matches!(o.kind, OpKind::Read { loc } | OpKind::Write { loc } if can_race[loc as usize]))
+        .map_or(0, |p| p + 1);
+    (can_race, upto)
+}
+
+/// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
+/// past `LIST_PAIRS` without being listed. Output-sensitive: per access, per chain that holds an
+/// earlier access of its location, a binary search (accesses of one chain are ordered, so
+/// the ones the access is not after are a suffix).
+fn race_pairs(model: &EmModel, hb: &dyn Order, can_race: &[bool], keep: u64) -> (u64, Vec<(u32, u32)>) {
+    let locs = model.trace.locations.len();
+    let can_race = |l: usize| can_race[l];
     // Per location, per chain: (index, operation) of its accesses so far, all and writes only.
     let mut all: Vec<SmallVecOn> = vec![Vec::new(); locs];
     let mut writes: Vec<SmallVecOn> = vec![Vec::new(); locs];
@@ -391,9 +404,11 @@ pub fn analyse_within(
     // Both in one pass when they differ.
     // `optimal` hands over its `hb0` (`kept`); otherwise it is built here, with the other in
     // the same pass.
+    // Clocks are read only up to the last access that can race (`upto`): the pass stops there.
+    let (can_race, upto) = racing_locations(model);
     let (built_races, built0) = match (has_sync, kept.is_some()) {
         (false, true) => (None, None),
-        (sync, kept) => hb::both(model, sync, !kept),
+        (sync, kept) => hb::both(model, sync, !kept, upto),
     };
     let hb0: &dyn Order = match (kept, &built0) {
         (Some(k), _) => k,
@@ -404,7 +419,7 @@ pub fn analyse_within(
         Some(r) => r,
         None => hb0,
     };
-    let (count, mut pairs) = race_pairs(model, hb_races, DECIDE_PAIRS);
+    let (count, mut pairs) = race_pairs(model, hb_races, &can_race, DECIDE_PAIRS);
     phases.done("happens-before passes, race pairs");
     let mut stopped = budget.reached(0);
     let mut replayed = 0u64;

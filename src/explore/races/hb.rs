@@ -59,7 +59,7 @@ impl Order for StaticHb {
 /// Clocks of every operation of the trace in the relation asked for; position = operation.
 #[cfg(test)]
 pub fn recorded(model: &EmModel, sync: bool) -> ChainClocks {
-    let (with_sync, without) = both(model, sync, !sync);
+    let (with_sync, without) = both(model, sync, !sync, model.trace.ops.len());
     with_sync.or(without).expect("one relation asked for")
 }
 
@@ -77,9 +77,10 @@ struct Relation {
 
 /// The recorded run's happens-before (`sync`) and `hb0` (`plain`), those asked for, in one
 /// forward pass: the edges both share (program order, static edges, LOOP -> CALL) are found
-/// once per operation (the race analysis needs both when the trace synchronises).
-pub fn both(model: &EmModel, sync: bool, plain: bool) -> (Option<ChainClocks>, Option<ChainClocks>) {
-    let n = model.trace.ops.len();
+/// once per operation (the race analysis needs both when the trace synchronises). The clocks
+/// of the first `upto` operations (edges point backwards, so they do not depend on the rest).
+pub fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<ChainClocks>, Option<ChainClocks>) {
+    let n = upto.min(model.trace.ops.len());
     let nt = model.threads.len();
     let mut rels: SmallVec<[Relation; 2]> = [true, false]
         .into_iter()
@@ -126,7 +127,8 @@ pub fn both(model: &EmModel, sync: bool, plain: bool) -> (Option<ChainClocks>, O
             }
         }
         for r in rels.iter_mut() {
-            preds.clone_from(&common);
+            preds.clear();
+            preds.extend_from_slice(&common);
             if let Some(h) = posted {
                 let pc = r.clocks.clock(h.post as usize);
                 for (c, list) in &r.posts_on[h.thread as usize] {
