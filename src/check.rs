@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use crate::explore::graph::StateGraph;
 use crate::explore::registry::{self, Entry, Registered};
-use crate::explore::{run_search, Limits, Search, SearchOptions, Stats};
+use crate::explore::{Limits, Search, SearchOptions, Stats};
 use crate::model::{
     format_schedule, parse_schedule, Accesses, Choice, LoadOptions, Model, ModelError, ModelKind, Outcome,
 };
@@ -276,7 +276,11 @@ impl<'m, M: Registered> Check<'m, M> {
             transitions: self.limits.max_transitions,
             cancel: self.cancel.clone(),
         };
-        let (stats, found, graph) = run_search(search, strategy.as_mut());
+        search.keep_static_hb = races;
+        strategy.run(&mut search);
+        let graph = search.graph.take();
+        let hb0 = search.static_hb.take();
+        let (stats, found) = search.finish();
         let finished = stats.finished;
         let mut report = RunReport::new(&self.file, self.model, &label, stats, found, deadline);
         if let Some(m) = self.model.as_em().filter(|_| races) {
@@ -284,7 +288,8 @@ impl<'m, M: Registered> Check<'m, M> {
                 transitions: budget.transitions.map(|t| t.saturating_sub(report.transitions)),
                 ..budget
             };
-            report.races = Some(crate::explore::races::analyse_within(m, &report.found, finished, &budget));
+            report.races =
+                Some(crate::explore::races::analyse_within(m, &report.found, finished, &budget, hb0.as_ref()));
         }
         (report, graph)
     }

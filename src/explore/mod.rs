@@ -98,6 +98,10 @@ pub struct Search<'m, M: Model> {
     pub progress: Option<Progress<'m>>,
     /// The explored state graph, when asked for (`--dot`).
     pub graph: Option<graph::StateGraph>,
+    /// With `keep_static_hb` set, `optimal` leaves its static happens-before `hb0` here once
+    /// it is done with it (the race analysis reads it rather than building it again).
+    pub keep_static_hb: bool,
+    pub static_hb: Option<reads_from::StaticHb>,
 }
 
 impl<'m, M: Model> Search<'m, M> {
@@ -115,6 +119,8 @@ impl<'m, M: Model> Search<'m, M> {
             tick: 0,
             progress: None,
             graph: None,
+            keep_static_hb: false,
+            static_hb: None,
         }
     }
 

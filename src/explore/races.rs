@@ -179,11 +179,12 @@ pub use verdict::{forced, Seen};
 
 use rustc_hash::FxHashMap;
 
+use crate::explore::reads_from::StaticHb;
 use crate::explore::{Outcomes, StopReason};
-use crate::model::clock::ChainClocks;
 use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::{format_schedule, Choice, Model};
 use crate::trace::em::OpKind;
+use hb::Order;
 
 /// Most differences listed per outcome (the rest are counted in a last one).
 const LIST_DIFFERENCES: usize = 50;
@@ -226,15 +227,12 @@ fn replay_for(model: &EmModel, path: &[Choice], ops: &[u32], want_end: bool) -> 
     (steps, want_end.then_some(state))
 }
 
-/// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
-/// past `LIST_PAIRS` without being listed. Output-sensitive: per access, per chain that holds an
-/// earlier access of its location, a binary search (accesses of one chain are ordered, so
-/// the ones the access is not after are a suffix).
-fn race_pairs(model: &EmModel, hb: &ChainClocks, keep: u64) -> (u64, Vec<(u32, u32)>) {
+/// The locations that can race: written, and accessed by two tasks or more (one task's
+/// accesses are ordered by program order); and the number of operations up to the last access
+/// of one of them, which is as far as the happens-before clocks are read.
+fn racing_locations(model: &EmModel) -> (Vec<bool>, usize) {
     let locs = model.trace.locations.len();
-    // Only locations written and accessed by two tasks or more can race (one task's accesses
-    // are ordered by program order): per location, its first task, then NEVER once a second
-    // task accesses it; and whether it is written.
+    // Per location: its first task, then NEVER once a second task accesses it.
     let mut task = vec![u32::MAX - 1; locs];
     let mut written = vec![false; locs];
     for (p, o) in model.trace.ops.iter().enumerate() {
@@ -248,7 +246,23 @@ fn race_pairs(model: &EmModel, hb: &ChainClocks, keep: u64) -> (u64, Vec<(u32, u
             written[l] |= matches!(o.kind, OpKind::Write { .. });
         }
     }
-    let can_race = |l: usize| task[l] == NEVER && written[l];
+    let can_race: Vec<bool> = (0..locs).map(|l| task[l] == NEVER && written[l]).collect();
+    let upto = model
+        .trace
+        .ops
+        .iter()
+        .rposition(|o| matches!(o.kind, OpKind::Read { loc } | OpKind::Write { loc } if can_race[loc as usize]))
+        .map_or(0, |p| p + 1);
+    (can_race, upto)
+}
+
+/// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
+/// past `LIST_PAIRS` without being listed. Output-sensitive: per access, per chain that holds an
+/// earlier access of its location, a binary search (accesses of one chain are ordered, so
+/// the ones the access is not after are a suffix).
+fn race_pairs(model: &EmModel, hb: &dyn Order, can_race: &[bool], keep: u64) -> (u64, Vec<(u32, u32)>) {
+    let locs = model.trace.locations.len();
+    let can_race = |l: usize| can_race[l];
     // Per location, per chain: (index, operation) of its accesses so far, all and writes only.
     let mut all: Vec<SmallVecOn> = vec![Vec::new(); locs];
     let mut writes: Vec<SmallVecOn> = vec![Vec::new(); locs];
@@ -296,11 +310,18 @@ type SmallVecOn = Vec<(u32, Vec<(u32, u32)>)>;
 /// the trace, a replay per outcome, and per race and outcome a reachability question among the
 /// writes of one location (verdict.rs).
 pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport {
-    analyse_within(model, found, complete, &Budget::default())
+    analyse_within(model, found, complete, &Budget::default(), None)
 }
 
-/// [`analyse`] within the limits of `budget`.
-pub fn analyse_within(model: &EmModel, found: &Outcomes, complete: bool, budget: &Budget) -> RaceReport {
+/// [`analyse`] within the limits of `budget`; with `kept`, the `hb0` `optimal`'s search built
+/// ([`crate::explore::Search::static_hb`]) rather than one built again.
+pub fn analyse_within(
+    model: &EmModel,
+    found: &Outcomes,
+    complete: bool,
+    budget: &Budget,
+    kept: Option<&StaticHb>,
+) -> RaceReport {
     let started = std::time::Instant::now();
     let phases = Phases::new();
     let mut report = RaceReport::default();
@@ -318,10 +339,24 @@ pub fn analyse_within(model: &EmModel, found: &Outcomes, complete: bool, budget:
     // The races' relation first; `hb0` is the same without LOCK, WAIT and NOTIFY, and is needed
     // only when there are races.
     // Both in one pass when they differ.
-    let (hb_races, hb0) = hb::both(model, has_sync, true);
-    let hb0 = hb0.expect("asked for");
-    let hb_races = hb_races.as_ref().unwrap_or(&hb0);
-    let (count, mut pairs) = race_pairs(model, hb_races, DECIDE_PAIRS);
+    // `optimal` hands over its `hb0` (`kept`); otherwise it is built here, with the other in
+    // the same pass.
+    // Clocks are read only up to the last access that can race (`upto`): the pass stops there.
+    let (can_race, upto) = racing_locations(model);
+    let (built_races, built0) = match (has_sync, kept.is_some()) {
+        (false, true) => (None, None),
+        (sync, kept) => hb::both(model, sync, !kept, upto),
+    };
+    let hb0: &dyn Order = match (kept, &built0) {
+        (Some(k), _) => k,
+        (None, Some(b)) => b,
+        (None, None) => unreachable!("built when not kept"),
+    };
+    let hb_races: &dyn Order = match &built_races {
+        Some(r) => r,
+        None => hb0,
+    };
+    let (count, mut pairs) = race_pairs(model, hb_races, &can_race, DECIDE_PAIRS);
     phases.done("happens-before passes, race pairs");
     let mut stopped = budget.reached(0);
     let mut replayed = 0u64;
@@ -348,7 +383,6 @@ pub fn analyse_within(model: &EmModel, found: &Outcomes, complete: bool, budget:
     // sees differently from the recorded run. Per pair: the first outcome that sees it
     // reversed, and the steps of its two operations there.
     let mut seen_by: Vec<Option<(usize, u32, u32)>> = vec![None; pairs.len()];
-    let rec_text = rec.outcome_text(model);
     let mut runs_ok = true;
     let witnesses: Vec<(&str, &[Choice])> = found.witnesses().collect();
     for (k, &(text, path)) in witnesses.iter().enumerate() {
@@ -360,20 +394,22 @@ pub fn analyse_within(model: &EmModel, found: &Outcomes, complete: bool, budget:
             break;
         }
         analysed += 1;
+        let seen = Seen::parse(model, text);
         let mut explained = OutcomeExplained {
             outcome: text.to_string(),
-            recorded: text == rec_text,
+            // The same view as the recorded run's: the same canonical text.
+            recorded: seen.as_ref() == Some(&rec),
             deadlock: !text.ends_with("| stuck"),
             differences: Vec::new(),
             races: Vec::new(),
             schedule: format_schedule(model, path),
         };
-        let Some(seen) = Seen::parse(model, text) else {
+        let Some(seen) = seen else {
             runs_ok = false;
             report.outcomes.push(explained);
             continue;
         };
-        let mut v = verdict::View::new(model, &hb0, &seen, &accesses);
+        let mut v = verdict::View::new(model, hb0, &seen, &accesses);
         for (i, &(a, b)) in pairs.iter().enumerate() {
             if forced(&mut v, loc_of(a), a, b) {
                 explained.races.push(i);

@@ -72,6 +72,7 @@ use witness::Witness;
 /// The shipped EM trace folders, for unit tests elsewhere too (`races`).
 #[cfg(test)]
 pub(crate) use statics::trace_dirs;
+pub use statics::StaticHb;
 
 /// The `optimal` strategy (see the module header).
 #[derive(Default)]
@@ -119,6 +120,10 @@ impl Strategy<EmModel> for ReadsFrom {
         search.stats.redundant = Some(enumeration.found.saturating_sub(outcomes));
         search.stats.blocked = Some(enumeration.blocked);
         search.stats.consistency_s = Some(started.elapsed().as_secs_f64());
+        drop((w, sat));
+        if search.keep_static_hb {
+            search.static_hb = Some(statics.into_hb());
+        }
     }
 }
 

@@ -434,7 +434,10 @@ pub trait Model: Sync {
 
 /// Compact schedule text: choice names separated by `,`, runs written `name*n`.
 pub fn format_schedule<M: Model + ?Sized>(model: &M, path: &[Choice]) -> String {
+    use std::fmt::Write;
     let mut out = String::new();
+    // Each choice's name made once: a schedule names a few threads or events many times.
+    let mut names: Vec<Option<String>> = Vec::new();
     let mut i = 0;
     while i < path.len() {
         let mut j = i + 1;
@@ -444,10 +447,13 @@ pub fn format_schedule<M: Model + ?Sized>(model: &M, path: &[Choice]) -> String 
         if !out.is_empty() {
             out.push(',');
         }
-        out.push_str(&model.choice_name(path[i]));
+        let c = path[i] as usize;
+        if names.len() <= c {
+            names.resize(c + 1, None);
+        }
+        out.push_str(names[c].get_or_insert_with(|| model.choice_name(path[i])));
         if j - i > 1 {
-            out.push('*');
-            out.push_str(&(j - i).to_string());
+            let _ = write!(out, "*{}", j - i);
         }
         i = j;
     }

@@ -19,14 +19,47 @@
 
 use smallvec::SmallVec;
 
-use crate::model::clock::ChainClocks;
+use crate::explore::reads_from::StaticHb;
+use crate::model::clock::{ChainClocks, Stamp};
 use crate::model::em::{EmModel, NEVER};
 use crate::trace::em::OpKind;
+
+/// A relation as clocks per chain, by operation: `a` is before `b` iff
+/// `clock(b)[stamp(a).chain] >= stamp(a).index`. Built here ([`ChainClocks`]) or kept from
+/// `optimal`'s search ([`StaticHb`], its `hb0`).
+pub trait Order {
+    fn clock(&self, op: usize) -> &[u32];
+    fn stamp(&self, op: usize) -> Stamp;
+}
+
+impl Order for ChainClocks {
+    #[inline]
+    fn clock(&self, op: usize) -> &[u32] {
+        ChainClocks::clock(self, op)
+    }
+
+    #[inline]
+    fn stamp(&self, op: usize) -> Stamp {
+        ChainClocks::stamp(self, op)
+    }
+}
+
+impl Order for StaticHb {
+    #[inline]
+    fn clock(&self, op: usize) -> &[u32] {
+        StaticHb::clock(self, op)
+    }
+
+    #[inline]
+    fn stamp(&self, op: usize) -> Stamp {
+        StaticHb::stamp(self, op)
+    }
+}
 
 /// Clocks of every operation of the trace in the relation asked for; position = operation.
 #[cfg(test)]
 pub fn recorded(model: &EmModel, sync: bool) -> ChainClocks {
-    let (with_sync, without) = both(model, sync, !sync);
+    let (with_sync, without) = both(model, sync, !sync, model.trace.ops.len());
     with_sync.or(without).expect("one relation asked for")
 }
 
@@ -44,9 +77,10 @@ struct Relation {
 
 /// The recorded run's happens-before (`sync`) and `hb0` (`plain`), those asked for, in one
 /// forward pass: the edges both share (program order, static edges, LOOP -> CALL) are found
-/// once per operation (the race analysis needs both when the trace synchronises).
-pub fn both(model: &EmModel, sync: bool, plain: bool) -> (Option<ChainClocks>, Option<ChainClocks>) {
-    let n = model.trace.ops.len();
+/// once per operation (the race analysis needs both when the trace synchronises). The clocks
+/// of the first `upto` operations (edges point backwards, so they do not depend on the rest).
+pub fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<ChainClocks>, Option<ChainClocks>) {
+    let n = upto.min(model.trace.ops.len());
     let nt = model.threads.len();
     let mut rels: SmallVec<[Relation; 2]> = [true, false]
         .into_iter()
@@ -93,7 +127,8 @@ pub fn both(model: &EmModel, sync: bool, plain: bool) -> (Option<ChainClocks>, O
             }
         }
         for r in rels.iter_mut() {
-            preds.clone_from(&common);
+            preds.clear();
+            preds.extend_from_slice(&common);
             if let Some(h) = posted {
                 let pc = r.clocks.clock(h.post as usize);
                 for (c, list) in &r.posts_on[h.thread as usize] {
@@ -219,5 +254,37 @@ mod tests {
             }
         }
         assert!(checked >= 30, "only {checked} relations checked");
+    }
+
+    /// The `hb0` `optimal` keeps for the analysis ([`StaticHb`]) is the relation the forward
+    /// pass builds, on every shipped EM trace and fixture that replays as recorded.
+    #[test]
+    fn kept_hb0_is_the_forward_pass() {
+        use crate::explore::{reads_from::ReadsFrom, Limits, Search, Strategy};
+        let dirs = crate::explore::reads_from::trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
+        let mut checked = 0;
+        for d in &dirs {
+            let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { continue };
+            if model.replay_recorded().is_err() {
+                continue;
+            }
+            let mut search = Search::new(&model, Limits::default());
+            search.keep_static_hb = true;
+            ReadsFrom.run(&mut search);
+            let kept = search.static_hb.take().expect("kept");
+            let built = recorded(&model, false);
+            let before = |o: &dyn Order, a: usize, b: usize| {
+                let st = o.stamp(a);
+                o.clock(b).get(st.chain as usize).is_some_and(|&k| k >= st.index)
+            };
+            let n = model.trace.ops.len();
+            for b in 0..n {
+                for a in 0..n {
+                    assert_eq!(before(&kept, a, b), before(&built, a, b), "{}: {a} before {b}", d.display());
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 30, "only {checked} traces checked");
     }
 }

@@ -16,12 +16,14 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::model::clock::ChainClocks;
+use super::hb::Order;
 use crate::model::em::EmModel;
 use crate::trace::em::OpKind;
 
 /// What one run observed, by operation position: what the verdicts and the differences read.
-/// Built from an outcome's canonical text ([`Seen::parse`]) or the recorded order.
+/// Built from an outcome's canonical text ([`Seen::parse`]) or the recorded order; two are
+/// equal iff their canonical texts are.
+#[derive(PartialEq, Eq)]
 pub struct Seen {
     /// Per operation: for a read that ran, the trace index of the write it read (0: the
     /// initial value); [`NOT_RUN`] otherwise.
@@ -66,25 +68,72 @@ impl Seen {
         crate::model::Outcome::EmTrace { reads_from, final_writes, stuck }.to_string()
     }
 
-    /// An outcome from its canonical text (em-trace.md); None if it does not fit the trace.
+    /// An outcome from its canonical text (em-trace.md: `rf R<-W ... | final W ... | stuck O
+    /// ...`, single spaces, as [`crate::model::Outcome`] writes it); None if it does not fit
+    /// the trace. Read byte by byte: it runs once per outcome, on texts of a few kilobytes.
     pub fn parse(model: &EmModel, text: &str) -> Option<Seen> {
         let n = model.trace.ops.len();
         let mut seen = Seen { rf: vec![NOT_RUN; n], last: vec![0; model.trace.locations.len()], ran: vec![true; n] };
-        let mut parts = text.split(" | ");
-        let pos = |i: &str| i.parse::<u32>().ok().and_then(|i| model.trace.position(i));
-        for item in parts.next()?.strip_prefix("rf")?.split_ascii_whitespace() {
-            let (r, w) = item.split_once("<-")?;
-            seen.rf[pos(r)?] = w.parse().ok()?;
+        let ops = &model.trace.ops;
+        let base = ops.first().map_or(0, |o| o.index);
+        // Traces number their operations consecutively, as a rule: then a subtraction finds
+        // the position, else a binary search.
+        let pos = |i: u32| {
+            let guess = i.wrapping_sub(base) as usize;
+            match ops.get(guess) {
+                Some(o) if o.index == i => Some(guess),
+                _ => model.trace.position(i),
+            }
+        };
+        let mut t = Text { b: text.as_bytes(), at: 0 };
+        t.expect(b"rf")?;
+        while !t.word(b" | final") {
+            t.expect(b" ")?;
+            let r = t.number()?;
+            t.expect(b"<-")?;
+            seen.rf[pos(r)?] = t.number()?;
         }
-        for w in parts.next()?.strip_prefix("final")?.split_ascii_whitespace() {
-            let p = pos(w)?;
-            let OpKind::Write { loc } = model.trace.ops[p].kind else { return None };
-            seen.last[loc as usize] = model.trace.ops[p].index;
+        while !t.word(b" | stuck") {
+            t.expect(b" ")?;
+            let p = pos(t.number()?)?;
+            let OpKind::Write { loc } = ops[p].kind else { return None };
+            seen.last[loc as usize] = ops[p].index;
         }
-        for o in parts.next()?.strip_prefix("stuck")?.split_ascii_whitespace() {
-            seen.ran[pos(o)?] = false;
+        while t.at < t.b.len() {
+            t.expect(b" ")?;
+            seen.ran[pos(t.number()?)?] = false;
         }
         Some(seen)
+    }
+}
+
+/// An outcome's text being read ([`Seen::parse`]).
+struct Text<'t> {
+    b: &'t [u8],
+    at: usize,
+}
+
+impl Text<'_> {
+    /// Whether `w` comes next (then read past it).
+    fn word(&mut self, w: &[u8]) -> bool {
+        let here = self.b[self.at..].starts_with(w);
+        if here {
+            self.at += w.len();
+        }
+        here
+    }
+
+    /// `w` next, read past; None if not.
+    fn expect(&mut self, w: &[u8]) -> Option<()> {
+        self.word(w).then_some(())
+    }
+
+    /// A decimal number (u32) next, read past.
+    fn number(&mut self) -> Option<u32> {
+        let digits = self.b[self.at..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let s = std::str::from_utf8(&self.b[self.at..self.at + digits]).ok()?;
+        self.at += digits;
+        s.parse().ok()
     }
 }
 
@@ -94,7 +143,7 @@ const INIT: u32 = u32::MAX;
 /// One outcome's views of the locations asked about, built on demand.
 pub struct View<'a> {
     model: &'a EmModel,
-    hb0: &'a ChainClocks,
+    hb0: &'a dyn Order,
     s: &'a Seen,
     /// Per location: its accesses that ran, by block.
     blocks: FxHashMap<u32, FxHashMap<u32, Vec<u32>>>,
@@ -105,7 +154,7 @@ pub struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    pub fn new(model: &'a EmModel, hb0: &'a ChainClocks, s: &'a Seen, accesses: &'a FxHashMap<u32, Vec<u32>>) -> Self {
+    pub fn new(model: &'a EmModel, hb0: &'a dyn Order, s: &'a Seen, accesses: &'a FxHashMap<u32, Vec<u32>>) -> Self {
         View { model, hb0, s, blocks: FxHashMap::default(), reach: FxHashMap::default(), accesses }
     }
 
@@ -203,4 +252,36 @@ pub fn forced(v: &mut View<'_>, loc: u32, a: u32, b: u32) -> bool {
         return matches!(v.model.trace.ops[a as usize].kind, OpKind::Read { .. });
     }
     v.reached(loc, bb).contains(&ba)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Check;
+    use crate::model::{load, LoadOptions, Loaded};
+
+    /// [`Seen::parse`] reads back what [`Seen::outcome_text`] writes, for the recorded run and
+    /// every outcome `optimal` finds, on every shipped EM trace and fixture; it refuses a text
+    /// cut short or with a number that is no operation.
+    #[test]
+    fn outcome_texts_parse_back() {
+        let dirs = crate::explore::reads_from::trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
+        let mut parsed = 0;
+        for d in &dirs {
+            let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { continue };
+            let rec = Seen::recorded(&model);
+            let text = rec.outcome_text(&model);
+            assert!(Seen::parse(&model, &text) == Some(rec), "{}: the recorded run", d.display());
+            let cut = text.split(" | stuck").next().unwrap_or("");
+            assert!(Seen::parse(&model, cut).is_none(), "{}: cut short", d.display());
+            assert!(Seen::parse(&model, &format!("{text} 4000000000")).is_none());
+            let report = Check::new(&model).strategy("optimal").expect("optimal").races(true).run();
+            for (t, _) in report.found.witnesses() {
+                let seen = Seen::parse(&model, t).unwrap_or_else(|| panic!("{}: {t}", d.display()));
+                assert_eq!(seen.outcome_text(&model), t, "{}", d.display());
+                parsed += 1;
+            }
+        }
+        assert!(parsed >= 60, "only {parsed} outcomes parsed");
+    }
 }

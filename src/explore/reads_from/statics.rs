@@ -470,6 +470,37 @@ impl<'m> Statics<'m> {
     }
 }
 
+/// `hb0` as the search built it, kept past the search for the race analysis
+/// ([`crate::explore::races`], which would otherwise build the same relation again):
+/// [`Statics`]' clocks, chains and indices, by operation.
+pub struct StaticHb {
+    pub width: usize,
+    pub clocks: Vec<u32>,
+    pub chain: Vec<u32>,
+    pub index_on: Vec<u32>,
+}
+
+impl StaticHb {
+    /// The clock of `x`: per chain, the latest index before or at it.
+    #[inline]
+    pub fn clock(&self, x: usize) -> &[u32] {
+        &self.clocks[x * self.width..(x + 1) * self.width]
+    }
+
+    /// The chain of `x` and its index on it.
+    #[inline]
+    pub fn stamp(&self, x: usize) -> crate::model::clock::Stamp {
+        crate::model::clock::Stamp { chain: self.chain[x], index: self.index_on[x] }
+    }
+}
+
+impl Statics<'_> {
+    /// Its `hb0`, for the race analysis, once the search is done with it.
+    pub fn into_hb(self) -> StaticHb {
+        StaticHb { width: self.width, clocks: self.clocks, chain: self.chain, index_on: self.index_on }
+    }
+}
+
 impl Statics<'_> {
     /// The `hb0` clock of `x`.
     #[inline]
