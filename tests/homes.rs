@@ -401,3 +401,27 @@ fn monitors_report_what_stateful_dpor_reports_on_the_fixture_homes() {
         assert_eq!(Check::new(&load(&files, ended).unwrap()).entry().name, "stateful-dpor");
     }
 }
+
+/// The apps of the corpus whose `state` keys (some read) reach only themselves
+/// (src/model/smartapp/self_keys.rs), each loaded alone under `--conflicts`: thermostat's
+/// `state[evt.deviceId]` among them (the thermostat home's), listed with `--nocapture`
+/// (docs/reductions-homes.md counts them).
+#[test]
+fn self_contained_keys_of_the_corpus() {
+    use tracepor::model::smartapp::{self, SmartAppOptions};
+    let mut files: Vec<PathBuf> = std::fs::read_dir(smartapps())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "groovy"))
+        .collect();
+    files.sort();
+    let opts = SmartAppOptions { conflicts: true, ..Default::default() };
+    let (mut loaded, mut found) = (0, Vec::new());
+    for f in &files {
+        let Ok(m) = smartapp::load(std::slice::from_ref(f), opts) else { continue };
+        loaded += 1;
+        found.extend(m.self_contained_keys().into_iter().map(|(app, keys)| format!("{app}: {keys}")));
+    }
+    eprintln!("{} of {loaded} apps ({} files):\n{}", found.len(), files.len(), found.join("\n"));
+    assert!(found.contains(&"thermostat: *".to_string()), "{found:?}");
+}

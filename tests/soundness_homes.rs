@@ -76,6 +76,8 @@ const CAP: u64 = 30_000;
 fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_homes() {
     let names: Vec<&str> = registry::applicable::<SmartAppModel>().map(|e| e.name).collect();
     let (mut variants, mut checked, mut smaller, mut with_errors, mut checked_conflicts) = (0, 0, 0, 0, 0);
+    // Apps with a time-stamp key: [kept, left out].
+    let mut stamps = [0, 0];
     let mut failures = Vec::new();
     let mut unfinished = Vec::new();
     let mut runs = 0;
@@ -99,6 +101,14 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
             assert!(!want.iter().any(|e| e.contains("does not follow")), "seed {seed}: {want:?}\n{input}");
             with_errors += usize::from(!want.is_empty());
             let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
+            if label == "--conflicts" {
+                // Time stamps (`stamp_statement`): left out where their values reach only
+                // themselves (self_keys.rs), kept where they reach more.
+                let left: Vec<String> = reduced.self_contained_keys().into_iter().map(|(a, _)| a).collect();
+                for (app, _) in apps.iter().filter(|(_, src)| src.contains("stamp") || src.contains("evt.deviceId]")) {
+                    stamps[usize::from(left.contains(app))] += 1;
+                }
+            }
             for &name in &names {
                 let entry = registry::lookup(name).unwrap();
                 // A stateless search takes every order of a bound-1 run: only small homes.
@@ -149,8 +159,12 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
     assert!(smaller * 3 >= checked, "the reduction shrank only {smaller} of {checked} variants");
     // (The generated apps throw nothing: errors are conflicts, under `--conflicts`.)
     assert!(with_errors * 3 >= checked_conflicts, "only {with_errors} of {checked_conflicts} variants have errors");
+    // Self-contained keys (self_keys.rs): both applied and refused on the generated apps.
+    assert!(stamps[0] > 0 && stamps[1] > 0, "time-stamp keys kept / left out: {stamps:?}");
     eprintln!(
-        "homes: {checked} of {variants} variants checked, {smaller} smaller, {with_errors} with errors, {runs} runs"
+        "homes: {checked} of {variants} variants checked, {smaller} smaller, {with_errors} with errors, {runs} runs; \
+         apps with a time stamp: {} kept, {} left out",
+        stamps[0], stamps[1]
     );
 }
 
@@ -274,6 +288,50 @@ fn every_state_read_form_keeps_its_key() {
     };
     assert_eq!(key(true), Some(3), "absent, open, closed");
     assert_eq!(key(false), None);
+}
+
+/// Self-contained keys (self_keys.rs): a time stamp that only throttles a notification is left
+/// out (fewer states, the same conflicts); read to guard the command that conflicts, or through
+/// a local that does, or copied into a key that does, it is kept: the conflicts are those of
+/// the model that stores everything (a reduction that took it for self-contained would never
+/// switch on, and lose them).
+#[test]
+fn a_self_contained_key_is_left_out_and_one_that_guards_a_command_is_kept() {
+    let app = |body: &str| {
+        format!(
+            "definition(name: \"Stamp\", namespace: \"gen\", author: \"tracepor tests\")\n\
+             preferences {{ section(\"d\") {{\n input \"motion1\", \"capability.motionSensor\"\n input \"sw\", \"capability.switch\"\n }} }}\n\
+             def installed() {{ subscribe(motion1, \"motion\", h) }}\n\
+             def h(evt) {{\n{body}\n}}\n\
+             private note(evt) {{\n    sendPush(\"motion\")\n    state[evt.deviceId] = now()\n}}\n"
+        )
+    };
+    let other = "definition(name: \"Other\", namespace: \"gen\", author: \"tracepor tests\")\n\
+         preferences { section(\"d\") {\n input \"contact1\", \"capability.contactSensor\"\n input \"sw\", \"capability.switch\"\n } }\n\
+         def installed() { subscribe(contact1, \"contact\", h) }\n\
+         def h(evt) { sw.off() }\n";
+    let bodies = [
+        (true, "    sw.on()\n    def last = state[evt.deviceId]\n    if (last == null || now() - last >= 60000) { note(evt) }"),
+        (false, "    if (state[evt.deviceId] != null) { sw.on() }\n    note(evt)"),
+        (false, "    def seen = state.t\n    state.t = now()\n    if (seen) { sw.on() }"),
+        (false, "    state.copy = state.t\n    state.t = now()\n    if (state.copy) { sw.on() }"),
+        (false, "    if (state.t == null) { state.t = now() } else { sw.on() }"),
+    ];
+    for (i, (left_out, body)) in bodies.into_iter().enumerate() {
+        let apps = [("a-stamp".to_string(), app(body)), ("b-other".to_string(), other.to_string())];
+        let ((_, want), (_, got)) = with_and_without(&format!("stamp{i}"), &apps);
+        assert!(!errors(&want).is_empty(), "{body}: no conflict to lose");
+        assert_eq!(errors(&got), errors(&want), "{body}: the reduction changed the conflicts");
+        let files = write_home(&format!("stamp{i}"), &apps);
+        let reduced = smartapp::load(&files, SmartAppOptions { conflicts: true, ..Default::default() }).unwrap();
+        let listed = reduced.self_contained_keys();
+        assert_eq!(!listed.is_empty(), left_out, "{body}: {listed:?}");
+        // The probe (probe.rs) sees the key vary exactly when it is stored.
+        let p = reduced.probe(10_000);
+        assert!(p.finished, "{p}");
+        let stored = p.components.iter().any(|c| c.component.starts_with("state a-stamp.") && c.values > 1);
+        assert_eq!(stored, !left_out, "{body}: {p}");
+    }
 }
 
 /// The interaction graph's components (src/model/smartapp/components.rs): on generated homes,

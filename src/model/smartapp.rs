@@ -33,8 +33,9 @@
 //! `delivery` (one event to every subscribed handler, the conflict check), `interp` (the Groovy
 //! interpreter), `builtins` (Groovy's library), `value` (values), `encode` (state matching),
 //! `footprint` (static footprints for `dpor`), `slice` (apps left out of the interleaving under
-//! `--conflicts`), `dead` (state no app can tell apart, not stored), `probe` (what varies in
-//! the states: a diagnostic, `TRACEPOR_PROBE=N`).
+//! `--conflicts`), `dead` (state no app can tell apart, not stored), `self_keys` (state keys
+//! whose values reach only themselves, not stored), `probe` (what varies in the states: a
+//! diagnostic, `TRACEPOR_PROBE=N`).
 
 use std::sync::Arc;
 
@@ -56,6 +57,7 @@ mod initial;
 mod interp;
 mod load;
 mod probe;
+mod self_keys;
 mod slice;
 mod value;
 
@@ -240,8 +242,9 @@ pub struct SmartAppModel {
     dead_slots: Vec<bool>,
     /// Per slot: at most one app writes it, so its conflict ghost is not kept (`dead.rs`).
     no_ghost: Vec<bool>,
-    /// Per app, under `--conflicts`: the keys of its `state` its code may read, when they are
-    /// known (None: any); a key outside them is written only, and not stored (`dead.rs`).
+    /// Per app, under `--conflicts`: the keys of its `state` stored, when they are known (None:
+    /// any); a key outside them is written only (`dead.rs`) or self-contained (`self_keys.rs`),
+    /// and not stored.
     state_reads: Vec<Option<std::collections::BTreeSet<String>>>,
 }
 

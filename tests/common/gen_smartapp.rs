@@ -376,6 +376,13 @@ fn gen_home_app(rng: &mut SmallRng, index: usize) -> String {
             for _ in 0..rng.gen_range(1..=2) {
                 home_statement(rng, &devices, src, 1, &mut helpers);
             }
+            // Drawn from a copy of the generator, so that the rest of the home is the one the
+            // seed gave before time stamps were added.
+            let mut side = rng.clone();
+            side.gen::<u64>();
+            if side.gen_bool(0.4) {
+                stamp_statement(&mut side, &devices, src);
+            }
         }
     });
     src.extend(helpers);
@@ -468,6 +475,40 @@ fn home_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String, depth
             }
             src.push_str(&format!("{pad}}}\n"));
         }
+    }
+}
+
+/// A key holding a time stamp (src/model/smartapp/self_keys.rs): `stamp` by name or by index,
+/// or a key computed from the event (`state[evt.deviceId]`, which may alias any key of the
+/// app), kept to throttle a notification as thermostat.groovy does (its value reaches only
+/// itself: left out), or read for something the rest of the home sees: a condition guarding a
+/// command, another key (`flag`, which other statements read), a local that later guards a
+/// command (each kept).
+fn stamp_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String) {
+    let key = ["state.stamp", "state[\"stamp\"]", "state[evt.deviceId]"][rng.gen_range(0..3)];
+    let actuators: Vec<usize> = devices.iter().copied().filter(|&d| !HOME[d].3.is_empty()).collect();
+    let command = |rng: &mut SmallRng| match actuators.is_empty() {
+        true => "state.flag = \"b\"".to_string(),
+        false => {
+            let (name, _, _, cmds, _) = HOME[actuators[rng.gen_range(0..actuators.len())]];
+            format!("{name}.{}()", cmds[rng.gen_range(0..cmds.len())].0)
+        }
+    };
+    let test = ["== null", "!= null"][rng.gen_range(0..2)];
+    match rng.gen_range(0..6) {
+        0..=2 => {
+            src.push_str(&format!("    def last = {key}\n"));
+            src.push_str("    if (last == null || now() - last >= 60000) {\n");
+            src.push_str("        log.debug \"notify ${evt.value}\"\n");
+            src.push_str(&format!("        sendPush(\"${{evt.name}} at ${{{key}}}\")\n"));
+            src.push_str(&format!("        {key} = now()\n    }}\n"));
+        }
+        3 => src.push_str(&format!("    if ({key} {test}) {{\n        {}\n    }}\n    {key} = now()\n", command(rng))),
+        4 => src.push_str(&format!("    state.flag = {key} {test} ? \"a\" : \"b\"\n    {key} = now()\n")),
+        _ => src.push_str(&format!(
+            "    def seen = {key}\n    {key} = now()\n    if (seen {test}) {{\n        {}\n    }}\n",
+            command(rng)
+        )),
     }
 }
 

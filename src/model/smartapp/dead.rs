@@ -76,17 +76,20 @@ impl SmartAppModel {
         }
     }
 
-    /// Per app, the keys of its `state` its code may read (None: any, or everything is kept):
-    /// see the module header (write-only state keys).
+    /// Per app, the keys of its `state` stored: those its code may read (None: any, or
+    /// everything is kept), see the module header (write-only state keys), less the
+    /// self-contained ones (`self_keys.rs`).
     pub(super) fn read_state_keys(&self) -> Vec<Option<std::collections::BTreeSet<String>>> {
         self.apps
             .iter()
-            .map(|app| {
+            .enumerate()
+            .map(|(a, app)| {
                 if self.opts.keep_dead_state || !self.opts.conflicts {
                     return None;
                 }
                 let sc = footprint::scan_methods(&app.script, &app.callable);
-                (!sc.state_reads_all && !sc.dynamic).then_some(sc.state_reads)
+                // Less the keys whose values reach only themselves (`self_keys.rs`).
+                self.without_self_keys(a, (!sc.state_reads_all && !sc.dynamic).then_some(sc.state_reads))
             })
             .collect()
     }

@@ -181,43 +181,49 @@ pub(super) trait Walk {
     }
 
     fn stmt(&mut self, st: &Stmt) {
-        match st {
-            Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) | Stmt::Throw(e) => self.expr(e),
-            Stmt::Def(_, None, _) | Stmt::Return(None) | Stmt::Break | Stmt::Continue => {}
-            Stmt::If(c, a, b) => {
-                self.expr(c);
-                self.stmts(a);
-                self.stmts(b);
+        walk_stmt(self, st)
+    }
+}
+
+/// [`Walk::stmt`]'s descent into a statement's parts, for a walk that notes something of its
+/// own at statements and then descends.
+pub(super) fn walk_stmt<W: Walk + ?Sized>(w: &mut W, st: &Stmt) {
+    match st {
+        Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) | Stmt::Throw(e) => w.expr(e),
+        Stmt::Def(_, None, _) | Stmt::Return(None) | Stmt::Break | Stmt::Continue => {}
+        Stmt::If(c, a, b) => {
+            w.expr(c);
+            w.stmts(a);
+            w.stmts(b);
+        }
+        Stmt::While(c, b) => {
+            w.expr(c);
+            w.stmts(b);
+        }
+        Stmt::For(init, c, update, b) => {
+            w.stmts(init);
+            if let Some(c) = c {
+                w.expr(c);
             }
-            Stmt::While(c, b) => {
-                self.expr(c);
-                self.stmts(b);
+            update.iter().for_each(|u| w.expr(u));
+            w.stmts(b);
+        }
+        Stmt::ForIn(_, it, b) => {
+            w.expr(it);
+            w.stmts(b);
+        }
+        Stmt::Switch(v, cases) => {
+            w.expr(v);
+            for (vals, _, b) in cases {
+                vals.iter().for_each(|x| w.expr(x));
+                w.stmts(b);
             }
-            Stmt::For(init, c, update, b) => {
-                self.stmts(init);
-                if let Some(c) = c {
-                    self.expr(c);
-                }
-                update.iter().for_each(|u| self.expr(u));
-                self.stmts(b);
-            }
-            Stmt::ForIn(_, it, b) => {
-                self.expr(it);
-                self.stmts(b);
-            }
-            Stmt::Switch(v, cases) => {
-                self.expr(v);
-                for (vals, _, b) in cases {
-                    vals.iter().for_each(|x| self.expr(x));
-                    self.stmts(b);
-                }
-            }
-            Stmt::Block(b) => self.stmts(b),
-            Stmt::Try(a, catches, fin) => {
-                self.stmts(a);
-                catches.iter().for_each(|c| self.stmts(&c.1));
-                self.stmts(fin);
-            }
+        }
+        Stmt::Block(b) => w.stmts(b),
+        Stmt::Try(a, catches, fin) => {
+            w.stmts(a);
+            catches.iter().for_each(|c| w.stmts(&c.1));
+            w.stmts(fin);
         }
     }
 }
