@@ -21,11 +21,11 @@
 //! key's parts replaced as they were in e(s): the memo records, per key, the summary of the ghost
 //! writes, and either the error or the parts that changed (number by number), and a hit applies
 //! that to t's packed words. Part numbers are interned by encoding, so equal numbers mean equal
-//! encodings, the identity the search matches states by (packed.rs). A footprint that missed a
-//! write would show: an entry is recorded only when the successor differs from its source in no
-//! part outside the key (else the event is not memoised again, [`Memo::refuse`]); a footprint
-//! that missed a read could not be seen that way, so debug builds (the tests') run the firing on
-//! every hit too and compare.
+//! encodings, the identity the search matches states by (packed.rs). The argument rests on the
+//! footprint; two guards watch it: an entry is recorded only when the successor differs from its
+//! source in no part outside the key (else the event is not memoised again, [`Memo::refuse`]),
+//! and debug builds (the tests') run the firing on every hit too and compare (a missed read
+//! shows only there). The memo is a cache: it records nothing that would pass `--max-memory`.
 //!
 //! The table is read by the workers of a level (`--threads N`) and filled between chunks, in
 //! the chunks' order: whether a step hits depends on N, what it yields does not.

@@ -30,15 +30,20 @@
 //! projection argument fails. There (and without `--conflicts`, where there is nothing to
 //! monitor) this strategy runs `full` instead, which is exact on any model.
 //!
-//! **What is recorded.** States of S are stored whole (dfs.rs's `StateStore`: equal encodings,
-//! equal states; the ghosts, never set, encode as constants), explored breadth-first, each edge
-//! kept as its target (u32), its choice and an interned summary: the sequence of its monitored
-//! writes (0 for none; most edges write no monitored attribute), 12 bytes an edge. A state keeps
+//! **What is recorded.** States of S are stored packed (src/model/smartapp/packed.rs: one
+//! interned number per part, about 24 words on the homes; equal words, equal encodings; the
+//! ghosts, never set, are one constant part) in dfs.rs's `StateStore`, explored breadth-first
+//! with the frontier held as state ids (a state is unpacked only to run a firing on it). Each
+//! edge is kept as its target (u32), its choice (u16) and an interned summary (u16): the
+//! sequence of its monitored writes (0 for none), 8 bytes an edge. A transition is looked up in
+//! a memo keyed by the parts of its source its firing may read (src/explore/firing_memo.rs, its
+//! header has the argument) before the interpreter runs it. A state keeps
 //! its breadth-first parent, so an exception's schedule is a shortest one; a conflict's schedule
 //! is a shortest path in S x M_X to the monitor state it needs, then the edge: it replays in the
 //! model that keeps every ghost and observes the same conflict there (the report replays it).
-//! With `--threads N` each breadth-first level is expanded in parallel (the interpreter's work),
-//! and merged in order, so ids, counts and findings do not depend on N.
+//! With `--threads N` each breadth-first level is expanded in parallel (the interpreter's work,
+//! reading the store, the parts and the memo), and merged in order (storing, interning and
+//! recording), so ids, counts and findings do not depend on N.
 //!
 //! **Limits.** Time, memory and states stop the exploration cleanly; the monitors then run over
 //! the graph explored so far (every conflict they report is real: its schedule replays), bounded

@@ -33,8 +33,8 @@
 //! `delivery` (one event to every subscribed handler, the conflict check), `interp` (the Groovy
 //! interpreter), `builtins` (Groovy's library), `value` (values), `encode` (state matching),
 //! `footprint` (static footprints for `dpor`), `slice` (apps left out of the interleaving under
-//! `--conflicts`), `dead` (state no app can tell apart, not stored), `packed` (states as interned parts, for
-//! `monitors`), `probe` (what varies in
+//! `--conflicts`), `dead` (state no app can tell apart, not stored), `packed` (states as
+//! interned parts, for `monitors`), `probe` (what varies in
 //! the states: a diagnostic, `TRACEPOR_PROBE=N`).
 
 use std::sync::Arc;
