@@ -45,6 +45,7 @@ pub mod dpor_events;
 pub mod dpor_sleep;
 pub mod em_dpor;
 pub mod em_dpor_sleep;
+mod firing_memo;
 pub mod full;
 pub mod full_stateless;
 pub mod graph;

@@ -30,15 +30,20 @@
 //! projection argument fails. There (and without `--conflicts`, where there is nothing to
 //! monitor) this strategy runs `full` instead, which is exact on any model.
 //!
-//! **What is recorded.** States of S are stored whole (dfs.rs's `StateStore`: equal encodings,
-//! equal states; the ghosts, never set, encode as constants), explored breadth-first, each edge
-//! kept as its target (u32), its choice and an interned summary: the sequence of its monitored
-//! writes (0 for none; most edges write no monitored attribute), 12 bytes an edge. A state keeps
+//! **What is recorded.** States of S are stored packed (src/model/smartapp/packed.rs: one
+//! interned number per part, about 24 words on the homes; equal words, equal encodings; the
+//! ghosts, never set, are one constant part) in dfs.rs's `StateStore`, explored breadth-first
+//! with the frontier held as state ids (a state is unpacked only to run a firing on it). Each
+//! edge is kept as its target (u32), its choice (u16) and an interned summary (u16): the
+//! sequence of its monitored writes (0 for none), 8 bytes an edge. A transition is looked up in
+//! a memo keyed by the parts of its source its firing may read (src/explore/firing_memo.rs, its
+//! header has the argument) before the interpreter runs it. A state keeps
 //! its breadth-first parent, so an exception's schedule is a shortest one; a conflict's schedule
 //! is a shortest path in S x M_X to the monitor state it needs, then the edge: it replays in the
 //! model that keeps every ghost and observes the same conflict there (the report replays it).
-//! With `--threads N` each breadth-first level is expanded in parallel (the interpreter's work),
-//! and merged in order, so ids, counts and findings do not depend on N.
+//! With `--threads N` each breadth-first level is expanded in parallel (the interpreter's work,
+//! reading the store, the parts and the memo), and merged in order (storing, interning and
+//! recording), so ids, counts and findings do not depend on N.
 //!
 //! **Limits.** Time, memory and states stop the exploration cleanly; the monitors then run over
 //! the graph explored so far (every conflict they report is real: its schedule replays), bounded
@@ -50,8 +55,9 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::dfs::{fingerprint, StateStore};
+use super::firing_memo::{self, Memo};
 use super::{full, Search, Strategy};
-use crate::model::smartapp::{GhostWrite, SmartAppModel, SmartState};
+use crate::model::smartapp::{GhostWrite, Packer, SmartAppModel, SmartState};
 use crate::model::{Choice, Model, ModelError};
 
 #[derive(Default)]
@@ -67,20 +73,36 @@ impl Strategy<SmartAppModel> for Monitors {
             // The ghosts decide the paths (`end`), or there are none: see the module header.
             return full::Full.run(search);
         }
+        if search.model.choices() > u32::from(u16::MAX) + 1 {
+            // Edges keep their choice in 16 bits (no SmartApp system comes near).
+            return full::Full.run(search);
+        }
         let phases = std::env::var_os("TRACEPOR_PHASES").is_some();
         let t0 = Instant::now();
-        let graph = explore(search);
+        let mut memo = new_memo(search.model);
+        let (graph, packer) = explore(search, &mut memo);
         if phases {
             eprintln!(
-                "monitors: system graph {} states ({} expanded), {} edges, {} summaries, {} writes, {:.2} s",
+                "monitors: system graph {} states ({} expanded), {} edges ({} writing), {} summaries, {} writes, {:.2} s",
                 graph.states(),
                 graph.first.len() - 1,
                 graph.target.len(),
+                graph.summary.iter().filter(|&&s| s != 0).count(),
                 graph.summaries.len(),
                 graph.writes.len(),
                 t0.elapsed().as_secs_f64()
             );
+            eprintln!(
+                "monitors: {} words a state, {} parts interned; memo {} entries, {} hits of {} transitions; heap {} MiB",
+                packer.width(),
+                packer.parts(),
+                memo.entries(),
+                memo.hits,
+                graph.target.len(),
+                crate::alloc::current().unwrap_or(0) >> 20
+            );
         }
+        drop((memo, packer));
         for slot in search.model.monitored_slots() {
             let t1 = Instant::now();
             let nodes = fixpoint(search, &graph, slot as u32);
@@ -91,6 +113,9 @@ impl Strategy<SmartAppModel> for Monitors {
     }
 }
 
+/// An edge's summary when it does not fit in 16 bits.
+const WIDE: u16 = u16::MAX;
+
 /// An edge's target when the transition ended in an exception.
 const NONE: u32 = u32::MAX;
 
@@ -99,9 +124,11 @@ struct Graph {
     /// Per expanded state, where its edges start; one more entry closes the last.
     first: Vec<u32>,
     target: Vec<u32>,
-    choice: Vec<Choice>,
-    /// Per edge: its summary (index into `summaries`; 0 writes nothing monitored).
-    summary: Vec<u32>,
+    choice: Vec<u16>,
+    /// Per edge: its summary (index into `summaries`; 0 writes nothing monitored), [`WIDE`] for
+    /// a summary past 16 bits, found in `wide` (none on the homes: hundreds of summaries).
+    summary: Vec<u16>,
+    wide: FxHashMap<u32, u32>,
     /// Breadth-first parent of each state (the initial state's is itself).
     parent: Vec<(u32, Choice)>,
     /// Each distinct write sequence, as write ids.
@@ -124,6 +151,37 @@ impl Graph {
             (Some(&a), Some(&b)) => a as usize..b as usize,
             _ => 0..0,
         }
+    }
+
+    /// The bytes recording `n` more edges may allocate (each vector doubles; a summarised edge
+    /// counted as if every one were).
+    fn edge_growth(&self, n: usize) -> u64 {
+        let grows = |len: usize, cap: usize, size: u64| if len + n > cap { size * cap.max(n) as u64 } else { 0 };
+        grows(self.target.len(), self.target.capacity(), 4)
+            + grows(self.choice.len(), self.choice.capacity(), 2)
+            + grows(self.summary.len(), self.summary.capacity(), 2)
+    }
+
+    /// The summary of edge `e`.
+    fn summary(&self, e: usize) -> u32 {
+        match self.summary[e] {
+            WIDE => self.wide[&(e as u32)],
+            s => u32::from(s),
+        }
+    }
+
+    fn push_edge(&mut self, target: u32, c: Choice, summary: u32) {
+        if summary >= u32::from(WIDE) {
+            self.wide.insert(self.target.len() as u32, summary);
+        }
+        self.target.push(target);
+        self.choice.push(c as u16);
+        self.summary.push(summary.min(u32::from(WIDE)) as u16);
+    }
+
+    /// The choice of edge `e`.
+    fn choice(&self, e: usize) -> Choice {
+        Choice::from(self.choice[e])
     }
 
     /// The breadth-first schedule to state `s`.
@@ -193,52 +251,137 @@ impl Interner {
 struct Step {
     choice: Choice,
     result: Result<Reached, ModelError>,
-    writes: Vec<GhostWrite>,
+    /// Its monitored writes: interned already (a memo hit), or as the run handed them out.
+    writes: Writes,
+    /// Run by the interpreter (not found in the memo): the merge records it there.
+    ran: bool,
 }
 
-/// Where a step went: a state stored before the chunk began, or one that was not (kept whole,
-/// with its encoding and hash, until the merge stores it or finds it stored by then).
+enum Writes {
+    Interned(u32),
+    Run(Vec<GhostWrite>),
+}
+
+/// Where a step went: a state stored before the chunk began, one not stored whose parts are all
+/// interned (packed, with its hash), or one with a new part (kept whole until the merge packs it).
 enum Reached {
     Stored(u32),
-    New(SmartState, Vec<u32>, u64),
+    Packed(Box<[u32]>, u64),
+    New(SmartState),
 }
 
-/// The transitions of `state`, each run with no ghost kept (None: nothing is enabled). Most
-/// lead to a stored state (98% on the alarm home): those are stepped on one scratch copy and
-/// looked up, nothing kept.
-fn expand(m: &SmartAppModel, store: &StateStore, state: &SmartState) -> Option<Vec<Step>> {
-    let mut enabled = Vec::new();
-    m.enabled(state, &mut enabled);
-    if enabled.is_empty() {
-        return None;
-    }
-    let mut next = state.clone();
-    let mut key = Vec::new();
-    let steps = enabled
-        .into_iter()
-        .map(|c| {
-            next.clone_from(state);
-            let mut writes = Vec::new();
-            let result = m.step_unmonitored(&mut next, c, &mut writes).map(|()| {
-                key.clear();
-                m.encode(&next, &mut key);
-                let hash = fingerprint(&key);
-                match store.find(&key, hash) {
-                    Some(id) => Reached::Stored(id),
-                    None => Reached::New(next.clone(), key.clone(), hash),
-                }
-            });
-            Step { choice: c, result, writes }
+/// What the workers of a level read: nothing is stored or interned while they run.
+struct Shared<'a> {
+    m: &'a SmartAppModel,
+    store: &'a StateStore,
+    packer: &'a Packer,
+    memo: &'a Memo,
+}
+
+/// A worker's scratch: the source state unpacked (when a firing has to run), its successor.
+struct Scratch {
+    state: Option<SmartState>,
+    next: Option<SmartState>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new(Scratch { state: None, next: None }) };
+}
+
+impl Shared<'_> {
+    /// The transitions of state `id`, each run with no ghost kept (None: nothing is enabled).
+    /// A step found in the memo ([`firing_memo`]) is its source's words with the recorded
+    /// changes; the others run the interpreter on the state unpacked (once per state). Most lead
+    /// to a stored state (98% on the alarm home): those are looked up, nothing kept.
+    fn expand(&self, id: u32) -> Option<Vec<Step>> {
+        let m = self.m;
+        let words = self.store.key(id);
+        let mut enabled = Vec::new();
+        m.enabled_packed(self.packer, words, &mut enabled);
+        if enabled.is_empty() {
+            return None;
+        }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let Scratch { state, next } = &mut *scratch;
+            let mut unpacked = false;
+            let (mut key, mut to) = (Vec::new(), Vec::new());
+            let steps = enabled
+                .into_iter()
+                .map(|c| {
+                    let hit = if self.memo.key(c, words, &mut key) { self.memo.get(&key) } else { None };
+                    if let Some(hit) = hit {
+                        let result = hit.result.map_err(ModelError::clone).map(|changes| {
+                            firing_memo::apply(words, changes, &mut to);
+                            self.reached(&to)
+                        });
+                        let step = Step { choice: c, result, writes: Writes::Interned(hit.summary), ran: false };
+                        #[cfg(debug_assertions)]
+                        self.check_hit(words, &step);
+                        return step;
+                    }
+                    let state = state.get_or_insert_with(|| m.initial());
+                    if !unpacked {
+                        self.packer.unpack_into(words, state);
+                        unpacked = true;
+                    }
+                    let next = next.get_or_insert_with(|| m.initial());
+                    next.clone_from(state);
+                    let mut writes = Vec::new();
+                    let result = m.step_unmonitored(next, c, &mut writes).map(|()| {
+                        if self.packer.find(next, state, words, &mut to) {
+                            self.reached(&to)
+                        } else {
+                            Reached::New(next.clone())
+                        }
+                    });
+                    Step { choice: c, result, writes: Writes::Run(writes), ran: true }
+                })
+                .collect();
+            Some(steps)
         })
-        .collect();
-    Some(steps)
+    }
+
+    /// The state packed as `words`: stored, or not yet.
+    fn reached(&self, words: &[u32]) -> Reached {
+        let hash = fingerprint(words);
+        match self.store.find(words, hash) {
+            Some(id) => Reached::Stored(id),
+            None => Reached::Packed(words.into(), hash),
+        }
+    }
+
+    /// Debug builds: a memo hit yields what running the firing yields (the memo's exactness rests
+    /// on the static footprint covering every read: see firing_memo.rs).
+    #[cfg(debug_assertions)]
+    fn check_hit(&self, words: &[u32], step: &Step) {
+        let mut s = self.m.initial();
+        self.packer.unpack_into(words, &mut s);
+        let before = s.clone();
+        let mut writes = Vec::new();
+        let ran = self.m.step_unmonitored(&mut s, step.choice, &mut writes);
+        match (&step.result, ran) {
+            (Err(a), Err(b)) => assert_eq!((a.kind, &a.message, a.line), (b.kind, &b.message, b.line)),
+            (Ok(reached), Ok(())) => {
+                let mut to = Vec::new();
+                assert!(self.packer.find(&s, &before, words, &mut to), "memo hit to a state with a new part");
+                let at = match reached {
+                    Reached::Stored(id) => self.store.key(*id),
+                    Reached::Packed(w, _) => w,
+                    Reached::New(_) => unreachable!("a hit is packed"),
+                };
+                assert_eq!(at, to.as_slice(), "memo hit to another state, choice {}", step.choice);
+            }
+            (a, b) => panic!("memo hit: {:?} against the run's {:?}", a.as_ref().err(), b.err()),
+        }
+    }
 }
 
 /// Frontier states expanded between two looks at the limits (per thread).
 const CHUNK: usize = 64;
 
 /// Explores the system's reachable state graph breadth-first, no ghost kept (see the header).
-fn explore(search: &mut Search<'_, SmartAppModel>) -> Graph {
+fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, Packer) {
     let m = search.model;
     let threads = search.options.threads.max(1);
     search.stats.unique_transitions = Some(0);
@@ -249,6 +392,7 @@ fn explore(search: &mut Search<'_, SmartAppModel>) -> Graph {
         target: Vec::new(),
         choice: Vec::new(),
         summary: Vec::new(),
+        wide: FxHashMap::default(),
         parent: vec![(0, 0)],
         summaries: vec![Box::new([])],
         writes: Vec::new(),
@@ -257,66 +401,96 @@ fn explore(search: &mut Search<'_, SmartAppModel>) -> Graph {
     };
     let mut interner = Interner::default();
     let mut store = StateStore::new();
-    let initial = m.initial();
-    let mut key = Vec::new();
-    m.encode(&initial, &mut key);
-    store.insert(&key, fingerprint(&key));
-    *search.stats.stored_state_bytes.get_or_insert(0) += 4 * key.len() as u64;
+    let mut packer = m.packer();
+    let mut words = Vec::new();
+    packer.pack(&m.initial(), &mut words);
+    store.insert(&words, fingerprint(&words));
+    let state_bytes = 4 * packer.width() as u64;
+    *search.stats.stored_state_bytes.get_or_insert(0) += state_bytes;
     search.new_state();
-    let mut level: Vec<(u32, SmartState)> = vec![(0, initial)];
+    // The frontier: ids of stored states (their words are in the store).
+    let mut level: Vec<u32> = vec![0];
     let mut depth = 0;
     'levels: while !level.is_empty() {
         depth += 1;
-        let mut next: Vec<(u32, SmartState)> = Vec::new();
+        let mut next: Vec<u32> = Vec::new();
         for chunk in level.chunks(CHUNK * threads) {
             if search.stopped() {
                 break 'levels;
             }
-            let stored = &store;
+            let shared = Shared { m, store: &store, packer: &packer, memo };
             let expanded: Vec<Option<Vec<Step>>> = if threads > 1 {
-                chunk.par_iter().with_max_len(1).map(|(_, s)| expand(m, stored, s)).collect()
+                chunk.par_iter().with_max_len(1).map(|&id| shared.expand(id)).collect()
             } else {
-                chunk.iter().map(|(_, s)| expand(m, stored, s)).collect()
+                chunk.iter().map(|&id| shared.expand(id)).collect()
             };
-            for ((from, state), steps) in chunk.iter().zip(expanded) {
+            for (&from, steps) in chunk.iter().zip(expanded) {
                 // States are expanded in id order: their edges are contiguous.
-                debug_assert_eq!(*from as usize + 1, g.first.len());
+                debug_assert_eq!(from as usize + 1, g.first.len());
                 let Some(steps) = steps else {
-                    search.terminal(state, &g.path_to(*from));
+                    let mut state = m.initial();
+                    packer.unpack_into(store.key(from), &mut state);
+                    search.terminal(&state, &g.path_to(from));
                     g.first.push(g.target.len() as u32);
                     continue;
                 };
-                // An edge is 12 bytes, in three vectors that double.
-                if g.target.len() + steps.len() > g.target.capacity() && search.reserve(12 * g.target.capacity() as u64)
-                {
+                let growth = g.edge_growth(steps.len());
+                if growth > 0 && search.reserve(growth) {
                     break 'levels;
                 }
+                let source: Vec<u32> = store.key(from).to_vec();
+                let key_len = packer.width() + 1;
                 for step in steps {
                     search.transition(depth);
+                    memo.hits += u64::from(!step.ran);
                     *search.stats.unique_transitions.get_or_insert(0) += 1;
-                    let (summary, new) = interner.summary(&mut g, step.writes);
+                    let (summary, new) = match step.writes {
+                        Writes::Interned(id) => (id, false),
+                        Writes::Run(writes) => interner.summary(&mut g, writes),
+                    };
                     let target = match step.result {
                         Err(e) => {
-                            let mut path = g.path_to(*from);
+                            if step.ran && room(search, memo.growth(key_len)) {
+                                memo.record(step.choice, &source, None, Some(&e), summary);
+                            }
+                            let mut path = g.path_to(from);
                             path.push(step.choice);
                             search.error(e, &path);
                             NONE
                         }
                         Ok(Reached::Stored(id)) => {
                             search.state_match();
+                            if step.ran && room(search, memo.growth(key_len)) {
+                                memo.record(step.choice, &source, Some(store.key(id)), None, summary);
+                            }
                             id
                         }
-                        Ok(Reached::New(state, key, hash)) => {
-                            let growth = store.growth(key.len());
+                        Ok(reached) => {
+                            let hash = match reached {
+                                Reached::Packed(w, hash) => {
+                                    words.clear();
+                                    words.extend_from_slice(&w);
+                                    hash
+                                }
+                                Reached::New(state) => {
+                                    packer.pack(&state, &mut words);
+                                    fingerprint(&words)
+                                }
+                                Reached::Stored(_) => unreachable!(),
+                            };
+                            if step.ran && room(search, memo.growth(key_len)) {
+                                memo.record(step.choice, &source, Some(&words), None, summary);
+                            }
+                            let growth = store.growth(words.len());
                             if growth > 0 && search.reserve(growth) {
                                 break 'levels;
                             }
-                            let (fresh, id) = store.insert(&key, hash);
+                            let (fresh, id) = store.insert(&words, hash);
                             if fresh {
-                                *search.stats.stored_state_bytes.get_or_insert(0) += 4 * key.len() as u64;
+                                *search.stats.stored_state_bytes.get_or_insert(0) += state_bytes;
                                 search.new_state();
-                                g.parent.push((*from, step.choice));
-                                next.push((id, state));
+                                g.parent.push((from, step.choice));
+                                next.push(id);
                             } else {
                                 search.state_match();
                             }
@@ -324,11 +498,9 @@ fn explore(search: &mut Search<'_, SmartAppModel>) -> Graph {
                         }
                     };
                     if new {
-                        intra_conflicts(search, &g, summary, *from, step.choice);
+                        intra_conflicts(search, &g, summary, from, step.choice);
                     }
-                    g.target.push(target);
-                    g.choice.push(step.choice);
-                    g.summary.push(summary);
+                    g.push_edge(target, step.choice, summary);
                     // A limit holds at the step that reached it (`--max-states` exactly).
                     if search.stopped() {
                         g.first.push(g.target.len() as u32);
@@ -340,7 +512,20 @@ fn explore(search: &mut Search<'_, SmartAppModel>) -> Graph {
         }
         level = next;
     }
-    g
+    (g, packer)
+}
+
+/// Whether `bytes` more stay within `--max-memory`. The memo is a cache: where they would not, it
+/// records nothing more and the search goes on (the states' own growth stops it cleanly).
+fn room(search: &Search<'_, SmartAppModel>, bytes: u64) -> bool {
+    bytes == 0
+        || search.limits.max_memory_bytes.is_none_or(|max| crate::alloc::current().unwrap_or(0).saturating_add(bytes) < max)
+}
+
+/// The memo of `m`'s firings, keyed by their static footprints (firing_memo.rs).
+fn new_memo(m: &SmartAppModel) -> Memo {
+    let footprints = m.footprints().into_iter().map(|f| f.iter().map(|a| a.object).collect()).collect();
+    Memo::new(footprints, m.packer().always())
 }
 
 /// The conflicts a summary's transition observes whatever the ghosts before it: each monitored
@@ -391,7 +576,7 @@ fn fixpoint(search: &mut Search<'_, SmartAppModel>, g: &Graph, slot: u32) -> usi
         let mut path = Vec::new();
         while pred[n as usize].1 != u32::MAX {
             let (p, e) = pred[n as usize];
-            path.push(g.choice[e as usize]);
+            path.push(g.choice(e as usize));
             n = p;
         }
         path.reverse();
@@ -409,12 +594,12 @@ fn fixpoint(search: &mut Search<'_, SmartAppModel>, g: &Graph, slot: u32) -> usi
         let (s, ghost) = nodes[i];
         for e in g.edges(s) {
             let mut after = ghost;
-            if let Some((first, left)) = touch[g.summary[e] as usize] {
+            if let Some((first, left)) = touch[g.summary(e) as usize] {
                 if checked.insert((ghost, first), ()).is_none() {
                     let last = (ghost != 0).then(|| &g.writes[g.ghosts[ghost as usize] as usize]);
-                    if let Some(err) = m.monitor_conflict(last, &g.writes[first as usize], g.choice[e]) {
+                    if let Some(err) = m.monitor_conflict(last, &g.writes[first as usize], g.choice(e)) {
                         let mut path = path_of(&pred, i as u32);
-                        path.push(g.choice[e]);
+                        path.push(g.choice(e));
                         search.observed(&mut vec![err], &path);
                     }
                 }

@@ -34,8 +34,8 @@
 //! interpreter), `builtins` (Groovy's library), `value` (values), `encode` (state matching),
 //! `footprint` (static footprints for `dpor`), `slice` (apps left out of the interleaving under
 //! `--conflicts`), `dead` (state no app can tell apart, not stored), `self_keys` (state keys
-//! whose values reach only themselves, not stored), `probe` (what varies in the states: a
-//! diagnostic, `TRACEPOR_PROBE=N`).
+//! whose values reach only themselves, not stored), `packed` (states as interned parts, for
+//! `monitors`), `probe` (what varies in the states: a diagnostic, `TRACEPOR_PROBE=N`).
 
 use std::sync::Arc;
 
@@ -56,6 +56,7 @@ mod footprint;
 mod initial;
 mod interp;
 mod load;
+mod packed;
 mod probe;
 mod self_keys;
 mod slice;
@@ -66,6 +67,7 @@ pub use delivery::GhostWrite;
 use devices::*;
 use encode::*;
 pub use load::{conflict_scope, load};
+pub use packed::Packer;
 pub use probe::{Probe, Varying};
 use value::*;
 pub use value::{Text, Value};
@@ -474,11 +476,7 @@ impl Model for SmartAppModel {
         self.opts.bound.is_none()
     }
     fn enabled(&self, s: &SmartState, out: &mut Vec<Choice>) {
-        if s.root {
-            out.extend((0..self.configs.len()).map(|k| (self.events.len() + k) as Choice));
-        } else {
-            out.extend((0..self.events.len()).filter(|&e| self.is_enabled(s, e)).map(|e| e as Choice));
-        }
+        self.enabled_in(s.root, &s.fired, out);
     }
     fn accesses(&self, s: &SmartState, c: Choice, out: &mut Accesses) {
         let mut copy = s.clone();

@@ -184,8 +184,15 @@ impl SmartAppModel {
         (self.slots.len() + 1 + app) as u32
     }
 
-    pub(super) fn is_enabled(&self, s: &SmartState, e: usize) -> bool {
-        !self.dead[e] && self.opts.bound.is_none_or(|k| s.fired[e] < k)
+    /// The choices enabled in a state with this root flag and these fire counts (all that
+    /// [`Model::enabled`] reads of a state).
+    pub(super) fn enabled_in(&self, root: bool, fired: &[u32], out: &mut Vec<Choice>) {
+        if root {
+            out.extend((0..self.configs.len()).map(|k| (self.events.len() + k) as Choice));
+        } else {
+            let on = |e: &usize| !self.dead[*e] && self.opts.bound.is_none_or(|k| fired[*e] < k);
+            out.extend((0..self.events.len()).filter(on).map(|e| e as Choice));
+        }
     }
 
     /// Fires event `e` on `st`, recording accesses into `acc`.
