@@ -319,6 +319,11 @@ pub struct Common {
     /// one after the event that led there, round-robin, as IoTCheck's DPOR listener does).
     #[arg(long)]
     pub lowest_first: bool,
+    /// `monitors` (the default with conflicts observed): do not look for pair conflicts, the
+    /// conflicts of two apps with a third app's write of the attribute between them
+    /// (docs/homes.md). Default: looked for, for the pairs no direct conflict names.
+    #[arg(long)]
+    pub no_pair_conflicts: bool,
     /// Stop at the first error or deadlock found (exit 1; the run is then not finished).
     /// Default: search on, to report every distinct one.
     #[arg(long)]
@@ -413,6 +418,7 @@ impl Common {
             },
             outcome_schedules: false,
             outcome_fingerprints: false,
+            no_pair_conflicts: self.no_pair_conflicts,
         }
     }
 
@@ -455,6 +461,7 @@ impl Common {
             "threads": self.threads.unwrap_or(1),
             "hash_compact": self.hash_compact,
             "stop_at_first_error": self.stop_at_first_error,
+            "no_pair_conflicts": self.no_pair_conflicts,
             "ablations": ablations,
         })
     }

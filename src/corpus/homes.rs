@@ -88,6 +88,10 @@ pub struct HomeRow {
     pub conflicts: usize,
     /// The conflicts by device and attribute.
     pub by_attribute: Vec<AttributeConflicts>,
+    /// The pair conflicts (a third app's write between the two; explore/pair_monitors.rs), for
+    /// the pairs `by_attribute` does not name: findings of the home too.
+    #[serde(default)]
+    pub pair_by_attribute: Vec<AttributeConflicts>,
     /// With `--pairwise`: the findings of the home's apps run two at a time, beside the home's.
     pub pairwise: Option<Pairwise>,
     /// Why the home did not run (first line of the load error).
@@ -103,14 +107,22 @@ pub struct Pairwise {
     pub unfinished: usize,
     /// Distinct (device, attribute, app pair) over all pairs.
     pub findings: usize,
-    /// Pairwise findings the home did not report, `device.attribute: app/app`.
+    /// Pairwise findings the home did not report, directly or as a pair conflict,
+    /// `device.attribute: app/app`.
     pub missing: Vec<String>,
+    /// Pairwise findings the home reported only as pair conflicts (found through a third app's
+    /// write between the two), and for each why the direct conflict is not there
+    /// ([`explain_missing`], kept for the record).
+    #[serde(default)]
+    pub through_third: Vec<String>,
+    #[serde(default)]
+    pub through_third_why: Vec<String>,
     /// For each of `missing`, in order: why, as the pair's schedule run in the home shows it
     /// ([`explain_missing`]); a reason starting `third app` is a difference of the home's
     /// semantics, any other is unexplained.
     #[serde(default)]
     pub why: Vec<String>,
-    /// Home findings no pair reported (a third app's handler between the two writes).
+    /// Home findings (direct) no pair reported (a third app's handler between the two writes).
     pub only_home: Vec<String>,
 }
 
@@ -267,9 +279,14 @@ pub fn explain_missing(
 }
 
 impl HomeRow {
-    /// Distinct (device, attribute, pair of apps) found.
+    /// Distinct (device, attribute, pair of apps) found by direct conflicts.
     pub fn findings(&self) -> usize {
         findings::keys(&self.by_attribute).len()
+    }
+
+    /// Distinct (device, attribute, pair of apps) found as pair conflicts only.
+    pub fn pair_findings(&self) -> usize {
+        findings::keys(&self.pair_by_attribute).len()
     }
 
     pub fn finished(&self) -> bool {
@@ -299,6 +316,7 @@ pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>, pairw
         peak_mib: None,
         conflicts: 0,
         by_attribute: Vec::new(),
+        pair_by_attribute: Vec::new(),
         pairwise: None,
         error: None,
     };
@@ -331,27 +349,30 @@ pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>, pairw
     row.peak_mib = report.peak_bytes().map(|b| b as f64 / (1u64 << 20) as f64);
     row.run = Some(Side::from(&report));
     row.by_attribute = report.conflicts_by_attribute;
+    row.pair_by_attribute = report.pair_conflicts_by_attribute;
     if pairwise {
         let (pairs, unfinished, theirs) = pairwise_findings(&files, settings);
         let ours = findings::keys(&row.by_attribute);
-        let missed: Vec<_> = theirs.iter().filter(|(k, _)| !ours.contains(*k)).collect();
+        let through = findings::keys(&row.pair_by_attribute);
+        let why = |k: &findings::FindingKey, sched: &String| {
+            let why = explain_missing(&m, k, sched);
+            // An unfinished search may simply not have come to it yet.
+            if report.finished {
+                why
+            } else {
+                format!("{why} (it stopped at a limit)")
+            }
+        };
+        let missed: Vec<_> = theirs.iter().filter(|(k, _)| !ours.contains(*k) && !through.contains(*k)).collect();
+        let third: Vec<_> = theirs.iter().filter(|(k, _)| !ours.contains(*k) && through.contains(*k)).collect();
         row.pairwise = Some(Pairwise {
             pairs,
             unfinished,
             findings: theirs.len(),
             missing: missed.iter().map(|(k, _)| key_text(k)).collect(),
-            why: missed
-                .iter()
-                .map(|(k, sched)| {
-                    let why = explain_missing(&m, k, sched);
-                    // An unfinished search may simply not have come to it yet.
-                    if report.finished {
-                        why
-                    } else {
-                        format!("{why} (it stopped at a limit)")
-                    }
-                })
-                .collect(),
+            why: missed.iter().map(|(k, sched)| why(k, sched)).collect(),
+            through_third: third.iter().map(|(k, _)| key_text(k)).collect(),
+            through_third_why: third.iter().map(|(k, sched)| why(k, sched)).collect(),
             only_home: ours.iter().filter(|k| !theirs.contains_key(*k)).map(key_text).collect(),
         });
     }
@@ -368,6 +389,8 @@ pub struct HomesSummary {
     pub with_conflicts: usize,
     /// Distinct (device, attribute, pair of apps) of each home, summed.
     pub findings: usize,
+    /// Of pair conflicts (a third app's write between), summed.
+    pub pair_findings: usize,
 }
 
 pub fn summary(rows: &[HomeRow]) -> HomesSummary {
@@ -377,6 +400,7 @@ pub fn summary(rows: &[HomeRow]) -> HomesSummary {
         finished: rows.iter().filter(|r| r.finished()).count(),
         with_conflicts: rows.iter().filter(|r| r.conflicts > 0).count(),
         findings: rows.iter().map(HomeRow::findings).sum(),
+        pair_findings: rows.iter().map(HomeRow::pair_findings).sum(),
     }
 }
 

@@ -51,6 +51,7 @@ pub mod full_stateless;
 pub mod graph;
 pub mod monitors;
 pub mod outcomes;
+pub mod pair_monitors;
 pub mod races;
 pub mod reads_from;
 pub mod registry;

@@ -110,6 +110,15 @@ impl Strategy<SmartAppModel> for Monitors {
                 eprintln!("monitors: slot {slot}: {nodes} product states, {:.2} s", t1.elapsed().as_secs_f64());
             }
         }
+        // The pair view (pair_monitors.rs): after the direct conflicts, which it leaves out.
+        if !search.options.no_pair_conflicts {
+            let t1 = Instant::now();
+            let view = super::pair_monitors::run(search, &graph);
+            search.stats.pair_view = Some(view);
+            if phases {
+                eprintln!("monitors: pair view: {view:?}, {:.2} s", t1.elapsed().as_secs_f64());
+            }
+        }
     }
 }
 
@@ -194,6 +203,37 @@ impl Graph {
         }
         path.reverse();
         path
+    }
+}
+
+/// What the pair view reads of the graph (pair_monitors.rs).
+impl super::pair_monitors::SystemGraph for Graph {
+    fn edges(&self, s: u32) -> std::ops::Range<usize> {
+        Graph::edges(self, s)
+    }
+    fn target(&self, e: usize) -> u32 {
+        self.target[e]
+    }
+    fn choice(&self, e: usize) -> Choice {
+        self.choice[e]
+    }
+    fn summary(&self, e: usize) -> u32 {
+        self.summary[e]
+    }
+    fn summary_count(&self) -> usize {
+        self.summaries.len()
+    }
+    fn summary_writes(&self, summary: u32) -> &[u32] {
+        &self.summaries[summary as usize]
+    }
+    fn writes(&self) -> &[GhostWrite] {
+        &self.writes
+    }
+    fn ghost_of(&self, w: u32) -> u32 {
+        self.ghost_of[w as usize]
+    }
+    fn ghost_write(&self, g: u32) -> &GhostWrite {
+        &self.writes[self.ghosts[g as usize] as usize]
     }
 }
 

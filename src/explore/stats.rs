@@ -85,6 +85,8 @@ pub struct Stats {
     /// Distinct (state, choice) pairs executed (stateful strategies only).
     pub unique_transitions: Option<u64>,
     pub max_depth: usize,
+    /// The pair view's figures, when it ran (`monitors`, explore/pair_monitors.rs).
+    pub pair_view: Option<super::pair_monitors::PairView>,
     pub time_s: f64,
     pub peak_rss_bytes: Option<u64>,
     /// Most heap bytes live during the run (counting allocator installed; else None).
@@ -149,6 +151,9 @@ pub struct SearchOptions {
     /// Keep each outcome as a 128-bit fingerprint, not its text (`check` when no outcome file is
     /// written or compared): a stateless search then holds 16 bytes per outcome found.
     pub outcome_fingerprints: bool,
+    /// No pair view (`--no-pair-conflicts`): `monitors` then reports the direct conflicts only
+    /// (explore/pair_monitors.rs).
+    pub no_pair_conflicts: bool,
 }
 
 /// stateful-dpor's ablation switches (command line `--no-…`).
@@ -189,6 +194,7 @@ impl Default for SearchOptions {
             ablation: Ablation::default(),
             outcome_schedules: false,
             outcome_fingerprints: false,
+            no_pair_conflicts: false,
         }
     }
 }

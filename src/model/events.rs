@@ -562,6 +562,7 @@ impl EventModel {
                             value: self.show(var, new),
                             last_app: self.ast.apps[last_app].to_string(),
                             last_value: self.show(var, old),
+                            between: Vec::new(),
                         }));
                         ("conflict", message)
                     }

@@ -107,6 +107,10 @@ pub struct Conflict {
     pub value: String,
     pub last_app: String,
     pub last_value: String,
+    /// For a pair conflict (`explore/pair_monitors.rs`): the third apps' writes of the variable
+    /// between the two on the schedule found (`APP wrote VALUE`); empty for a direct conflict.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub between: Vec<String>,
 }
 
 impl Conflict {

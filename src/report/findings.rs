@@ -32,6 +32,10 @@ pub struct Instance {
     pub event: Option<String>,
     /// The schedule that reaches it (as the error shows it).
     pub schedule: String,
+    /// A pair conflict's third apps' writes between the two (`APP wrote VALUE`; empty for a
+    /// direct conflict, whose two writes are consecutive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub between: Vec<String>,
 }
 
 /// The conflicts of one pair of apps on one attribute.
@@ -66,10 +70,23 @@ fn split(variable: &str) -> (String, String) {
     }
 }
 
+/// The kind of a pair conflict's error (explore/pair_monitors.rs): two apps' writes with only a
+/// third app's between them; grouped apart from the direct conflicts.
+pub const PAIR_CONFLICT: &str = "pair conflict";
+
 /// The conflicts among `errors` (a run's), grouped; attributes in name order.
 pub fn group(errors: &[ErrorReport]) -> Vec<AttributeConflicts> {
+    group_kind(errors, false)
+}
+
+/// The pair conflicts among `errors`, grouped as [`group`] groups the direct ones.
+pub fn group_pairs(errors: &[ErrorReport]) -> Vec<AttributeConflicts> {
+    group_kind(errors, true)
+}
+
+fn group_kind(errors: &[ErrorReport], pairs: bool) -> Vec<AttributeConflicts> {
     let mut out: Vec<AttributeConflicts> = Vec::new();
-    for e in errors {
+    for e in errors.iter().filter(|e| (e.kind == PAIR_CONFLICT) == pairs) {
         let Some(c) = &e.conflict else { continue };
         let (device, attribute) = split(&c.variable);
         let earlier = e.last_at.clone();
@@ -78,6 +95,7 @@ pub fn group(errors: &[ErrorReport]) -> Vec<AttributeConflicts> {
             then: Write { app: c.app.clone(), value: c.value.clone(), at: e.at.clone() },
             event: e.event.clone(),
             schedule: e.schedule.clone(),
+            between: c.between.clone(),
         };
         let mut apps = [c.last_app.clone(), c.app.clone()];
         apps.sort();
@@ -151,7 +169,8 @@ pub fn render_text(groups: &[AttributeConflicts]) -> String {
         for p in &g.pairs {
             let _ = writeln!(out, "  {} / {}:", p.apps[0], p.apps[1]);
             for i in &p.instances {
-                let _ = writeln!(out, "    {}; then {}", side(&i.first), side(&i.then));
+                let between: String = i.between.iter().map(|b| format!("; then {b}")).collect();
+                let _ = writeln!(out, "    {}{between}; then {}", side(&i.first), side(&i.then));
             }
         }
     }

@@ -105,6 +105,14 @@ pub struct RunReport {
     /// ([`findings`]); empty when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflicts_by_attribute: Vec<findings::AttributeConflicts>,
+    /// The pair conflicts among `errors` (a third app's write between the two; kind `pair
+    /// conflict`, explore/pair_monitors.rs), grouped the same way, for the pairs the direct
+    /// conflicts do not name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pair_conflicts_by_attribute: Vec<findings::AttributeConflicts>,
+    /// The pair view's figures when it ran (`monitors` with conflicts observed); null when it
+    /// did not (`--no-pair-conflicts`, another strategy, no conflicts observed).
+    pub pair_view: Option<crate::explore::pair_monitors::PairView>,
     /// EM traces, when asked for ([`crate::check::Check::races`]): the races and the outcomes
     /// explained, as members `race_pairs` ... `races`, `outcomes_explained` (docs/races.md).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -223,8 +231,11 @@ impl RunReport {
             }
         }
         let conflicts_by_attribute = findings::group(&errors);
+        let pair_conflicts_by_attribute = findings::group_pairs(&errors);
         RunReport {
             conflicts_by_attribute,
+            pair_conflicts_by_attribute,
+            pair_view: stats.pair_view,
             file: file.to_string(),
             model: model.kind(),
             strategy: strategy.to_string(),

@@ -72,11 +72,18 @@ pub fn render(r: &RunReport, sut: &str) -> String {
         rule(&mut out, "conflicts by device and attribute");
         out.push_str(&super::findings::render_text(&r.conflicts_by_attribute));
     }
+    if !r.pair_conflicts_by_attribute.is_empty() {
+        rule(&mut out, "pair conflicts (a third app's write between the two) by device and attribute");
+        out.push_str(&super::findings::render_text(&r.pair_conflicts_by_attribute));
+    }
     rule(&mut out, "results");
     if r.errors.is_empty() {
         let _ = writeln!(out, "no errors detected");
     } else {
         let _ = writeln!(out, "{} found", super::compare::plural(r.errors.len(), "error"));
+    }
+    if let Some(line) = pair_view_line(r) {
+        let _ = writeln!(out, "{line}");
     }
     if let Some(why) = r.stopped_by {
         let _ = writeln!(out, "search INCOMPLETE: {}; figures below are partial", why.describe());
@@ -122,4 +129,25 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     }
     rule(&mut out, if r.finished { "search finished" } else { "search stopped" });
     out
+}
+
+/// Whether pair conflicts were looked for, where conflicts are observed (docs/homes.md).
+fn pair_view_line(r: &RunReport) -> Option<String> {
+    let observed = r.model == crate::model::ModelKind::SmartApps
+        && r.load_flags.contains("--conflicts")
+        && !r.load_flags.contains("--conflict-mode end");
+    match r.pair_view {
+        Some(v) => Some(format!(
+            "pair conflicts: {} pairs no direct conflict names checked, {} found{}",
+            v.pairs,
+            v.found,
+            if v.unfinished > 0 { format!(", {} not finished (deadline or memory)", v.unfinished) } else { String::new() }
+        )),
+        None if !observed => None,
+        None if r.strategy == "monitors" => Some("pair conflicts: not looked for (--no-pair-conflicts)".into()),
+        None => Some(format!(
+            "pair conflicts: not looked for (`{}` does not look for them; `monitors`, the default here, does)",
+            r.strategy
+        )),
+    }
 }

@@ -606,3 +606,35 @@ fn gen_user(rng: &mut SmallRng, index: usize) -> String {
     }
     src
 }
+
+/// A crowded home (the pair view, tests/soundness_pairs.rs): three to five apps whose handlers
+/// (one to three each) run on the same contact sensor's events and write the same switch, some
+/// behind a guard on the motion sensor or the app's own state, so that a third app's write often
+/// stands between two others' (the handlers of one event run in subscription order).
+pub fn gen_crowded_home(rng: &mut SmallRng) -> Vec<(String, String)> {
+    let n = rng.gen_range(3..=5);
+    (0..n)
+        .map(|i| {
+            let mut src = head(rng, &format!("Crowded{i}"), [("sw", "switch"), ("contact1", "contactSensor"), ("motion1", "motionSensor")].into_iter());
+            src.push_str("def installed() {\n");
+            let handlers = rng.gen_range(1..=3);
+            for h in 0..handlers {
+                let ev = ["contact.open", "contact.open", "contact", "contact.closed", "motion.active"][rng.gen_range(0..5)];
+                let dev = if ev.starts_with("motion") { "motion1" } else { "contact1" };
+                src.push_str(&format!("    subscribe({dev}, \"{ev}\", h{h})\n"));
+            }
+            src.push_str("}\n");
+            handler_bodies(rng, handlers, &mut src, |rng, src| {
+                let cmd = ["on", "off"][rng.gen_range(0..2)];
+                match rng.gen_range(0..5) {
+                    0 => src.push_str(&format!("    if (motion1.currentValue(\"motion\") == \"active\") {{ sw.{cmd}() }}\n")),
+                    1 => src.push_str(&format!(
+                        "    if (state.flag == 'a') {{ sw.{cmd}() }}\n    state.flag = state.flag == 'a' ? 'b' : 'a'\n"
+                    )),
+                    _ => src.push_str(&format!("    sw.{cmd}()\n")),
+                }
+            });
+            (format!("crowded{i}"), src)
+        })
+        .collect()
+}

@@ -70,6 +70,11 @@ impl GhostWrite {
         encode_value(&self.value, out);
     }
 
+    /// The value written, as reports show it.
+    pub fn value_text(&self) -> String {
+        self.value.text()
+    }
+
     /// The words of the ghost this write leaves (its app and value: what a later write of the
     /// slot is compared with), as the state's encoding has them.
     pub fn ghost_key(&self, out: &mut Vec<u32>) {
@@ -97,11 +102,12 @@ impl SmartAppModel {
         let (dev, attr) = &self.slots[slot];
         let other = &self.apps[other].name;
         let conflict = Box::new(crate::model::Conflict {
-            variable: format!("{}.{attr}", self.devices[*dev as usize]),
+            variable: self.slot_variable(slot),
             app: self.apps[app].name.to_string(),
             value: value.text(),
             last_app: other.to_string(),
             last_value: last.text(),
+            between: Vec::new(),
         });
         let message = format!(
             "apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
@@ -112,6 +118,17 @@ impl SmartAppModel {
             value.text()
         );
         (conflict, message)
+    }
+
+    /// The variable a conflict on `slot` names (`device.attribute`), and an app's name: what a
+    /// monitor compares with the conflicts already found (`explore/pair_monitors.rs`).
+    pub fn slot_variable(&self, slot: usize) -> String {
+        let (dev, attr) = &self.slots[slot];
+        format!("{}.{attr}", self.devices[*dev as usize])
+    }
+
+    pub fn app_name(&self, app: usize) -> &str {
+        &self.apps[app].name
     }
 
     /// Whether conflicts are observations that leave every path as it is (`--conflicts` in

@@ -9,7 +9,7 @@ use crate::corpus::homes::{summary, HomeRow, HomesSummary};
 use crate::report::findings;
 
 /// Column names.
-pub const HEADER: [&str; 13] = [
+pub const HEADER: [&str; 15] = [
     "home",
     "apps",
     "events",
@@ -21,12 +21,14 @@ pub const HEADER: [&str; 13] = [
     "conflicts",
     "attributes",
     "pairs",
+    "via 3rd",
     "pairwise",
     "missed",
+    "thru 3rd",
 ];
 
 /// Widths of the aligned text, fixed so that rows can be printed before the others exist.
-const WIDTHS: [usize; 13] = [28, 4, 6, 9, 10, 7, 7, 8, 9, 10, 5, 8, 6];
+const WIDTHS: [usize; 15] = [28, 4, 6, 9, 10, 7, 7, 8, 9, 10, 5, 7, 8, 6, 8];
 
 /// The cells of one row, in [`HEADER`]'s order; then the note (the conflicts, or why the home
 /// did not load).
@@ -44,12 +46,16 @@ pub fn cells(r: &HomeRow) -> (Vec<String>, Option<String>) {
         if loaded { r.conflicts.to_string() } else { "-".into() },
         if loaded { r.by_attribute.len().to_string() } else { "-".into() },
         if loaded { r.findings().to_string() } else { "-".into() },
+        // Pair conflicts: pairs no direct conflict names, found through a third app's write.
+        if loaded { r.pair_findings().to_string() } else { "-".into() },
         // The pairs' findings (`+u` when u pairs did not finish), and how many the home missed.
         r.pairwise.as_ref().map_or("-".into(), |p| {
             let open = if p.unfinished > 0 { format!("+{}", p.unfinished) } else { String::new() };
             format!("{}{open}", p.findings)
         }),
         r.pairwise.as_ref().map_or("-".into(), |p| p.missing.len().to_string()),
+        // Pairwise findings the home has as pair conflicts only.
+        r.pairwise.as_ref().map_or("-".into(), |p| p.through_third.len().to_string()),
     ];
     let mut note =
         r.error.clone().or_else(|| (!r.by_attribute.is_empty()).then(|| findings::summary_line(&r.by_attribute)));
@@ -65,6 +71,14 @@ pub fn cells(r: &HomeRow) -> (Vec<String>, Option<String>) {
             .collect();
         let missed = format!("MISSED (pairwise only, {} unexplained): {}", p.unexplained(), each.join("; "));
         note = Some(note.map_or(missed.clone(), |n| format!("{n} | {missed}")));
+    }
+    if !r.pair_by_attribute.is_empty() {
+        let pairs = format!("pair conflicts: {}", findings::summary_line(&r.pair_by_attribute));
+        note = Some(note.map_or(pairs.clone(), |n| format!("{n} | {pairs}")));
+    }
+    if let Some(p) = r.pairwise.as_ref().filter(|p| !p.through_third.is_empty()) {
+        let third = format!("pairwise, found through a third app: {}", p.through_third.join("; "));
+        note = Some(note.map_or(third.clone(), |n| format!("{n} | {third}")));
     }
     (row, note)
 }
@@ -85,8 +99,8 @@ pub fn text_row(r: &HomeRow) -> String {
 
 pub fn text_summary(s: &HomesSummary) -> String {
     format!(
-        "{} homes: {} loaded, {} finished, {} with conflicts; {} (device, attribute, app pair) findings.\n",
-        s.homes, s.loaded, s.finished, s.with_conflicts, s.findings
+        "{} homes: {} loaded, {} finished, {} with conflicts; {} (device, attribute, app pair) findings, {} more as pair conflicts.\n",
+        s.homes, s.loaded, s.finished, s.with_conflicts, s.findings, s.pair_findings
     )
 }
 
