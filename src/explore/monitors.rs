@@ -215,10 +215,10 @@ impl super::pair_monitors::SystemGraph for Graph {
         self.target[e]
     }
     fn choice(&self, e: usize) -> Choice {
-        self.choice[e]
+        self.choice[e].into()
     }
     fn summary(&self, e: usize) -> u32 {
-        self.summary[e]
+        self.summary[e].into()
     }
     fn summary_count(&self) -> usize {
         self.summaries.len()
