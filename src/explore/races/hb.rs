@@ -98,7 +98,7 @@ impl SyncEdges {
 
     /// The source of the lock or notify edge into operation `p` (run by `thread`), if any;
     /// called once per operation in the recorded order, before [`SyncEdges::after`].
-    fn into_op(&mut self, model: &EmModel, p: u32, kind: OpKind, thread: u32) -> Option<u32> {
+    fn edge_into(&mut self, model: &EmModel, p: u32, kind: OpKind, thread: u32) -> Option<u32> {
         match kind {
             OpKind::Lock { .. } => {
                 let [last, other] = self.unlocks[model.lock_of(p) as usize];
@@ -156,7 +156,7 @@ pub fn first_edge_beyond(model: &EmModel, hb0: &dyn Order, upto: usize) -> usize
             continue;
         }
         let thread = model.op_thread[p as usize];
-        if edges.into_op(model, p, kind, thread).is_some_and(|u| !before(u, p)) {
+        if edges.edge_into(model, p, kind, thread).is_some_and(|u| !before(u, p)) {
             return p as usize;
         }
         edges.after(model, p, kind, thread);
@@ -232,7 +232,7 @@ pub fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<Ch
                 }
             }
             if r.sync {
-                preds.extend(r.edges.into_op(model, p, kind, thread));
+                preds.extend(r.edges.edge_into(model, p, kind, thread));
             }
             preds.sort_unstable();
             preds.dedup();
@@ -240,21 +240,18 @@ pub fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<Ch
             if r.sync {
                 r.edges.after(model, p, kind, thread);
             }
-            match kind {
-                OpKind::Ret { msg } => {
-                    // A handled message enters its looper's FIFO lists once it returned, under
-                    // its POST's place (the lists stay sorted: on one chain, posts to a looper
-                    // are handled, so return, in their order).
-                    if let Some(h) = model.handlers[msg as usize].as_ref().filter(|h| h.post != NEVER && h.post < p) {
-                        let st = r.clocks.stamp(h.post as usize);
-                        let on = &mut r.posts_on[h.thread as usize];
-                        match on.iter_mut().find(|(c, _)| *c == st.chain) {
-                            Some((_, l)) => l.push((st.index, p)),
-                            None => on.push((st.chain, vec![(st.index, p)])),
-                        }
+            if let OpKind::Ret { msg } = kind {
+                // A handled message enters its looper's FIFO lists once it returned, under its
+                // POST's place (the lists stay sorted: on one chain, posts to a looper are
+                // handled, so return, in their order).
+                if let Some(h) = model.handlers[msg as usize].as_ref().filter(|h| h.post != NEVER && h.post < p) {
+                    let st = r.clocks.stamp(h.post as usize);
+                    let on = &mut r.posts_on[h.thread as usize];
+                    match on.iter_mut().find(|(c, _)| *c == st.chain) {
+                        Some((_, l)) => l.push((st.index, p)),
+                        None => on.push((st.chain, vec![(st.index, p)])),
                     }
                 }
-                _ => {}
             }
         }
     }
