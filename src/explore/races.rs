@@ -192,11 +192,15 @@ const LIST_DIFFERENCES: usize = 50;
 /// Above this many pairs the verdicts of a class are not computed pair by pair (undecided).
 const DECIDE_PAIRS: u64 = 1_000_000;
 
-/// A write as a read or final value sees it: its line and place, or the initial value.
-fn value_name(model: &EmModel, index: u32) -> String {
-    match (index != 0).then(|| model.trace.position(index)).flatten() {
-        Some(p) => format!("the write at {}", model.op_ref(p as u32).short()),
-        None => "the initial value".into(),
+/// A write as a read or final value sees it, named (none: the initial value), at the end of
+/// `out`: its line and place, or the initial value.
+fn write_value(out: &mut String, write: Option<&OpRef>) {
+    match write {
+        Some(w) => {
+            out.push_str("the write at ");
+            w.write_short(out);
+        }
+        None => out.push_str("the initial value"),
     }
 }
 
@@ -259,8 +263,9 @@ fn racing_locations(model: &EmModel) -> (Vec<bool>, usize) {
 /// The race pairs of the recorded run, `(a, b)` with `a` first, grouped by location; counted
 /// past `LIST_PAIRS` without being listed. Output-sensitive: per access, per chain that holds an
 /// earlier access of its location, a binary search (accesses of one chain are ordered, so
-/// the ones the access is not after are a suffix).
-fn race_pairs(model: &EmModel, hb: &dyn Order, can_race: &[bool], keep: u64) -> (u64, Vec<(u32, u32)>) {
+/// the ones the access is not after are a suffix). Among the first `upto` operations (the
+/// clocks of `hb` are read only there).
+fn race_pairs(model: &EmModel, hb: &dyn Order, can_race: &[bool], keep: u64, upto: usize) -> (u64, Vec<(u32, u32)>) {
     let locs = model.trace.locations.len();
     let can_race = |l: usize| can_race[l];
     // Per location, per chain: (index, operation) of its accesses so far, all and writes only.
@@ -268,7 +273,7 @@ fn race_pairs(model: &EmModel, hb: &dyn Order, can_race: &[bool], keep: u64) -> 
     let mut writes: Vec<SmallVecOn> = vec![Vec::new(); locs];
     let mut count = 0u64;
     let mut pairs = Vec::new();
-    for (p, o) in model.trace.ops.iter().enumerate() {
+    for (p, o) in model.trace.ops.iter().enumerate().take(upto) {
         let (loc, write) = match o.kind {
             OpKind::Read { loc } => (loc as usize, false),
             OpKind::Write { loc } => (loc as usize, true),
@@ -343,7 +348,36 @@ pub fn analyse_within(
     // the same pass.
     // Clocks are read only up to the last access that can race (`upto`): the pass stops there.
     let (can_race, upto) = racing_locations(model);
-    let (built_races, built0) = match (has_sync, kept.is_some()) {
+    // With `optimal`'s `hb0` at hand, the races' relation is not built when its lock and notify
+    // edges cannot change the pairs: when every pair `hb0` leaves unordered (a superset: it has
+    // fewer edges) has its second access before the first such edge `hb0` lacks
+    // (`hb::first_edge_beyond`: up to there the two relations are one), the pairs are the same.
+    // Their order is too when no access is the second of two pairs (the pass lists an access's
+    // pairs by the chains of the relation it uses; one pair needs no order).
+    // Otherwise `hb0`'s pairs still bound the pass: the other relation's pairs are among them,
+    // so its clocks are read only up to their last second access, and only at the locations
+    // they are on.
+    let (mut can_race, mut upto) = (can_race, upto);
+    let mut early = None;
+    if let (true, Some(k)) = (has_sync, kept) {
+        let (count, pairs) = race_pairs(model, k, &can_race, DECIDE_PAIRS, upto);
+        let listed = count == pairs.len() as u64;
+        let same = listed
+            && pairs.windows(2).all(|w| w[0].1 != w[1].1)
+            && pairs.last().is_none_or(|&(_, b)| (b as usize) < hb::first_edge_beyond(model, k, upto));
+        if same {
+            early = Some((count, pairs));
+        } else if listed {
+            upto = pairs.last().map_or(0, |&(_, b)| b as usize + 1);
+            can_race.iter_mut().for_each(|c| *c = false);
+            for &(a, _) in &pairs {
+                if let OpKind::Read { loc } | OpKind::Write { loc } = model.trace.ops[a as usize].kind {
+                    can_race[loc as usize] = true;
+                }
+            }
+        }
+    }
+    let (built_races, built0) = match (has_sync && early.is_none(), kept.is_some()) {
         (false, true) => (None, None),
         (sync, kept) => hb::both(model, sync, !kept, upto),
     };
@@ -356,7 +390,10 @@ pub fn analyse_within(
         Some(r) => r,
         None => hb0,
     };
-    let (count, mut pairs) = race_pairs(model, hb_races, &can_race, DECIDE_PAIRS);
+    let (count, mut pairs) = match early {
+        Some(found) => found,
+        None => race_pairs(model, hb_races, &can_race, DECIDE_PAIRS, upto),
+    };
     phases.done("happens-before passes, race pairs");
     let mut stopped = budget.reached(0);
     let mut replayed = 0u64;
@@ -453,7 +490,9 @@ pub fn analyse_within(
     report.per_class = count > LIST_PAIRS || !decided;
     let outcomes = &report.outcomes;
     let race_of = |i: usize, (a, b): (u32, u32)| -> Race {
-        let location = model.trace.location_full_name(loc_of(a));
+        // Its location's full name is the one its accesses carry (`op_ref`).
+        let (first, second) = (model.op_ref(a), model.op_ref(b));
+        let location = first.location.clone().unwrap_or_else(|| model.trace.location_full_name(loc_of(a)));
         let witness = seen_by[i].map(|(k, second_step, first_step)| {
             let o = &outcomes[k];
             // What that outcome sees at the race's location.
@@ -474,7 +513,7 @@ pub fn analyse_within(
             (None, true) => Some(false),
             (None, false) => None,
         };
-        Race { location, first: model.op_ref(a), second: model.op_ref(b), changes_outcome, witness, pairs: 1 }
+        Race { location, first, second, changes_outcome, witness, pairs: 1 }
     };
     let mut races: Vec<Race> = Vec::new();
     if report.per_class {
@@ -535,6 +574,7 @@ fn differences(model: &EmModel, rec: &Seen, s: &Seen, end: Option<&EmState>) -> 
     let named = |index: u32| -> Option<OpRef> {
         (index != 0).then(|| model.trace.position(index)).flatten().map(|p| model.op_ref(p as u32))
     };
+    // Each operation named once per difference (its text is written from the same names).
     for p in 0..model.trace.ops.len() {
         let (now, was) = (s.rf[p], rec.rf[p]);
         if now == was || now == verdict::NOT_RUN {
@@ -545,8 +585,13 @@ fn differences(model: &EmModel, rec: &Seen, s: &Seen, end: Option<&EmState>) -> 
             continue;
         }
         let op = model.op_ref(p as u32);
-        let text = format!("{} sees {} instead of {}", op.describe(), value_name(model, now), value_name(model, was));
-        out.push(Difference { kind: "read", op: Some(op), now: named(now), recorded: named(was), text });
+        let (now, was) = (named(now), named(was));
+        let mut text = op.describe();
+        text.push_str(" sees ");
+        write_value(&mut text, now.as_ref());
+        text.push_str(" instead of ");
+        write_value(&mut text, was.as_ref());
+        out.push(Difference { kind: "read", op: Some(op), now, recorded: was, text });
     }
     for loc in 0..model.trace.locations.len() {
         let (now, was) = (s.last[loc], rec.last[loc]);
@@ -557,20 +602,26 @@ fn differences(model: &EmModel, rec: &Seen, s: &Seen, end: Option<&EmState>) -> 
             more += 1;
             continue;
         }
-        let name = model.trace.location_full_name(loc as u32);
-        let text = format!("last write of {name} is {} instead of {}", value_name(model, now), value_name(model, was));
-        out.push(Difference { kind: "final", op: named(was), now: named(now), recorded: named(was), text });
+        let (now, was) = (named(now), named(was));
+        let mut text = String::from("last write of ");
+        // A write's location is this one's full name (`op_ref`); one of the two is a write.
+        match now.as_ref().or(was.as_ref()).and_then(|w| w.location.as_deref()) {
+            Some(name) => text.push_str(name),
+            None => text.push_str(&model.trace.location_full_name(loc as u32)),
+        }
+        text.push_str(" is ");
+        write_value(&mut text, now.as_ref());
+        text.push_str(" instead of ");
+        write_value(&mut text, was.as_ref());
+        out.push(Difference { kind: "final", op: was.clone(), now, recorded: was, text });
     }
     let stuck: Vec<u32> = (0..model.trace.ops.len() as u32).filter(|&p| !s.ran[p as usize]).collect();
     if let Some(&first) = stuck.first() {
         let waits = end.map(|e| model.explain_stuck(e)).unwrap_or_default();
-        let text = format!(
-            "deadlock: {} operations never run, from {}; {}",
-            stuck.len(),
-            model.op_ref(first).short(),
-            waits.join("; ")
-        );
-        out.push(Difference { kind: "stuck", op: Some(model.op_ref(first)), now: None, recorded: None, text });
+        let first = model.op_ref(first);
+        let text =
+            format!("deadlock: {} operations never run, from {}; {}", stuck.len(), first.short(), waits.join("; "));
+        out.push(Difference { kind: "stuck", op: Some(first), now: None, recorded: None, text });
     }
     if more > 0 {
         out.push(Difference {

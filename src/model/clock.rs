@@ -76,6 +76,17 @@ pub struct ChainClocks {
 }
 
 impl ChainClocks {
+    /// Room for `events` events whose clocks are about `width` wide, reserved at once (a pass
+    /// that knows its length grows no buffer step by step).
+    pub fn with_capacity(events: usize, width: usize) -> Self {
+        ChainClocks {
+            data: Vec::with_capacity(events * width),
+            events: Vec::with_capacity(events),
+            prev_tip: Vec::with_capacity(events),
+            ..Self::default()
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.events.len()
     }

@@ -166,11 +166,18 @@ impl EmTrace {
     pub fn location_full_name(&self, loc: u32) -> String {
         let l = self.locations[loc as usize];
         let class = self.location_class.get(loc as usize).map_or("?", |&c| self.symbol(c));
-        if l.is_static {
-            format!("{class}.{}", self.symbol(l.field))
-        } else {
-            format!("{class}.{} of {}", self.symbol(l.field), self.symbol(l.base))
+        // Pieces pushed, not formatted: the race report names thousands of locations.
+        let field = self.symbol(l.field);
+        let base = if l.is_static { "" } else { self.symbol(l.base) };
+        let mut name = String::with_capacity(class.len() + field.len() + base.len() + 5);
+        name.push_str(class);
+        name.push('.');
+        name.push_str(field);
+        if !l.is_static {
+            name.push_str(" of ");
+            name.push_str(base);
         }
+        name
     }
 }
 

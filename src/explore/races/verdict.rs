@@ -129,11 +129,16 @@ impl Text<'_> {
     }
 
     /// A decimal number (u32) next, read past.
+    /// Digit by digit: no UTF-8 check or `str::parse` per number (they were a quarter of the
+    /// analysis on remind-me); None when there is none or it overflows, as `parse` says.
     fn number(&mut self) -> Option<u32> {
-        let digits = self.b[self.at..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let s = std::str::from_utf8(&self.b[self.at..self.at + digits]).ok()?;
-        self.at += digits;
-        s.parse().ok()
+        let start = self.at;
+        let mut value: u32 = 0;
+        while let Some(&c) = self.b.get(self.at).filter(|c| c.is_ascii_digit()) {
+            value = value.checked_mul(10)?.checked_add(u32::from(c - b'0'))?;
+            self.at += 1;
+        }
+        (self.at > start).then_some(value)
     }
 }
 

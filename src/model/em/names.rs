@@ -3,6 +3,8 @@
 //! points at an operation (races, outcomes explained, deadlocks) names it this way
 //! (docs/races.md, "What each report names").
 
+use std::fmt::Write;
+
 use serde::Serialize;
 
 use super::EmModel;
@@ -53,9 +55,13 @@ impl EmModel {
         let handler = task.checked_sub(nt).map(|m| self.trace.messages[m as usize]);
         let (kind, location) = match o.kind {
             OpKind::Read { loc } | OpKind::Write { loc } => {
-                let st = if self.trace.locations[loc as usize].is_static { "-STATIC" } else { "" };
-                let rw = if matches!(o.kind, OpKind::Read { .. }) { "READ" } else { "WRITE" };
-                (format!("{rw}{st}"), Some(self.trace.location_full_name(loc)))
+                let kind = match (matches!(o.kind, OpKind::Read { .. }), self.trace.locations[loc as usize].is_static) {
+                    (true, false) => "READ",
+                    (true, true) => "READ-STATIC",
+                    (false, false) => "WRITE",
+                    (false, true) => "WRITE-STATIC",
+                };
+                (kind.to_string(), Some(self.trace.location_full_name(loc)))
             }
             _ => {
                 let text = self.op_text(op);
@@ -79,40 +85,87 @@ impl EmModel {
 impl OpRef {
     /// `READ of C.f of 0x1 at line 97 (thread 3, handler 12)`.
     pub fn describe(&self) -> String {
-        format!("{} at line {} ({})", self.what(), self.line, self.place())
+        let mut out = String::with_capacity(96);
+        self.write_what(&mut out);
+        let _ = write!(out, " at line {} (", self.line);
+        self.write_place(&mut out);
+        out.push(')');
+        out
     }
 
     /// The operation and what it touches: `READ of C.f of 0x1`, `LOCK 0xa`, `POST`.
     pub fn what(&self) -> String {
-        match (&self.location, &self.lock) {
-            (Some(l), _) => format!("{} of {l}", self.kind),
-            (None, Some(l)) => format!("{} {l}", self.kind),
-            (None, None) => self.kind.clone(),
-        }
+        let mut out = String::new();
+        self.write_what(&mut out);
+        out
     }
 
     /// `thread 3, handler 12` or `thread 3`, and where a log has it (`; log line 1234, tid 1,
     /// msg 77`).
     pub fn place(&self) -> String {
-        let log = self.in_log();
-        match self.handler {
-            Some(h) => format!("thread {}, handler {h}{log}", self.thread),
-            None => format!("thread {}{log}", self.thread),
-        }
+        let mut out = String::new();
+        self.write_place(&mut out);
+        out
     }
 
     /// `; log line 1234, tid 1, msg 77` when the trace was converted from a log; empty otherwise.
     pub fn in_log(&self) -> String {
-        let Some(g) = &self.log else { return String::new() };
-        let line = g.line.map_or_else(|| "added by the conversion".to_string(), |l| format!("log line {l}"));
-        match g.handler {
-            Some(m) => format!("; {line}, tid {}, msg {m}", g.thread),
-            None => format!("; {line}, tid {}", g.thread),
-        }
+        let mut out = String::new();
+        self.write_in_log(&mut out);
+        out
     }
 
     /// `line 64 (thread 2)`.
     pub fn short(&self) -> String {
-        format!("line {} ({})", self.line, self.place())
+        let mut out = String::with_capacity(32);
+        self.write_short(&mut out);
+        out
+    }
+
+    // The texts above are written into one buffer each, not formatted from each other's: the
+    // race report builds thousands of them (docs/races.md, "Scale").
+
+    fn write_what(&self, out: &mut String) {
+        out.push_str(&self.kind);
+        match (&self.location, &self.lock) {
+            (Some(l), _) => {
+                out.push_str(" of ");
+                out.push_str(l);
+            }
+            (None, Some(l)) => {
+                out.push(' ');
+                out.push_str(l);
+            }
+            (None, None) => {}
+        }
+    }
+
+    fn write_place(&self, out: &mut String) {
+        let _ = write!(out, "thread {}", self.thread);
+        if let Some(h) = self.handler {
+            let _ = write!(out, ", handler {h}");
+        }
+        self.write_in_log(out);
+    }
+
+    fn write_in_log(&self, out: &mut String) {
+        let Some(g) = &self.log else { return };
+        match g.line {
+            Some(l) => {
+                let _ = write!(out, "; log line {l}");
+            }
+            None => out.push_str("; added by the conversion"),
+        }
+        let _ = write!(out, ", tid {}", g.thread);
+        if let Some(m) = g.handler {
+            let _ = write!(out, ", msg {m}");
+        }
+    }
+
+    /// [`OpRef::short`] at the end of `out`.
+    pub fn write_short(&self, out: &mut String) {
+        let _ = write!(out, "line {} (", self.line);
+        self.write_place(out);
+        out.push(')');
     }
 }
