@@ -73,7 +73,7 @@ use std::collections::BTreeSet;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::footprint::{command_attrs, Walk};
+use super::footprint::{command_attrs, is_state, Walk};
 use super::*;
 
 /// The keys of one app's `state` whose values reach only themselves (module header).
@@ -188,10 +188,6 @@ impl SmartAppModel {
             })
             .collect()
     }
-}
-
-fn is_state(e: &Expr) -> bool {
-    matches!(e, Expr::Var(n) if n == "state" || n == "atomicState")
 }
 
 /// The analysis of one app (module header).
@@ -724,7 +720,7 @@ mod tests {
         m.self_contained_keys()
     }
 
-    const HEAD: &str = "definition(name: \"a\")\npreferences { section(\"s\") { input \"sw\", \"capability.switch\"\n input \"c\", \"capability.contactSensor\" } }\ndef installed() { subscribe(c, \"contact\", h) }\n";
+    const HEAD: &str = "definition(name: \"a\")\npreferences { section(\"s\") { input \"sw\", \"capability.switch\"\n input \"c\", \"capability.contactSensor\" } }\ndef installed() { subscribe(c, \"contact\", h)\n if (false) { subscribe(sw, \"switch\", g) } }\n";
 
     #[test]
     fn a_throttled_notification_is_self_contained_and_its_variants_are_not() {
