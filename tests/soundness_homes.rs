@@ -15,7 +15,8 @@
 //! Shown able to fail (docs/reductions-homes.md): a planted bug in the read scan (the
 //! `currentX` form not counted as a read of `x`) is caught here, and so are two in `monitors`
 //! (the conflicts within one transition dropped; a transition's outgoing ghost taken from its
-//! first write instead of its last).
+//! first write instead of its last), and one in self_keys.rs (control dependence ignored: a key
+//! that guards a command taken for self-contained).
 
 #[path = "common/apps.rs"]
 #[allow(dead_code)]

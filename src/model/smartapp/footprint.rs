@@ -328,7 +328,7 @@ impl Scan {
 }
 
 /// Whether `e` names the app's `state` (`atomicState` is the same map).
-fn is_state(e: &Expr) -> bool {
+pub(super) fn is_state(e: &Expr) -> bool {
     matches!(e, Expr::Var(n) if n == "state" || n == "atomicState")
 }
 

@@ -73,7 +73,7 @@ use std::collections::BTreeSet;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::footprint::{command_attrs, Walk};
+use super::footprint::{command_attrs, is_state, Walk};
 use super::*;
 
 /// The keys of one app's `state` whose values reach only themselves (module header).
@@ -86,6 +86,9 @@ pub(super) enum SelfKeys {
     /// These literal keys.
     Keys(BTreeSet<String>),
 }
+
+/// A closure's parameters and body, as the syntax tree holds them.
+type Closure = Arc<(Vec<Name>, Vec<Stmt>)>;
 
 /// Every class: what a value or a condition of unknown origin depends on.
 const ALL: u64 = u64::MAX;
@@ -188,10 +191,6 @@ impl SmartAppModel {
             })
             .collect()
     }
-}
-
-fn is_state(e: &Expr) -> bool {
-    matches!(e, Expr::Var(n) if n == "state" || n == "atomicState")
 }
 
 /// The analysis of one app (module header).
@@ -594,7 +593,9 @@ impl Slice<'_> {
                 };
                 self.state_write(c, t | ti | ctl)
             }
-            Expr::Member { obj, name, .. } if name == "mode" && matches!(obj.as_ref(), Expr::Var(v) if v == "location") => {
+            Expr::Member { obj, name, .. }
+                if name == "mode" && matches!(obj.as_ref(), Expr::Var(v) if v == "location") =>
+            {
                 self.effect(t | ctl)
             }
             Expr::Member { obj, .. } => {
@@ -630,7 +631,7 @@ impl Slice<'_> {
 
     /// A closure run in place (or anywhere, `ctl` = ALL), its parameters given values
     /// depending on `given`: the classes of its result.
-    fn closure(&mut self, c: &Arc<(Vec<Name>, Vec<Stmt>)>, ctl: u64, given: u64) -> u64 {
+    fn closure(&mut self, c: &Closure, ctl: u64, given: u64) -> u64 {
         for p in &c.0 {
             self.write_name(p, given | ctl);
         }
@@ -641,7 +642,7 @@ impl Slice<'_> {
     }
 
     /// The arguments' classes, closures apart (run by the call).
-    fn args(&mut self, args: &[Arg], ctl: u64) -> (Vec<u64>, Vec<Arc<(Vec<Name>, Vec<Stmt>)>>) {
+    fn args(&mut self, args: &[Arg], ctl: u64) -> (Vec<u64>, Vec<Closure>) {
         let mut ts = Vec::new();
         let mut closures = Vec::new();
         for a in args {
@@ -724,17 +725,19 @@ mod tests {
         m.self_contained_keys()
     }
 
-    const HEAD: &str = "definition(name: \"a\")\npreferences { section(\"s\") { input \"sw\", \"capability.switch\"\n input \"c\", \"capability.contactSensor\" } }\ndef installed() { subscribe(c, \"contact\", h) }\n";
+    const HEAD: &str = "definition(name: \"a\")\npreferences { section(\"s\") { input \"sw\", \"capability.switch\"\n input \"c\", \"capability.contactSensor\" } }\ndef installed() { subscribe(c, \"contact\", h)\n if (false) { subscribe(sw, \"switch\", g) } }\n";
 
     #[test]
     fn a_throttled_notification_is_self_contained_and_its_variants_are_not() {
         let throttle = "def h(evt) {\n sw.on()\n def last = state[evt.deviceId]\n if (last == null || now() - last >= 60000) { note(evt) }\n}\nprivate note(evt) {\n log.debug \"x ${evt.value}\"\n sendPush(\"open\")\n state[evt.deviceId] = now()\n}\n";
         assert_eq!(keys(&format!("{HEAD}{throttle}")), vec![("a".to_string(), "*".to_string())]);
         // The same with a literal key, beside a key that is read for a command.
-        let literal = throttle.replace("state[evt.deviceId]", "state.last") + "def g(evt) { if (state.mode == 'x') { sw.off() }\n state.mode = evt.value }\n";
+        let literal = throttle.replace("state[evt.deviceId]", "state.last")
+            + "def g(evt) { if (state.mode == 'x') { sw.off() }\n state.mode = evt.value }\n";
         assert_eq!(keys(&format!("{HEAD}{literal}")), vec![("a".to_string(), "last".to_string())]);
         // A computed key may be `mode`, which decides a command: all the keys are one class.
-        let aliased = throttle.to_string() + "def g(evt) { if (state.mode == 'x') { sw.off() }\n state.mode = evt.value }\n";
+        let aliased =
+            throttle.to_string() + "def g(evt) { if (state.mode == 'x') { sw.off() }\n state.mode = evt.value }\n";
         assert_eq!(keys(&format!("{HEAD}{aliased}")), vec![]);
         // The key's value into a command's argument, a condition guarding a command, another key.
         for bad in [
