@@ -133,9 +133,11 @@ pub fn key_text(k: &findings::FindingKey) -> String {
 }
 
 impl Pairwise {
-    /// Missed findings whose reason is not a third app's write between the two (see `why`).
+    /// Missed findings whose reason is neither a third app's write between the two nor a third
+    /// app changing the pair's own writes (see `why`).
     pub fn unexplained(&self) -> usize {
-        (0..self.missing.len()).filter(|&i| self.why.get(i).is_none_or(|w| !w.starts_with(THIRD_APP))).count()
+        let explained = |w: &String| w.starts_with(THIRD_APP) || w.starts_with(OTHER_WRITES);
+        (0..self.missing.len()).filter(|&i| self.why.get(i).is_none_or(|w| !explained(w))).count()
     }
 }
 
@@ -278,6 +280,71 @@ pub fn explain_missing(
     }
 }
 
+/// How a reason for a missed pair finding starts when the pair's schedule runs in the home but
+/// the two apps' own writes of the attribute at its last step make no pair conflict there: a
+/// third app changed what their handlers read, so the pair's path is not the home's and the
+/// pair view (explore/pair_monitors.rs) has no path to find it on.
+pub const OTHER_WRITES: &str = "the pair's own writes differ in the home";
+
+/// With conflicts observed (where `monitors`' pair view runs): why the home lacks pair finding
+/// `key` although the pair's schedule runs in it. Along the schedule in the home, the two apps'
+/// writes of the attribute alone are checked as the pair view checks them (each against the
+/// pair's last write, `monitor_conflict`): a pair conflict at the last step is the pair's path in
+/// the home, which the home's search should have reported (unexplained); none is
+/// [`OTHER_WRITES`], with both sequences. None when the schedule does not run in the home.
+fn pair_path_in_home(
+    home: &crate::model::smartapp::SmartAppModel,
+    files: &[PathBuf],
+    load: LoadOptions,
+    key: &findings::FindingKey,
+    schedule: &str,
+) -> Option<String> {
+    let variable = if key.0.is_empty() { key.1.clone() } else { format!("{}.{}", key.0, key.1) };
+    // The two apps' writes of the variable along the schedule (`app value`), and whether one
+    // at the last step conflicts with the pair's last write.
+    let writes = |m: &crate::model::smartapp::SmartAppModel| -> Option<(Vec<String>, bool)> {
+        let path = crate::model::parse_schedule(m, schedule).ok()?;
+        let slot = m.monitored_slots().into_iter().find(|&s| m.slot_variable(s) == variable)? as u32;
+        let (mut s, mut enabled, mut out, mut w) = (m.initial(), Vec::new(), Vec::new(), Vec::new());
+        let (mut last, mut found) = (None, false);
+        for (i, &c) in path.iter().enumerate() {
+            enabled.clear();
+            m.enabled(&s, &mut enabled);
+            if !enabled.contains(&c) {
+                return None;
+            }
+            w.clear();
+            let r = m.step_unmonitored(&mut s, c, &mut w);
+            for g in w.iter().filter(|g| g.slot == slot) {
+                let app = m.app_name(g.app as usize);
+                if app == key.2 || app == key.3 {
+                    found |= i + 1 == path.len() && m.monitor_conflict(last.as_ref(), g, c).is_some();
+                    out.push(format!("{app} {}", g.value_text()));
+                    last = Some(g.clone());
+                }
+            }
+            r.ok()?;
+        }
+        Some((out, found))
+    };
+    let (ours, reached) = writes(home)?;
+    if reached {
+        return Some(format!(
+            "its schedule `{schedule}` reaches it in the home as a pair conflict: the home's search did not report it"
+        ));
+    }
+    let names = home.app_names();
+    let (i, j) = (names.iter().position(|n| *n == key.2)?, names.iter().position(|n| *n == key.3)?);
+    let theirs = super::load_pair(&[files[i.min(j)].clone(), files[i.max(j)].clone()], load)
+        .ok()
+        .and_then(|pair| writes(&pair))
+        .map_or_else(|| "?".to_string(), |(t, _)| t.join(", "));
+    Some(format!(
+        "{OTHER_WRITES}: its schedule `{schedule}` runs in the home, where the two write {variable} as [{}], not as in the pair run [{theirs}] (a third app changed what they read)",
+        ours.join(", ")
+    ))
+}
+
 impl HomeRow {
     /// Distinct (device, attribute, pair of apps) found by direct conflicts.
     pub fn findings(&self) -> usize {
@@ -370,7 +437,18 @@ pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>, pairw
             unfinished,
             findings: theirs.len(),
             missing: missed.iter().map(|(k, _)| key_text(k)).collect(),
-            why: missed.iter().map(|(k, sched)| why(k, sched)).collect(),
+            // With the pair view on, a miss is told apart further: is the pair's path the home's?
+            why: missed
+                .iter()
+                .map(|(k, sched)| {
+                    let pair_view = m.observes_conflicts() && report.pair_view.is_some();
+                    match pair_view.then(|| pair_path_in_home(&m, &files, load, k, sched)).flatten() {
+                        Some(w) if report.finished => w,
+                        Some(w) => format!("{w} (it stopped at a limit)"),
+                        None => why(k, sched),
+                    }
+                })
+                .collect(),
             through_third: third.iter().map(|(k, _)| key_text(k)).collect(),
             through_third_why: third.iter().map(|(k, sched)| why(k, sched)).collect(),
             only_home: ours.iter().filter(|k| !theirs.contains_key(*k)).map(key_text).collect(),

@@ -176,7 +176,7 @@ fn pair<G: SystemGraph>(
                     err.kind = crate::report::findings::PAIR_CONFLICT;
                     if let Some(c) = err.conflict.as_deref_mut() {
                         err.message = format!(
-                            "{}; not consecutive: {} between them (the pair's own run observes it)",
+                            "{}; not consecutive: {} between them (a pair conflict: the two apps' writes alone conflict)",
                             err.message,
                             between.join(", ")
                         );
