@@ -77,14 +77,7 @@ impl Memo {
                 }
             })
             .collect();
-        Memo {
-            parts,
-            keys: StateStore::new(),
-            outcomes: Vec::new(),
-            changes: Vec::new(),
-            errors: Vec::new(),
-            hits: 0,
-        }
+        Memo { parts, keys: StateStore::new(), outcomes: Vec::new(), changes: Vec::new(), errors: Vec::new(), hits: 0 }
     }
 
     pub fn entries(&self) -> usize {

@@ -559,7 +559,10 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
 /// records nothing more and the search goes on (the states' own growth stops it cleanly).
 fn room(search: &Search<'_, SmartAppModel>, bytes: u64) -> bool {
     bytes == 0
-        || search.limits.max_memory_bytes.is_none_or(|max| crate::alloc::current().unwrap_or(0).saturating_add(bytes) < max)
+        || search
+            .limits
+            .max_memory_bytes
+            .is_none_or(|max| crate::alloc::current().unwrap_or(0).saturating_add(bytes) < max)
 }
 
 /// The memo of `m`'s firings, keyed by their static footprints (firing_memo.rs).
