@@ -52,6 +52,7 @@ mod delivery;
 mod devices;
 mod encode;
 mod footprint;
+mod guarded;
 mod initial;
 mod interp;
 mod load;
@@ -61,6 +62,7 @@ mod value;
 
 use builtins::*;
 pub use delivery::GhostWrite;
+pub use guarded::GuardVerdict;
 use devices::*;
 use encode::*;
 pub use load::{conflict_scope, load};
@@ -243,6 +245,10 @@ pub struct SmartAppModel {
     /// Per app, under `--conflicts`: the keys of its `state` its code may read, when they are
     /// known (None: any); a key outside them is written only, and not stored (`dead.rs`).
     state_reads: Vec<Option<std::collections::BTreeSet<String>>>,
+    /// Under `--conflicts`: keys of the apps' `state` reset to absent where their guard is off
+    /// (`guarded.rs`), and the verdict on every key read under an `if`.
+    guarded: Vec<guarded::GuardedKey>,
+    guard_verdicts: Vec<GuardVerdict>,
 }
 
 /// Ways a handler run ends early.
