@@ -33,8 +33,8 @@
 //!    state.G = v`) satisfies neither;
 //! 3. the app reaches its `state` only by literal keys: the write-only scan's conditions (no
 //!    computed key, no `state` map handed on, no call by a computed name), and no local,
-//!    parameter or closure parameter named `state` or `atomicState` (`atomicState` is the same
-//!    map in the interpreter, and read as such).
+//!    parameter, closure parameter or input named `state` or `atomicState` (`atomicState` is
+//!    the same map in the interpreter, and read as such).
 //!
 //! A key whose guard is itself such a key is not reset (the relation below would need both).
 //!
@@ -514,6 +514,12 @@ fn collect(app: &App) -> Collect<'_> {
     if sc.state_reads_all || sc.dynamic {
         c.give_up =
             Some("`state` used in a way the scan cannot follow (computed key or call name, map handed on)".into());
+    }
+    // An input named `state` is what a read of `state.k` reads (`Ctx::var`), not the map.
+    for n in ["state", "atomicState"] {
+        if app.settings.contains_key(n) {
+            c.shadows(n);
+        }
     }
     c.block(&app.script.top, &[], &BTreeSet::new());
     for (m, _) in app.script.methods.iter().zip(&app.callable).filter(|(_, k)| **k) {
