@@ -12,11 +12,16 @@
 //! Runs are budgeted by states and transitions, never by time. `TRACEPOR_SOUNDNESS_SEEDS=n`
 //! sets the seeds (default 250; a tenth of them are homes).
 //!
+//! Saved copies reset while their guard is off (src/model/smartapp/guarded.rs) are checked the
+//! same way on homes with copier apps (`gen_guarded_home`), which the analysis both accepts and
+//! refuses.
+//!
 //! Shown able to fail (docs/reductions-homes.md): a planted bug in the read scan (the
 //! `currentX` form not counted as a read of `x`) is caught here, and so are two in `monitors`
 //! (the conflicts within one transition dropped; a transition's outgoing ghost taken from its
-//! first write instead of its last), and one in self_keys.rs (control dependence ignored: a key
-//! that guards a command taken for self-contained).
+//! first write instead of its last), one in self_keys.rs (control dependence ignored: a key
+//! that guards a command taken for self-contained), and one in guarded.rs (reads outside any
+//! guard ignored).
 
 #[path = "common/apps.rs"]
 #[allow(dead_code)]
@@ -34,7 +39,7 @@ use tracepor::explore::{self, registry, Ablation, Limits, Outcomes, Search, Stat
 use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
 use tracepor::model::{format_schedule, parse_schedule, ConflictMode, ConflictScope, Model};
 
-use common::gen_smartapp::gen_home;
+use common::gen_smartapp::{gen_guarded_home, gen_home};
 
 fn seeds() -> u64 {
     std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(500)
@@ -74,21 +79,32 @@ const OPTIONS: [(&str, bool, Option<u32>, ConflictMode, Option<ConflictScope>); 
 /// States of the exhaustive baseline: past this, the variant is skipped.
 const CAP: u64 = 30_000;
 
-#[test]
-fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_homes() {
+/// What one run of the suite over generated homes checked.
+#[derive(Default)]
+struct Tally {
+    variants: usize,
+    checked: usize,
+    smaller: usize,
+    with_errors: usize,
+    checked_conflicts: usize,
+    runs: usize,
+    /// Apps with a time-stamp key (self_keys.rs): [kept, left out].
+    stamps: [usize; 2],
+    failures: Vec<String>,
+    unfinished: Vec<String>,
+}
+
+/// Every registered SmartApp strategy on the reduced model against `full` on the model that
+/// stores everything, on the homes `gen` makes from `seeds`, under every option set.
+fn check_homes(tag: &str, gen: fn(&mut SmallRng) -> Vec<(String, String)>, seeds: std::ops::Range<u64>) -> Tally {
     let names: Vec<&str> = registry::applicable::<SmartAppModel>().map(|e| e.name).collect();
-    let (mut variants, mut checked, mut smaller, mut with_errors, mut checked_conflicts) = (0, 0, 0, 0, 0);
-    // Apps with a time-stamp key: [kept, left out].
-    let mut stamps = [0, 0];
-    let mut failures = Vec::new();
-    let mut unfinished = Vec::new();
-    let mut runs = 0;
-    for seed in 0..seeds() / 10 {
-        let apps = gen_home(&mut SmallRng::seed_from_u64(seed));
-        let files = write_home(&format!("home{seed}"), &apps);
+    let mut t = Tally::default();
+    for seed in seeds {
+        let apps = gen(&mut SmallRng::seed_from_u64(seed));
+        let files = write_home(&format!("{tag}{seed}"), &apps);
         let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
         for (label, conflicts, bound, conflict_mode, conflicts_on) in OPTIONS {
-            variants += 1;
+            t.variants += 1;
             let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true, conflict_mode, conflicts_on };
             let kept = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed} does not load: {e}"));
             let limits = Limits { max_states: Some(CAP), ..Limits::default() };
@@ -96,19 +112,19 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
             if !base.finished {
                 continue;
             }
-            checked += 1;
-            checked_conflicts += usize::from(conflicts);
+            t.checked += 1;
+            t.checked_conflicts += usize::from(conflicts);
             let want = errors(&expected);
             // Helpers entered by a built name are followed (callable.rs), never refused.
             assert!(!want.iter().any(|e| e.contains("does not follow")), "seed {seed}: {want:?}\n{input}");
-            with_errors += usize::from(!want.is_empty());
+            t.with_errors += usize::from(!want.is_empty());
             let reduced = smartapp::load(&files, SmartAppOptions { keep_dead_state: false, ..opts }).unwrap();
             if label == "--conflicts" {
                 // Time stamps (`stamp_statement`): left out where their values reach only
                 // themselves (self_keys.rs), kept where they reach more.
                 let left: Vec<String> = reduced.self_contained_keys().into_iter().map(|(a, _)| a).collect();
                 for (app, _) in apps.iter().filter(|(_, src)| src.contains("stamp") || src.contains("evt.deviceId]")) {
-                    stamps[usize::from(left.contains(app))] += 1;
+                    t.stamps[usize::from(left.contains(app))] += 1;
                 }
             }
             for &name in &names {
@@ -126,7 +142,7 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
                     &[("", Ablation::default())]
                 };
                 for &(rule, ablation) in orders {
-                    runs += 1;
+                    t.runs += 1;
                     let budget = if entry.stateless { 100_000 } else { 5_000_000 };
                     let limits = Limits { max_transitions: Some(budget), ..Limits::default() };
                     let (stats, found) = run(&reduced, name, ablation, limits);
@@ -134,16 +150,16 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
                     let got = errors(&found);
                     if name == "full" && stats.finished {
                         assert!(stats.states <= base.states, "{what}: more states with the reduction");
-                        smaller += usize::from(stats.states < base.states);
+                        t.smaller += usize::from(stats.states < base.states);
                     }
                     if !got.is_subset(&want) {
-                        failures
+                        t.failures
                             .push(format!("{what}: invented {:?}\n{input}", got.difference(&want).collect::<Vec<_>>()));
                     } else if !stats.finished {
-                        unfinished.push(what);
+                        t.unfinished.push(what);
                     } else if got != want || (found.deadlocks() > 0) != (expected.deadlocks() > 0) {
                         let lost: Vec<_> = want.difference(&got).collect();
-                        failures.push(format!(
+                        t.failures.push(format!(
                             "{what}: lost {lost:?} (deadlocks {} vs {})\n{input}",
                             found.deadlocks(),
                             expected.deadlocks()
@@ -153,21 +169,63 @@ fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_ho
             }
         }
     }
-    assert!(failures.is_empty(), "{} unsound runs on generated homes:\n{}", failures.len(), failures.join("\n"));
-    assert!(unfinished.len() * 20 <= runs, "too many runs did not finish: {unfinished:?} of {runs}");
-    // The suite proves something only if the baseline finishes on most homes, the reduction
-    // leaves state out on many of them, and there are errors to lose.
-    assert!(checked * 2 >= variants, "the baseline finished only {checked} of {variants} variants");
-    assert!(smaller * 3 >= checked, "the reduction shrank only {smaller} of {checked} variants");
-    // (The generated apps throw nothing: errors are conflicts, under `--conflicts`.)
-    assert!(with_errors * 3 >= checked_conflicts, "only {with_errors} of {checked_conflicts} variants have errors");
+    t
+}
+
+impl Tally {
+    /// The suite proves something only if the baseline finishes on most homes, the reduction
+    /// leaves state out on many of them, and there are errors to lose.
+    fn assert_sound(&self, what: &str) {
+        let t = self;
+        assert!(t.failures.is_empty(), "{} unsound runs on {what}:\n{}", t.failures.len(), t.failures.join("\n"));
+        assert!(t.unfinished.len() * 20 <= t.runs, "too many runs did not finish: {:?} of {}", t.unfinished, t.runs);
+        assert!(t.checked * 2 >= t.variants, "the baseline finished only {} of {} variants", t.checked, t.variants);
+        assert!(t.smaller * 3 >= t.checked, "the reduction shrank only {} of {} variants", t.smaller, t.checked);
+        // (The generated apps throw nothing: errors are conflicts, under `--conflicts`.)
+        assert!(
+            t.with_errors * 3 >= t.checked_conflicts,
+            "only {} of {} variants have errors",
+            t.with_errors,
+            t.checked_conflicts
+        );
+        eprintln!(
+            "{what}: {} of {} variants checked, {} smaller, {} with errors, {} runs",
+            t.checked, t.variants, t.smaller, t.with_errors, t.runs
+        );
+    }
+}
+
+#[test]
+fn every_strategy_finds_the_same_errors_with_dead_state_left_out_on_generated_homes() {
+    let t = check_homes("home", gen_home, 0..seeds() / 10);
+    t.assert_sound("homes");
     // Self-contained keys (self_keys.rs): both applied and refused on the generated apps.
-    assert!(stamps[0] > 0 && stamps[1] > 0, "time-stamp keys kept / left out: {stamps:?}");
-    eprintln!(
-        "homes: {checked} of {variants} variants checked, {smaller} smaller, {with_errors} with errors, {runs} runs; \
-         apps with a time stamp: {} kept, {} left out",
-        stamps[0], stamps[1]
-    );
+    assert!(t.stamps[0] > 0 && t.stamps[1] > 0, "time-stamp keys kept / left out: {:?}", t.stamps);
+    eprintln!("apps with a time stamp: {} kept, {} left out", t.stamps[0], t.stamps[1]);
+}
+
+/// Saved copies dead while their guard is off (src/model/smartapp/guarded.rs) on homes with
+/// copiers (`gen_guarded_home`): the same check, and the analysis both resets copies and
+/// refuses them (a read outside the guard, a guard set without a copy or with a command before
+/// it) on the generated apps.
+#[test]
+fn every_strategy_finds_the_same_errors_with_guarded_copies_reset() {
+    let seeds = 0..seeds() / 10;
+    let (mut applied, mut refused) = (0, 0);
+    for seed in seeds.clone() {
+        let apps = gen_guarded_home(&mut SmallRng::seed_from_u64(seed));
+        let files = write_home(&format!("guardv{seed}"), &apps);
+        let m = smartapp::load(&files, SmartAppOptions { conflicts: true, ..Default::default() }).unwrap();
+        for v in m.guard_verdicts().iter().filter(|v| v.app.starts_with("copier") && v.key == "copy") {
+            match v.verdict {
+                Ok(_) => applied += 1,
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    assert!(applied >= 5 && refused >= 5, "copies reset in {applied} apps, refused in {refused}");
+    check_homes("guarded", gen_guarded_home, seeds).assert_sound("guarded homes");
+    eprintln!("guarded copies: reset in {applied} copier apps, refused in {refused}");
 }
 
 /// A home's model loads the same apps with and without the reduction and has the same events.

@@ -71,6 +71,13 @@ pub fn check(
     let loaded = model::load_input(input?, common.load_options())?;
     // A diagnostic of what varies in the states (model/smartapp/probe.rs), on stderr.
     if let (Some(n), model::Loaded::SmartApps(m)) = (std::env::var("TRACEPOR_PROBE").ok(), &loaded) {
+        // Keys read under a guard (model/smartapp/guarded.rs): reset where it is off, or why not.
+        for v in m.guard_verdicts() {
+            match &v.verdict {
+                Ok(g) => eprintln!("guarded key {}.{}: dead unless {g}", v.app, v.key),
+                Err(why) => eprintln!("guarded key {}.{}: kept ({why})", v.app, v.key),
+            }
+        }
         eprint!("{}", m.probe(n.parse().unwrap_or(100_000)));
     }
     // Outcome texts are needed only to write or compare them; otherwise each outcome is

@@ -53,6 +53,7 @@ mod delivery;
 mod devices;
 mod encode;
 mod footprint;
+mod guarded;
 mod initial;
 mod interp;
 mod load;
@@ -64,6 +65,7 @@ mod value;
 
 use builtins::*;
 pub use delivery::GhostWrite;
+pub use guarded::GuardVerdict;
 use devices::*;
 use encode::*;
 pub use load::{conflict_scope, load};
@@ -248,6 +250,10 @@ pub struct SmartAppModel {
     /// any); a key outside them is written only (`dead.rs`) or self-contained (`self_keys.rs`),
     /// and not stored.
     state_reads: Vec<Option<std::collections::BTreeSet<String>>>,
+    /// Under `--conflicts`: keys of the apps' `state` reset to absent where their guard is off
+    /// (`guarded.rs`), and the verdict on every key read under an `if`.
+    guarded: Vec<guarded::GuardedKey>,
+    guard_verdicts: Vec<GuardVerdict>,
 }
 
 /// Ways a handler run ends early.

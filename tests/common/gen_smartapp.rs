@@ -638,3 +638,92 @@ pub fn gen_crowded_home(rng: &mut SmallRng) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// A home with saved copies dead while their guard is off (src/model/smartapp/guarded.rs,
+/// thermostat-mode-director's shape): two to four apps of [`gen_home`] and one or two copiers.
+/// A copier saves the switch (or the mode) in `state.copy` when a contact opens, setting a guard
+/// (`state.on = true` or `state.on = "disabled"`), and restores it under the guard when the
+/// contact closes, turning the guard off and leaving the copy stale. The variants: the copy
+/// written before the guard, or after it with only quiet statements between, a fresh read of the
+/// copy (a log of what was written); and ones the analysis must refuse: a command between the
+/// guard and the copy, the guard set without a copy, a read of the copy outside the guard.
+pub fn gen_guarded_home(rng: &mut SmallRng) -> Vec<(String, String)> {
+    let mut apps = gen_home(rng);
+    apps.truncate(rng.gen_range(2..=4));
+    for i in 0..rng.gen_range(1..=2) {
+        apps.push((format!("copier{i}"), gen_copier(rng, i)));
+    }
+    apps
+}
+
+fn gen_copier(rng: &mut SmallRng, index: usize) -> String {
+    let mut src = head(
+        rng,
+        &format!("Copier{index}"),
+        [("sw", "switch"), ("contact1", "contactSensor"), ("motion1", "motionSensor"), ("door", "lock")].into_iter(),
+    );
+    let (set, test, clear, off) = match rng.gen_range(0..3) {
+        0 => ("state.on = true", "state.on", ["state.on = false", "state.on = null"][rng.gen_range(0..2)], "!state.on"),
+        1 => (
+            "state.on = \"disabled\"",
+            "state.on == \"disabled\"",
+            ["state.on = null", "state.on = \"enabled\""][rng.gen_range(0..2)],
+            "state.on != \"disabled\"",
+        ),
+        _ => (
+            "state[\"on\"] = \"disabled\"",
+            "\"disabled\" == state.on && evt.value == \"closed\"",
+            "state.on = \"idle\"",
+            "state.on == \"idle\"",
+        ),
+    };
+    let (copy, restore, seen) = if rng.gen_bool(0.7) {
+        ("sw.currentValue(\"switch\")", "if (state.copy == \"on\") { sw.on() } else { sw.off() }", "on")
+    } else {
+        ("location.mode", "if (state.copy == \"away\") { sw.off() } else { sw.on() }", "away")
+    };
+    src.push_str(&format!(
+        "def installed() {{\n    {clear}\n    subscribe(contact1, \"contact.open\", saveIt)\n    subscribe(contact1, \"contact.closed\", restoreIt)\n"
+    ));
+    let extra = rng.gen_range(0..6);
+    if extra >= 4 {
+        src.push_str("    subscribe(motion1, \"motion.active\", other)\n");
+    }
+    src.push_str("}\ndef saveIt(evt) {\n");
+    match rng.gen_range(0..8) {
+        // Copy first, then the guard (a command between: nothing reads the copy before).
+        0..=2 => src.push_str(&format!("    state.copy = {copy}\n    sw.off()\n    {set}\n")),
+        // Guard first, the copy behind quiet statements.
+        3..=5 => src.push_str(&format!(
+            "    {set}\n    def c = {copy}\n    def d = c as String\n    state.copy = d\n    sw.off()\n"
+        )),
+        // Guard first, a command between (it may run handlers): refused.
+        6 => src.push_str(&format!("    {set}\n    sw.off()\n    state.copy = {copy}\n")),
+        // The guard set without a copy: refused.
+        _ => src.push_str(&format!("    {set}\n    sw.off()\n")),
+    }
+    if rng.gen_bool(0.3) {
+        // A read of what this handler has just written (fresh).
+        src.push_str("    log.debug \"saved ${state.copy}\"\n    if (state.copy == \"on\") { door.lock() }\n");
+    }
+    src.push_str(&format!(
+        "}}\ndef restoreIt(evt) {{\n    if ({test}) {{\n        {restore}\n        {clear}\n    }}\n"
+    ));
+    if extra == 3 {
+        // A read outside the guard: refused.
+        src.push_str("    if (state.copy == \"off\") { door.unlock() }\n");
+    }
+    src.push_str("}\n");
+    if extra >= 4 {
+        src.push_str("def other(evt) {\n    door.lock()\n");
+        if extra == 5 {
+            // Outside the guard, in another handler, and only while it is off: what is seen there
+            // is a stale copy, which the reset would hide (refused).
+            src.push_str(&format!(
+                "    if ({off} && state.copy == \"{seen}\") {{ throw new Exception(\"stale copy\") }}\n"
+            ));
+        }
+        src.push_str("}\n");
+    }
+    src
+}

@@ -283,6 +283,9 @@ impl SmartAppModel {
         let app = cx.app;
         let at = cx.fault_place();
         let conflict = cx.conflict.take();
+        drop(cx);
+        // The representative of the states no later transition tells apart (`guarded.rs`).
+        self.reset_guarded(st);
         match r {
             Ok(()) => Ok(()),
             Err(Flow::Error(msg, line)) => Err(ModelError {

@@ -491,6 +491,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         dead_slots: Vec::new(),
         no_ghost: Vec::new(),
         state_reads: Vec::new(),
+        guarded: Vec::new(),
+        guard_verdicts: Vec::new(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -522,6 +524,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     model.reset_dead_slots();
     model.state_reads = model.read_state_keys();
     model.drop_unread_keys();
+    (model.guarded, model.guard_verdicts) = model.guarded_analysis();
+    model.reset_guarded_initial();
     Ok(model)
 }
 
