@@ -141,6 +141,9 @@ fn run<M: Model>(
     search.options.threads = variant.threads;
     search.options.hash_compact = variant.hash_compact;
     search.options.ablation = ablation;
+    // The direct findings are compared here; `monitors`' pair conflicts, which no other
+    // strategy looks for, have their own suite (tests/soundness_pairs.rs).
+    search.options.no_pair_conflicts = true;
     let (stats, found, _) = explore::run_search(search, strategy);
     if std::env::var_os("TRACEPOR_SOUNDNESS_CALIBRATE").is_some() {
         eprintln!(
