@@ -531,3 +531,63 @@ fn a_single_writer_attribute_with_a_subscriber_is_kept() {
         }
     }
 }
+
+/// guarded.rs's rule 2(b) (the copy written right after the guard) asks that no error raised
+/// between the two be caught: no `try` in the copier, and none in another app whose body may
+/// run the copier's code (a command there delivers to it). A logger's `try` around an HTTP post
+/// runs nothing of another app's and leaves the copy reset; a `try` around a command, or one
+/// in the copier itself, refuses it.
+#[test]
+fn only_a_try_that_can_run_the_copier_refuses_a_copy_written_after_its_guard() {
+    let copier = |own_try: &str| {
+        format!(
+            "definition(name: \"Copier\", namespace: \"gen\", author: \"tracepor tests\")
+preferences {{ section(\"d\") {{ input \"sw\", \"capability.switch\"
+ input \"contact1\", \"capability.contactSensor\" }} }}
+def installed() {{ subscribe(contact1, \"contact\", h) }}
+def h(evt) {{
+    {own_try}
+    if (evt.value == \"open\") {{
+        state.on = \"disabled\"
+        state.copy = sw.currentValue(\"switch\")
+        sw.off()
+    }} else {{
+        if (state.on == \"disabled\") {{
+            if (state.copy == \"on\") {{ sw.on() }} else {{ sw.off() }}
+            state.on = null
+        }}
+    }}
+}}
+"
+        )
+    };
+    let other = |body: &str| {
+        format!(
+            "definition(name: \"Other\", namespace: \"gen\", author: \"tracepor tests\")
+preferences {{ section(\"d\") {{ input \"sw\", \"capability.switch\"
+ input \"motion1\", \"capability.motionSensor\" }} }}
+def installed() {{ subscribe(motion1, \"motion\", m) }}
+def m(evt) {{
+    log.debug \"motion\"
+    {body}
+}}
+"
+        )
+    };
+    let http = "try { httpPostJson([uri: \"http://example.org\"]) { resp -> log.debug \"sent\" } } catch (e) { log.error \"not sent\" }";
+    let command = "try { sw.on() } catch (e) { log.error \"failed\" }";
+    let cases = [
+        ("none", "", "", true),
+        ("http", "", http, true),
+        ("command", "", command, false),
+        ("own", "try { log.debug \"h\" } catch (e) { log.error \"h\" }", "", false),
+    ];
+    for (tag, own, body, reset) in cases {
+        let apps = [("copier".to_string(), copier(own)), ("other".to_string(), other(body))];
+        let files = write_home(&format!("trywin-{tag}"), &apps);
+        let m = smartapp::load(&files, SmartAppOptions { conflicts: true, ..Default::default() }).unwrap();
+        let v = m.guard_verdicts().into_iter().find(|v| v.app == "copier" && v.key == "copy");
+        let v = v.unwrap_or_else(|| panic!("{tag}: no verdict on copier.copy"));
+        assert_eq!(v.verdict.is_ok(), reset, "{tag}: {:?}", v.verdict);
+    }
+}

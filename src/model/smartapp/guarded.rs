@@ -28,8 +28,8 @@
 //!    with only *quiet* statements between (declarations, local and `state` assignments,
 //!    expressions of literals, locals without a getter method, members, indexes, operators,
 //!    casts and the four attribute queries: nothing that runs app code, delivers an event,
-//!    ends the block by `return`/`break`/`continue`, or reads K) and no app of the home has a
-//!    `try` (below). A compound or nested write of G (`state.G += x`, `state.G.add(x)`, `x =
+//!    ends the block by `return`/`break`/`continue`, or reads K), the app has no `try` and no
+//!    other app of the home has a `try` whose body may run this app's code (below). A compound or nested write of G (`state.G += x`, `state.G.add(x)`, `x =
 //!    state.G = v`) satisfies neither;
 //! 3. the app reaches its `state` only by literal keys: the write-only scan's conditions (no
 //!    computed key, no `state` map handed on, no call by a computed name), and no local,
@@ -45,7 +45,12 @@
 //! runs code after it) and the transition goes on. The error can come from anywhere (a loop's
 //! step budget runs out at any statement) and travels up through every app whose code is on the
 //! stack (a command delivers to other apps' handlers inside the transition), so 2(b) requires
-//! that no app of the home has a `try` at all; 2(a) needs nothing, K having been written first.
+//! that the app has no `try` and that no other app has one whose body may deliver to it: a
+//! `try` body is inert ([`TryBody`]) when it calls nothing but `log.*` and the calls the model
+//! carries out as nothing (notifications, HTTP), and reads no getter, as the loggers' HTTP posts
+//! are; an error raised in this app's window can only be caught by a `try` whose body is on the
+//! stack below it, which an inert body never is (it runs no handler). 2(a) needs nothing, K
+//! having been written first.
 //!
 //! **Why it is sound.** Let s ≈ t when s and t are equal but for K, and K may differ only where
 //! P(G) is false. Run one event from s and from t side by side. Both runs do the same things as
@@ -160,7 +165,10 @@ struct Collect<'a> {
     give_up: Option<String>,
     /// Keys some `if` condition tests as a guard (not candidates themselves, for the verdicts).
     tested: BTreeSet<String>,
+    /// A `try` anywhere in the app's code.
     has_try: bool,
+    /// A `try` whose body may run another app's code (`TryBody`).
+    live_try: bool,
     line: usize,
 }
 
@@ -234,14 +242,45 @@ fn atoms(c: &Expr, out: &mut Vec<Atom>) {
     }
 }
 
+/// Whether reading the variable `n` in `app` may run a method (Groovy's getter `getN()`).
+fn has_getter(app: &App, n: &str) -> bool {
+    let mut c = n.chars();
+    c.next().is_some_and(|f| app.methods.contains_key(&format!("get{}{}", f.to_uppercase(), c.as_str())))
+}
+
+/// A `try` body's walk: whether it may run another app's code, i.e. deliver an event (a device
+/// command, the mode, an event or routine sent, a timer's handler) or enter a method of its own
+/// app that might. Only `log.*`, the free calls the model carries out as nothing (notifications,
+/// HTTP: `self_keys::DISCARDED`, unless the app defines one) and reads that run no method are
+/// inert; a closure's body counts as run. The loggers' `try { httpPostJson(...) { resp -> ... } }`
+/// is inert: no other app's handler can be on the stack inside it, so it cannot catch an error
+/// raised in a copier's window (module header, Exceptions).
+struct TryBody<'a> {
+    app: &'a App,
+    live: bool,
+}
+
+impl footprint::Walk for TryBody<'_> {
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Call { target: Some(t), .. } if matches!(t.as_ref(), Expr::Var(v) if v == "log") => {}
+            Expr::Call { target: None, name, .. }
+                if self_keys::DISCARDED.contains(&name.as_str()) && !self.app.methods.contains_key(name) => {}
+            Expr::Call { .. } => self.live = true,
+            Expr::Var(n) if has_getter(self.app, n) => self.live = true,
+            _ => {}
+        }
+        self.children(e)
+    }
+}
+
 /// The attribute queries: they read an attribute and run no code.
 const QUERIES: &[&str] = &["currentValue", "latestValue", "currentState", "latestState"];
 
 impl Collect<'_> {
     /// Whether reading the variable `n` may run a method (Groovy's getter `getN()`).
     fn getter(&self, n: &str) -> bool {
-        let mut c = n.chars();
-        c.next().is_some_and(|f| self.app.methods.contains_key(&format!("get{}{}", f.to_uppercase(), c.as_str())))
+        has_getter(self.app, n)
     }
 
     /// Whether `e` runs no app code, delivers nothing and cannot end a block early; the keys of
@@ -385,6 +424,9 @@ impl Collect<'_> {
             Stmt::Block(b) => self.block(b, guards, fresh),
             Stmt::Try(a, catches, fin) => {
                 self.has_try = true;
+                let mut body = TryBody { app: self.app, live: false };
+                footprint::Walk::stmts(&mut body, a);
+                self.live_try |= body.live;
                 self.block(a, guards, fresh);
                 for (n, c) in catches {
                     self.shadows(n);
@@ -508,6 +550,7 @@ fn collect(app: &App) -> Collect<'_> {
         give_up: None,
         tested: BTreeSet::new(),
         has_try: false,
+        live_try: false,
         line: 0,
     };
     let sc = footprint::scan_methods(&app.script, &app.callable);
@@ -576,11 +619,12 @@ impl SmartAppModel {
             return (Vec::new(), Vec::new());
         }
         let walks: Vec<Collect> = self.apps.iter().map(collect).collect();
-        // 2(b) needs every error to end its transition: no `try` anywhere in the home.
-        let windows = !walks.iter().any(|c| c.has_try);
         let mut keys = Vec::new();
         let mut verdicts = Vec::new();
         for (a, c) in walks.iter().enumerate() {
+            // 2(b) needs every error raised in a window to end its transition: no `try` in the
+            // app's own code, and none in another app's whose body may run this app's code.
+            let windows = !c.has_try && !walks.iter().enumerate().any(|(b, w)| b != a && w.live_try);
             // Every key read before it is written under another key's guard, and those read
             // before written that no `if` tests (a guard is read unguarded by nature).
             let mut considered: Vec<&str> = c

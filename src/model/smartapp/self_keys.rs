@@ -94,7 +94,7 @@ type Closure = Arc<(Vec<Name>, Vec<Stmt>)>;
 const ALL: u64 = u64::MAX;
 
 /// Free calls the model carries out as nothing, their arguments evaluated only (`Ctx::call_free`).
-const DISCARDED: &[&str] = &[
+pub(super) const DISCARDED: &[&str] = &[
     "sendPush",
     "sendPushMessage",
     "sendSms",
