@@ -540,39 +540,22 @@ fn a_single_writer_attribute_with_a_subscriber_is_kept() {
 #[test]
 fn only_a_try_that_can_run_the_copier_refuses_a_copy_written_after_its_guard() {
     let copier = |own_try: &str| {
-        format!(
-            "definition(name: \"Copier\", namespace: \"gen\", author: \"tracepor tests\")
-preferences {{ section(\"d\") {{ input \"sw\", \"capability.switch\"
- input \"contact1\", \"capability.contactSensor\" }} }}
-def installed() {{ subscribe(contact1, \"contact\", h) }}
-def h(evt) {{
-    {own_try}
-    if (evt.value == \"open\") {{
-        state.on = \"disabled\"
-        state.copy = sw.currentValue(\"switch\")
-        sw.off()
-    }} else {{
-        if (state.on == \"disabled\") {{
-            if (state.copy == \"on\") {{ sw.on() }} else {{ sw.off() }}
-            state.on = null
-        }}
-    }}
-}}
-"
-        )
+        let body = [
+            own_try,
+            "if (evt.value == \"open\") {",
+            "    state.on = \"disabled\"",
+            "    state.copy = sw.currentValue(\"switch\")",
+            "    sw.off()",
+            "} else if (state.on == \"disabled\") {",
+            "    if (state.copy == \"on\") { sw.on() } else { sw.off() }",
+            "    state.on = null",
+            "}",
+        ];
+        apps::app("Copier", &[("sw", "switch"), ("contact1", "contactSensor")], ("contact1", "contact", "h"), &body)
     };
-    let other = |body: &str| {
-        format!(
-            "definition(name: \"Other\", namespace: \"gen\", author: \"tracepor tests\")
-preferences {{ section(\"d\") {{ input \"sw\", \"capability.switch\"
- input \"motion1\", \"capability.motionSensor\" }} }}
-def installed() {{ subscribe(motion1, \"motion\", m) }}
-def m(evt) {{
-    log.debug \"motion\"
-    {body}
-}}
-"
-        )
+    let other = |try_body: &str| {
+        let body = ["log.debug \"motion\"", try_body];
+        apps::app("Other", &[("sw", "switch"), ("motion1", "motionSensor")], ("motion1", "motion", "m"), &body)
     };
     let http = "try { httpPostJson([uri: \"http://example.org\"]) { resp -> log.debug \"sent\" } } catch (e) { log.error \"not sent\" }";
     let command = "try { sw.on() } catch (e) { log.error \"failed\" }";
