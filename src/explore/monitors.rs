@@ -215,10 +215,11 @@ impl super::pair_monitors::SystemGraph for Graph {
         self.target[e]
     }
     fn choice(&self, e: usize) -> Choice {
-        self.choice[e].into()
+        Graph::choice(self, e)
     }
+    // Through `Graph::summary`, which resolves a summary past 16 bits from `wide`.
     fn summary(&self, e: usize) -> u32 {
-        self.summary[e].into()
+        Graph::summary(self, e)
     }
     fn summary_count(&self) -> usize {
         self.summaries.len()

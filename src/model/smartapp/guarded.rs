@@ -680,10 +680,12 @@ impl SmartAppModel {
     /// Resets each guarded key to absent where its guard is off: the representative of the
     /// states the module header relates (after every transition and in the initial states).
     pub(super) fn reset_guarded(&self, st: &mut SmartState) {
+        let absent = Value::Null;
         for g in &self.guarded {
             let keys = &mut st.states[g.app];
-            let on = keys.iter().find(|(k, _)| **k == *g.guard).map_or(Value::Null, |(_, v)| v.clone());
-            if !g.pred.holds(&on) {
+            // Every transition's end: the guard's value read in place, not cloned.
+            let on = keys.iter().find(|(k, _)| **k == *g.guard).map_or(&absent, |(_, v)| v);
+            if !g.pred.holds(on) {
                 if let Some(i) = keys.iter().position(|(k, _)| **k == *g.key) {
                     keys.remove(i);
                 }
