@@ -400,7 +400,11 @@ fn monitors_report_what_stateful_dpor_reports_on_the_fixture_homes() {
     let dirs = [smartapps()];
     let key = |r: &tracepor::report::RunReport| -> BTreeSet<(String, usize, String)> {
         // Pair conflicts are `monitors`' alone (tests/soundness_pairs.rs).
-        r.errors.iter().filter(|e| e.kind != "pair conflict").map(|e| (e.kind.clone(), e.line, e.message.clone())).collect()
+        r.errors
+            .iter()
+            .filter(|e| e.kind != "pair conflict")
+            .map(|e| (e.kind.clone(), e.line, e.message.clone()))
+            .collect()
     };
     for h in ["locks", "lights", "switches", "loggers"] {
         let list = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/homes/{h}.home"));

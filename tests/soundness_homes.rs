@@ -61,7 +61,11 @@ fn run(m: &SmartAppModel, name: &str, ablation: Ablation, limits: Limits) -> (St
 /// both values). Not `monitors`' pair conflicts, which no other strategy looks for: their own
 /// suite is tests/soundness_pairs.rs.
 fn errors(found: &Outcomes) -> BTreeSet<String> {
-    found.errors().filter(|f| f.error.kind != "pair conflict").map(|f| format!("{} line {}: {}", f.error.kind, f.error.line, f.error.message)).collect()
+    found
+        .errors()
+        .filter(|f| f.error.kind != "pair conflict")
+        .map(|f| format!("{} line {}: {}", f.error.kind, f.error.line, f.error.message))
+        .collect()
 }
 
 /// `--conflicts` observes each conflict and goes on (issue 29); `--conflict-mode end` ends the

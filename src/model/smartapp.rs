@@ -65,9 +65,9 @@ mod value;
 
 use builtins::*;
 pub use delivery::GhostWrite;
-pub use guarded::GuardVerdict;
 use devices::*;
 use encode::*;
+pub use guarded::GuardVerdict;
 pub use load::{conflict_scope, load};
 pub use packed::Packer;
 pub use probe::{Probe, Varying};

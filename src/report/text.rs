@@ -141,7 +141,11 @@ fn pair_view_line(r: &RunReport) -> Option<String> {
             "pair conflicts: {} pairs no direct conflict names checked, {} found{}",
             v.pairs,
             v.found,
-            if v.unfinished > 0 { format!(", {} not finished (deadline or memory)", v.unfinished) } else { String::new() }
+            if v.unfinished > 0 {
+                format!(", {} not finished (deadline or memory)", v.unfinished)
+            } else {
+                String::new()
+            }
         )),
         None if !observed => None,
         None if r.strategy == "monitors" => Some("pair conflicts: not looked for (--no-pair-conflicts)".into()),

@@ -615,11 +615,16 @@ pub fn gen_crowded_home(rng: &mut SmallRng) -> Vec<(String, String)> {
     let n = rng.gen_range(3..=5);
     (0..n)
         .map(|i| {
-            let mut src = head(rng, &format!("Crowded{i}"), [("sw", "switch"), ("contact1", "contactSensor"), ("motion1", "motionSensor")].into_iter());
+            let mut src = head(
+                rng,
+                &format!("Crowded{i}"),
+                [("sw", "switch"), ("contact1", "contactSensor"), ("motion1", "motionSensor")].into_iter(),
+            );
             src.push_str("def installed() {\n");
             let handlers = rng.gen_range(1..=3);
             for h in 0..handlers {
-                let ev = ["contact.open", "contact.open", "contact", "contact.closed", "motion.active"][rng.gen_range(0..5)];
+                let ev =
+                    ["contact.open", "contact.open", "contact", "contact.closed", "motion.active"][rng.gen_range(0..5)];
                 let dev = if ev.starts_with("motion") { "motion1" } else { "contact1" };
                 src.push_str(&format!("    subscribe({dev}, \"{ev}\", h{h})\n"));
             }
@@ -627,7 +632,9 @@ pub fn gen_crowded_home(rng: &mut SmallRng) -> Vec<(String, String)> {
             handler_bodies(rng, handlers, &mut src, |rng, src| {
                 let cmd = ["on", "off"][rng.gen_range(0..2)];
                 match rng.gen_range(0..5) {
-                    0 => src.push_str(&format!("    if (motion1.currentValue(\"motion\") == \"active\") {{ sw.{cmd}() }}\n")),
+                    0 => src.push_str(&format!(
+                        "    if (motion1.currentValue(\"motion\") == \"active\") {{ sw.{cmd}() }}\n"
+                    )),
                     1 => src.push_str(&format!(
                         "    if (state.flag == 'a') {{ sw.{cmd}() }}\n    state.flag = state.flag == 'a' ? 'b' : 'a'\n"
                     )),
