@@ -14,14 +14,18 @@
 //!
 //! Saved copies reset while their guard is off (src/model/smartapp/guarded.rs) are checked the
 //! same way on homes with copier apps (`gen_guarded_home`), which the analysis both accepts and
-//! refuses.
+//! refuses: among them quiet uses of `state` (quiet.rs: `log.debug "$state"`, a key only
+//! logged) and a helper entered only under the guard (guards through calls), accepted, and the
+//! helper also called unguarded or the copy handed to a method inside a log, refused.
 //!
 //! Shown able to fail (docs/reductions-homes.md): a planted bug in the read scan (the
 //! `currentX` form not counted as a read of `x`) is caught here, and so are two in `monitors`
 //! (the conflicts within one transition dropped; a transition's outgoing ghost taken from its
 //! first write instead of its last), one in self_keys.rs (control dependence ignored: a key
 //! that guards a command taken for self-contained), and one in guarded.rs (reads outside any
-//! guard ignored).
+//! guard ignored); for qg29, every call taken as inert (quiet.rs) and the unguarded call sites
+//! of a helper ignored (guarded.rs), each caught by the comparison with the refusal assertion
+//! of the guarded test switched off.
 
 #[path = "common/apps.rs"]
 #[allow(dead_code)]
