@@ -59,6 +59,7 @@ mod interp;
 mod load;
 mod packed;
 mod probe;
+mod quiet;
 mod self_keys;
 mod slice;
 mod value;

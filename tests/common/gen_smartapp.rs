@@ -495,11 +495,14 @@ fn stamp_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String) {
         }
     };
     let test = ["== null", "!= null"][rng.gen_range(0..2)];
-    match rng.gen_range(0..6) {
+    let arm = rng.gen_range(0..6);
+    match arm {
         0..=2 => {
             src.push_str(&format!("    def last = {key}\n"));
             src.push_str("    if (last == null || now() - last >= 60000) {\n");
-            src.push_str("        log.debug \"notify ${evt.value}\"\n");
+            // The whole map in a log (src/model/smartapp/quiet.rs): reads no key.
+            let map = if arm == 2 { " of $state" } else { "" };
+            src.push_str(&format!("        log.debug \"notify ${{evt.value}}{map}\"\n"));
             src.push_str(&format!("        sendPush(\"${{evt.name}} at ${{{key}}}\")\n"));
             src.push_str(&format!("        {key} = now()\n    }}\n"));
         }
@@ -652,8 +655,12 @@ pub fn gen_crowded_home(rng: &mut SmallRng) -> Vec<(String, String)> {
 /// (`state.on = true` or `state.on = "disabled"`), and restores it under the guard when the
 /// contact closes, turning the guard off and leaving the copy stale. The variants: the copy
 /// written before the guard, or after it with only quiet statements between, a fresh read of the
-/// copy (a log of what was written); and ones the analysis must refuse: a command between the
-/// guard and the copy, the guard set without a copy, a read of the copy outside the guard.
+/// copy (a log of what was written), logs of the whole `state` and of a key only logged (quiet
+/// uses, src/model/smartapp/quiet.rs), the copy restored by a helper method entered only under
+/// the guard (a call, or `runIn` by name or reference); and ones the analysis must refuse: a
+/// command between the guard and the copy, the guard set without a copy, a read of the copy
+/// outside the guard, the helper also called outside the guard, the copy given to a method in
+/// a log's argument (not inert: the method throws on a stale copy).
 pub fn gen_guarded_home(rng: &mut SmallRng) -> Vec<(String, String)> {
     let mut apps = gen_home(rng);
     apps.truncate(rng.gen_range(2..=4));
@@ -693,10 +700,22 @@ fn gen_copier(rng: &mut SmallRng, index: usize) -> String {
         "def installed() {{\n    {clear}\n    subscribe(contact1, \"contact.open\", saveIt)\n    subscribe(contact1, \"contact.closed\", restoreIt)\n"
     ));
     let extra = rng.gen_range(0..6);
+    // The restore inline, or in a helper entered under the guard: called, or a timer's handler
+    // (run at once) by name or by reference; `unguarded`: the helper also called from `other`.
+    let helper = rng.gen_range(0..5);
+    let unguarded = helper > 0 && rng.gen_bool(0.35);
+    // `other` logs what a method makes of the copy (the method throws on a stale one).
+    let logged_call = !unguarded && rng.gen_bool(0.2);
+    let quiet_map = rng.gen_bool(0.5);
+    let extra = if (unguarded || logged_call) && extra < 4 { 4 } else { extra };
     if extra >= 4 {
         src.push_str("    subscribe(motion1, \"motion.active\", other)\n");
     }
     src.push_str("}\ndef saveIt(evt) {\n");
+    if quiet_map {
+        // The whole map logged, and a key only ever logged (quiet uses: no reads).
+        src.push_str("    log.debug \"saving over $state\"\n    state.note = evt.value\n");
+    }
     match rng.gen_range(0..8) {
         // Copy first, then the guard (a command between: nothing reads the copy before).
         0..=2 => src.push_str(&format!("    state.copy = {copy}\n    sw.off()\n    {set}\n")),
@@ -713,16 +732,40 @@ fn gen_copier(rng: &mut SmallRng, index: usize) -> String {
         // A read of what this handler has just written (fresh).
         src.push_str("    log.debug \"saved ${state.copy}\"\n    if (state.copy == \"on\") { door.lock() }\n");
     }
+    let restoring = match helper {
+        0 => restore.to_string(),
+        1 | 2 => "restoreCopy()".to_string(),
+        3 => "runIn(0, \"restoreCopy\")".to_string(),
+        _ => "runIn(0, restoreCopy)".to_string(),
+    };
+    let map = if quiet_map { "\n    log.info(\"restoring: ${state} note ${state.note}\")" } else { "" };
     src.push_str(&format!(
-        "}}\ndef restoreIt(evt) {{\n    if ({test}) {{\n        {restore}\n        {clear}\n    }}\n"
+        "}}\ndef restoreIt(evt) {{{map}\n    if ({test}) {{\n        {restoring}\n        {clear}\n    }}\n"
     ));
     if extra == 3 {
         // A read outside the guard: refused.
         src.push_str("    if (state.copy == \"off\") { door.unlock() }\n");
     }
     src.push_str("}\n");
+    if helper > 0 {
+        // Stale copies seen here throw: only when entered from `other` (off the guard).
+        src.push_str(&format!(
+            "def restoreCopy() {{\n    log.debug \"restoring ${{state.copy}} of $state\"\n    if ({off} && state.copy == \"{seen}\") {{ throw new Exception(\"stale copy\") }}\n    {restore}\n}}\n"
+        ));
+    }
+    if logged_call {
+        src.push_str(&format!(
+            "def checkCopy(c) {{\n    if ({off} && c == \"{seen}\") {{ throw new Exception(\"stale copy\") }}\n    c\n}}\n"
+        ));
+    }
     if extra >= 4 {
         src.push_str("def other(evt) {\n    door.lock()\n");
+        if unguarded {
+            src.push_str("    restoreCopy()\n");
+        }
+        if logged_call {
+            src.push_str("    log.debug \"copy ${checkCopy(state.copy)}\"\n");
+        }
         if extra == 5 {
             // Outside the guard, in another handler, and only while it is off: what is seen there
             // is a stale copy, which the reset would hide (refused).

@@ -76,6 +76,16 @@ pub(super) fn callable(script: &Script) -> Vec<bool> {
     on
 }
 
+/// Per method of `script`: whether a text the source builds (an interpolation or a `+` join
+/// with written parts, as `callable` follows them) may be its name (`guarded.rs`: a method
+/// entered by a built name may be entered from anywhere).
+pub(super) fn built_names(script: &Script) -> Vec<bool> {
+    let mut names = Names::default();
+    names.stmts(&script.top);
+    script.methods.iter().for_each(|m| names.stmts(&m.body));
+    script.methods.iter().map(|m| names.patterns.iter().any(|p| p.fits(&m.name))).collect()
+}
+
 /// The settings builders that take a page by name (`page name: "pageStatus"`, `href
 /// "pageStatus"`): the interpreter knows none of them (unless the app defines a method so
 /// named, see `callable`) and drops what it is given.

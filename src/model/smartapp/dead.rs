@@ -48,11 +48,15 @@
 //! (`callable.rs`): `state.k` and `state['k']` read `k` wherever they stand except as the whole
 //! target of a plain `=` (`state.k.x = v` and `state.k += v` read `k`); any other use of the
 //! name `state` or `atomicState` (a computed key, the map handed to a local, a closure or a
-//! call) counts as a read of every key, and so does a call by a computed name. *Why it is
-//! sound*: the app's `state` is reached only through those names (`Ctx::var`, `member`,
-//! `index`, `assign`; another app's `state` never), so no execution reads such a key; states
-//! that differ only in such keys run every event alike, with the same accesses apart from
-//! those keys' object and the same errors; the relation is the bisimulation above, and the
+//! call) counts as a read of every key, and so does a call by a computed name. A use within
+//! an inert argument of a quiet call (`log.debug "$state"`, `sendPush("${state.k}")`:
+//! `quiet.rs`) is no read: its value is dropped, and evaluating it runs nothing and cannot
+//! fail, whatever the key holds. *Why it is sound*: the app's `state` is reached only through
+//! those names (`Ctx::var`, `member`, `index`, `assign`; another app's `state` never), so no
+//! execution reads such a key but to drop its value; states that differ only in such keys run
+//! every event alike, with the same writes and errors and the same accesses apart from those
+//! keys' object (and reads made through a dropped value, which the reduced model, explored as
+//! a model of its own, does not make: `quiet.rs`); the relation is the bisimulation above, and the
 //! representative has the key absent (the initial state and every configuration drop it,
 //! `drop_unread_keys`). Without `--conflicts` the outcome line is the result and shows the
 //! keys, so they are kept (as the single writer's values above).
@@ -61,6 +65,7 @@
 //! measuring what they save and for the soundness suite, which checks that the errors found are
 //! the same with and without (tests/soundness_homes.rs).
 
+use super::footprint::Walk;
 use super::*;
 
 impl SmartAppModel {
@@ -87,11 +92,31 @@ impl SmartAppModel {
                 if self.opts.keep_dead_state || !self.opts.conflicts {
                     return None;
                 }
-                let sc = footprint::scan_methods(&app.script, &app.callable);
+                let sc = footprint::scan_app(app);
                 // Less the keys whose values reach only themselves (`self_keys.rs`).
                 self.without_self_keys(a, (!sc.state_reads_all && !sc.dynamic).then_some(sc.state_reads))
             })
             .collect()
+    }
+
+    /// Per app whose code writes a key by a literal name that is not stored (write-only, or
+    /// self-contained, `self_keys.rs`): its name and those keys (a diagnostic: the corpus count
+    /// of docs/reductions-homes.md, tests/corpus_state_keys.rs).
+    pub fn unstored_state_keys(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (a, app) in self.apps.iter().enumerate() {
+            let Some(stored) = &self.state_reads[a] else { continue };
+            let mut w = Written::default();
+            w.stmts(&app.script.top);
+            for (m, _) in app.script.methods.iter().zip(&app.callable).filter(|(_, k)| **k) {
+                w.stmts(&m.body);
+            }
+            let gone: Vec<String> = w.0.into_iter().filter(|k| !stored.contains(k)).collect();
+            if !gone.is_empty() {
+                out.push((app.name.clone(), gone.join(" ")));
+            }
+        }
+        out
     }
 
     /// Removes the write-only keys from the initial state and every configuration (installing
@@ -125,7 +150,7 @@ impl SmartAppModel {
             }
             // Only what the methods the interpreter can enter read (`callable.rs`): a page's
             // helpers never run.
-            let sc = footprint::scan_methods(&self.apps[a].script, &self.apps[a].callable);
+            let sc = footprint::scan_app(&self.apps[a]);
             // A computed call name may be any query, a query given a computed name any
             // attribute: of the app's own devices, the only ones its code can reach (the
             // footprints' argument, `footprint.rs`).
@@ -152,5 +177,28 @@ impl SmartAppModel {
         let dead = (0..n).map(|s| !read[s] && (writers[s] == 0 || one_writer(s))).collect();
         let no_ghost = (0..n).map(|s| writers[s] <= 1).collect();
         (dead, no_ghost)
+    }
+}
+
+/// The keys a piece of source writes by a literal name (`state.k = v`, `state['k'] = v`).
+#[derive(Default)]
+struct Written(std::collections::BTreeSet<String>);
+
+impl footprint::Walk for Written {
+    fn expr(&mut self, e: &Expr) {
+        if let Expr::Assign { target, .. } = e {
+            match target.as_ref() {
+                Expr::Member { obj, name, .. } if footprint::is_state(obj) => {
+                    self.0.insert(name.clone());
+                }
+                Expr::Index(o, i) if footprint::is_state(o) => {
+                    if let Expr::Str(k) = i.as_ref() {
+                        self.0.insert(k.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.children(e)
     }
 }

@@ -106,7 +106,8 @@ pub(super) struct Scan {
     pub(super) sets_mode: bool,
     pub(super) writes_state: bool,
     /// Keys of the app's `state` a read may name (`dead.rs`, write-only keys): `state.k` and
-    /// `state['k']` anywhere but as the whole target of a plain assignment.
+    /// `state['k']` anywhere but as the whole target of a plain assignment, or within an inert
+    /// argument of a quiet call (`quiet.rs`, when the scan is [`scan_app`]'s).
     pub(super) state_reads: std::collections::BTreeSet<String>,
     /// `state` used otherwise (a computed key read, the map itself handed on): any key.
     pub(super) state_reads_all: bool,
@@ -119,6 +120,10 @@ pub(super) struct Scan {
     /// A call with an effect outside the app the model does not carry out (yet) or that a hub
     /// would ([`SHARED_EFFECTS`]): kept out of `slice`'s read-only apps.
     pub(super) effects: bool,
+    /// The app's quiet calls ([`scan_app`]; None: every use of `state` is a read).
+    quiet: Option<super::quiet::Quiet>,
+    /// Within an inert argument of a quiet call: uses of `state` read nothing.
+    in_quiet: bool,
 }
 
 /// Calls that on a hub reach other apps or devices although the model does nothing for them:
@@ -263,7 +268,7 @@ impl Scan {
             Expr::Var(_) => {
                 if is_state(e) {
                     self.writes_state = true;
-                    self.state_reads_all = true;
+                    self.state_reads_all |= !self.in_quiet;
                 }
             }
             // `state.k`: a read of the key `k` (the map itself is not walked: that would read
@@ -271,13 +276,16 @@ impl Scan {
             Expr::Member { obj, name, .. } if is_state(obj) => {
                 self.read_name(name);
                 self.writes_state = true;
-                self.state_reads.insert(name.to_string());
+                if !self.in_quiet {
+                    self.state_reads.insert(name.to_string());
+                }
                 return;
             }
             Expr::Member { name, .. } => self.read_name(name),
             Expr::Index(o, i) if is_state(o) => {
                 self.writes_state = true;
                 match i.as_ref() {
+                    _ if self.in_quiet => {}
                     Expr::Str(k) => {
                         self.state_reads.insert(k.to_string());
                     }
@@ -307,6 +315,10 @@ impl Scan {
                     self.commands.push(name.clone());
                     // Mutating methods write back to where the collection came from.
                     self.target(t);
+                }
+                // A quiet call's inert arguments: their uses of `state` read nothing (`quiet.rs`).
+                if let Some(inert) = self.quiet.as_ref().and_then(|q| q.inert_args(e)) {
+                    return super::quiet::walk_call(self, e, &inert, |s| &mut s.in_quiet);
                 }
             }
             // `state.k = v`, `state[k] = v`: a write of the key, no read of it.
@@ -354,13 +366,18 @@ fn names_location_mode(t: &Expr) -> bool {
 }
 
 pub(super) fn scan(script: &Script) -> Scan {
-    scan_methods(script, &vec![true; script.methods.len()])
+    scan_with(Scan::default(), script, &vec![true; script.methods.len()])
 }
 
-/// The scan of the top level and of the methods `keep` marks (those the interpreter can
-/// enter, for `dead.rs`: `callable.rs`).
-pub(super) fn scan_methods(script: &Script, keep: &[bool]) -> Scan {
-    let mut s = Scan::default();
+/// The scan of the top level and of the methods the interpreter can enter (`callable.rs`: a
+/// page's helpers never run), with the uses of `state` in inert arguments of quiet calls not counted as reads
+/// (`quiet.rs`): the scan of the state reductions (`dead.rs`, `self_keys.rs`, `guarded.rs`).
+pub(super) fn scan_app(app: &super::App) -> Scan {
+    let s = Scan { quiet: Some(super::quiet::Quiet::of(app)), ..Scan::default() };
+    scan_with(s, &app.script, &app.callable)
+}
+
+fn scan_with(mut s: Scan, script: &Script, keep: &[bool]) -> Scan {
     s.stmts(&script.top);
     for (m, _) in script.methods.iter().zip(keep).filter(|(_, k)| **k) {
         s.stmts(&m.body);

@@ -16,9 +16,11 @@
 //! literal), with its predicate P evaluated as the interpreter does (`truthy`, `==`). Then K is
 //! dead where P(G) is false if:
 //! 1. every read of K (every occurrence of `state.K`, `state['K']` other than the whole target of
-//!    a plain `=`, so `state.K += 1`, `state.K.x = v` and `state.K.add(v)` read it) is in the
+//!    a plain `=`, so `state.K += 1`, `state.K.x = v` and `state.K.add(v)` read it, and other
+//!    than a *quiet use*, within an inert argument of a quiet call: `quiet.rs`) is in the
 //!    then-branch of an `if` whose condition has the atom (lexically, in the same method or
-//!    closure body; not in the condition itself), or is *fresh*: preceded, in the same body, by
+//!    closure body; not in the condition itself), or in a method *entered under* the atom
+//!    (below), or is *fresh*: preceded, in the same body, by
 //!    a statement `state.K = e` that is a preceding sibling of it or of a statement enclosing it
 //!    (so that statement ran, in this invocation, before the read);
 //! 2. every write of G whose value may satisfy P (anything but a literal for which P is false:
@@ -32,11 +34,37 @@
 //!    other app of the home has a `try` whose body may run this app's code (below). A compound or nested write of G (`state.G += x`, `state.G.add(x)`, `x =
 //!    state.G = v`) satisfies neither;
 //! 3. the app reaches its `state` only by literal keys: the write-only scan's conditions (no
-//!    computed key, no `state` map handed on, no call by a computed name), and no local,
+//!    computed key, no `state` map handed on, no call by a computed name; quiet uses apart, which
+//!    read nothing: `log.debug "$state"`), and no local,
 //!    parameter, closure parameter or input named `state` or `atomicState` (`atomicState` is
 //!    the same map in the interpreter, and read as such).
 //!
 //! A key whose guard is itself such a key is not reset (the relation below would need both).
+//!
+//! **Guards through calls** (issue 29: thermostat-auto-off reads its copy in `restore`, which
+//! only `runIn(delay, 'restore')` under `if (... && state.changed)` enters). A *site* of a
+//! method m is a written call `m(...)`, a property read `x` of its getter `m = getX`, or a
+//! literal name or method reference given as the handler of `runIn`, `runOnce` or `runEvery*`,
+//! which the model runs at once, inside the call (`Ctx::run_handler`; a method already running
+//! is not entered again, so such a site either runs m there or not at all). m is *closed* when
+//! its sites are the only ways in: it is no installation entry, no text or method reference
+//! names it elsewhere (a subscription's or `schedule`'s handler, a stored name, a setting's
+//! option, an endpoint), no text built in the source may be its name (`callable::built_names`),
+//! and the app computes no handler and calls nothing by a computed name or by `call`. The atoms
+//! a closed method is *entered under* are the greatest fixpoint of G(m) = the meet, over m's
+//! sites s, of s's lexical atoms plus G(the method whose own body holds s) (nothing for a site
+//! at the top level or in a closure, which may run anywhere); an open method, and one never
+//! entered from outside the closed ones, gets nothing. *Why*: take any run of m's body, and the
+//! frames of the transition's stack below it (a firing runs a handler, which calls on; timers
+//! run inside their call). The lowest frame is an open method (a handler), so going up there is
+//! a lowest closed frame m0, entered at a site s of an open frame: s's lexical atoms, which hold
+//! G(m0), were evaluated to true in that frame before s ran. Inductively, each atom of G(mk) was
+//! evaluated to true earlier in this transition, in a frame below, before the call that leads
+//! to the read. That is all the argument below asks of a guarded read: the point p where the
+//! atom held precedes the read in the same transition. Checked by tests/soundness_homes.rs (a
+//! copier's helper entered under the guard by a call or `runIn`, accepted; the same helper also
+//! called from an unguarded handler, where it throws on a stale copy, refused). Planted: the
+//! unguarded sites ignored: caught (117 unsound runs, docs/reductions-homes.md).
 //!
 //! **Exceptions.** A transition that ends in an error (an exception, or a conflict under
 //! `--conflict-mode end`) ends its path: no strategy steps from the state it leaves
@@ -54,10 +82,12 @@
 //!
 //! **Why it is sound.** Let s ≈ t when s and t are equal but for K, and K may differ only where
 //! P(G) is false. Run one event from s and from t side by side. Both runs do the same things as
-//! long as neither reads K while the two K's differ. Call K *agreed* at a point of the run when
+//! long as neither reads K while the two K's differ (a quiet use reads a value it drops, with
+//! no error or write whatever K holds: `quiet.rs`). Call K *agreed* at a point of the run when
 //! the two hold the same K; once agreed, K stays agreed (both runs make the same writes). Claim:
 //! K is agreed wherever the run reads it. A fresh read follows a write of K in this run. A
-//! guarded read follows the guard's evaluation to true, at some earlier point p. At p, P holds
+//! guarded read (lexically, or in a method entered under the atom) follows the guard's
+//! evaluation to true, at some earlier point p of this transition. At p, P holds
 //! of the current G. If G was not written before p in this transition, G is s's, so P(G) held in
 //! s and K was agreed from the start. Otherwise the last write of G before p gave it a value
 //! satisfying P, so by 2 that write is covered: by (a) K was written before it; by (b) K is
@@ -81,6 +111,7 @@
 
 use std::collections::BTreeSet;
 
+use super::quiet::{self, Quiet};
 use super::*;
 
 /// What a guard asks of its key's value (the key absent: null).
@@ -142,6 +173,17 @@ struct Read {
     line: usize,
     fresh: bool,
     guards: Vec<Atom>,
+    /// The method whose own body holds it (None: the top level or a closure).
+    method: Option<usize>,
+}
+
+/// A place that enters a method of the app by its written name: a call `m(...)`, a getter's
+/// property read, or the handler of `runIn`/`runOnce`/`runEvery*` (run at once, `Ctx::run_handler`).
+struct Site {
+    callee: usize,
+    /// The method whose own body holds it (None: the top level or a closure).
+    from: Option<usize>,
+    guards: Vec<Atom>,
 }
 
 /// A write of a key, as condition 2 sees it.
@@ -170,6 +212,17 @@ struct Collect<'a> {
     /// A `try` whose body may run another app's code (`TryBody`).
     live_try: bool,
     line: usize,
+    /// The app's quiet calls (`quiet.rs`): their inert arguments read nothing.
+    quiet: Quiet,
+    /// The method whose own body is walked (None: the top level or a closure).
+    method: Option<usize>,
+    /// Where methods are entered by their written names.
+    sites: Vec<Site>,
+    /// Methods named by a text or a method reference other than a timer's handler: they may
+    /// be subscribed to, scheduled, stored or called by that text anywhere.
+    named: BTreeSet<usize>,
+    /// A handler given to `runIn`, `subscribe` ... that is no literal: any method.
+    computed_handler: bool,
 }
 
 /// The value of a literal expression (no interpolation).
@@ -454,12 +507,83 @@ impl Collect<'_> {
             line: self.line,
             fresh: fresh.contains(key),
             guards: guards.to_vec(),
+            method: self.method,
         });
+    }
+
+    /// Notes where `e` may enter a method of the app (`Site`, `named`, `computed_handler`);
+    /// true when it has walked `e` itself (a timer given a method's name).
+    fn entries(&mut self, e: &Expr, guards: &[Atom], fresh: &BTreeSet<String>) -> bool {
+        let methods = &self.app.methods;
+        let site = |callee: usize, c: &Self| Site { callee, from: c.method, guards: guards.to_vec() };
+        match e {
+            Expr::Str(x) => self.named.extend(methods.get(&**x)),
+            Expr::Var(n) => {
+                self.named.extend(methods.get(n.as_str()));
+                if let Some(&g) = methods.get(&quiet::getter_name(n)) {
+                    self.sites.push(site(g, self));
+                }
+            }
+            Expr::Call { target: None, name, args, .. } => {
+                if let Some(&m) = methods.get(name.as_str()) {
+                    self.sites.push(site(m, self));
+                    return false;
+                }
+                // The handler's places: after the delay (or the options map) for `runIn` and
+                // `runOnce`, first (or after the options) for `runEvery*`.
+                let places = match name.as_str() {
+                    "runIn" | "runOnce" => 1..3,
+                    n if n.starts_with("runEvery") => 0..2,
+                    "schedule" | "subscribe" => {
+                        // Entered later, from no guard: their names are walked as texts.
+                        let computed = args.iter().skip(1).any(|a| !handler_literal(a.value(), self.app));
+                        self.computed_handler |= computed;
+                        return false;
+                    }
+                    _ => return false,
+                };
+                for (i, a) in args.iter().enumerate() {
+                    let handler = match a.value() {
+                        Expr::Str(x) if places.contains(&i) => methods.get(&**x),
+                        Expr::Var(n) if places.contains(&i) => methods.get(n.as_str()),
+                        _ => None,
+                    };
+                    match handler {
+                        Some(&m) => self.sites.push(site(m, self)),
+                        None => {
+                            self.computed_handler |= places.contains(&i) && !handler_literal(a.value(), self.app);
+                            self.expr(a.value(), guards, fresh);
+                        }
+                    }
+                }
+                return true;
+            }
+            // A call by a computed name, or of a text (`h.call()`): any method.
+            Expr::Call { name, .. } if name == groovy::DYNAMIC || name == "call" => self.computed_handler = true,
+            _ => {}
+        }
+        false
     }
 
     fn expr(&mut self, e: &Expr, guards: &[Atom], fresh: &BTreeSet<String>) {
         if let Some(k) = state_key(e) {
             self.read(k, guards, fresh);
+            return;
+        }
+        // A quiet call: its inert arguments read nothing, run nothing and write nothing
+        // (`quiet.rs`), so only the others are walked.
+        if let (Some(inert), Expr::Call { target, args, .. }) = (self.quiet.inert_args(e), e) {
+            if let Some(t) = target {
+                self.expr(t, guards, fresh);
+            }
+            for (a, inert) in args.iter().zip(inert) {
+                if !inert {
+                    self.expr(a.value(), guards, fresh);
+                }
+            }
+            return;
+        }
+        if self.entries(e, guards, fresh) {
             return;
         }
         match e {
@@ -491,9 +615,12 @@ impl Collect<'_> {
                 }
             }
             Expr::Closure(c) => {
-                // A closure may run later (a handler, a stored value): nothing around it holds.
+                // A closure may run later (a handler, a stored value): nothing around it holds,
+                // not even the guards its method was entered under.
                 c.0.iter().for_each(|p| self.shadows(p));
+                let outer = self.method.take();
                 self.block(&c.1, &[], &BTreeSet::new());
+                self.method = outer;
                 return;
             }
             _ => {}
@@ -552,8 +679,13 @@ fn collect(app: &App) -> Collect<'_> {
         has_try: false,
         live_try: false,
         line: 0,
+        quiet: Quiet::of(app),
+        method: None,
+        sites: Vec::new(),
+        named: BTreeSet::new(),
+        computed_handler: false,
     };
-    let sc = footprint::scan_methods(&app.script, &app.callable);
+    let sc = footprint::scan_app(app);
     if sc.state_reads_all || sc.dynamic {
         c.give_up =
             Some("`state` used in a way the scan cannot follow (computed key or call name, map handed on)".into());
@@ -565,12 +697,85 @@ fn collect(app: &App) -> Collect<'_> {
         }
     }
     c.block(&app.script.top, &[], &BTreeSet::new());
-    for (m, _) in app.script.methods.iter().zip(&app.callable).filter(|(_, k)| **k) {
+    for (i, (m, _)) in app.script.methods.iter().zip(&app.callable).enumerate().filter(|(_, (_, k))| **k) {
         m.params.iter().for_each(|p| c.shadows(p));
         c.line = m.line;
+        c.method = Some(i);
         c.block(&m.body, &[], &BTreeSet::new());
+        c.method = None;
+    }
+    let inherited = entered_under(&c);
+    for r in &mut c.reads {
+        for a in r.method.map_or(&[][..], |m| &inherited[m][..]) {
+            if !r.guards.contains(a) {
+                r.guards.push(a.clone());
+            }
+        }
     }
     c
+}
+
+/// Per method of the app `c` walked: the guard atoms that held, earlier in the transition,
+/// whenever it runs (module header, guards through calls). Empty for a method that may be
+/// entered otherwise than by a written name: an installation entry, a method named by a text
+/// or a method reference other than a timer's handler (subscribed to, scheduled, stored), one
+/// a built text may name, and every method when a handler or a call name is computed.
+fn entered_under(c: &Collect) -> Vec<Vec<Atom>> {
+    let script = &c.app.script;
+    let built = callable::built_names(script);
+    let n = script.methods.len();
+    let open = |m: usize| {
+        c.computed_handler
+            || built[m]
+            || c.named.contains(&m)
+            || matches!(script.methods[m].name.as_str(), "installed" | "initialize" | "updated" | "uninstalled")
+            || !c.sites.iter().any(|s| s.callee == m)
+    };
+    // The greatest fixpoint of G(m) = the meet over m's sites s of (s's guards + G(s's method)),
+    // from "every atom" (None) down; a method left at None is entered from nowhere outside
+    // methods left so (a cycle never entered), and is given nothing.
+    let mut g: Vec<Option<Vec<Atom>>> = (0..n).map(|m| if open(m) { Some(Vec::new()) } else { None }).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for m in (0..n).filter(|&m| !open(m)) {
+            let mut meet: Option<Vec<Atom>> = None;
+            for s in c.sites.iter().filter(|s| s.callee == m) {
+                let held = match s.from {
+                    None => Some(s.guards.clone()),
+                    Some(f) => g[f].as_ref().map(|inner| {
+                        let mut all = s.guards.clone();
+                        all.extend(inner.iter().filter(|a| !s.guards.contains(a)).cloned());
+                        all
+                    }),
+                };
+                meet = match (meet, held) {
+                    (None, h) => h,
+                    (m, None) => m,
+                    (Some(mut m), Some(h)) => {
+                        m.retain(|a| h.contains(a));
+                        Some(m)
+                    }
+                };
+            }
+            if meet != g[m] {
+                g[m] = meet;
+                changed = true;
+            }
+        }
+    }
+    g.into_iter().map(Option::unwrap_or_default).collect()
+}
+
+/// Whether a handler argument is no computed text: a literal, a closure, a collection literal,
+/// or a method reference.
+fn handler_literal(e: &Expr, app: &App) -> bool {
+    match e {
+        Expr::Var(n) => app.methods.contains_key(n.as_str()),
+        Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Dec(_) | Expr::Str(_) => true,
+        Expr::Closure(_) | Expr::Map(_) | Expr::List(_) => true,
+        _ => false,
+    }
 }
 
 /// The guard under which `key` is live in the app `c` walked, or why there is none.

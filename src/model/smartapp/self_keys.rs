@@ -32,7 +32,8 @@
 //! (`state.k`, `state['k']`), each key is its own class. One computed key (`state[evt.deviceId]`,
 //! `state."$x"`) may be any text, so it may alias any literal key: the app's keys are then one
 //! class (V is all of them or none). Refused outright: `state`/`atomicState` used as a value (a
-//! map handed on), a call by a computed name or `x.call(...)` (may enter any method), and an app
+//! map handed on; not its text in an inert argument of a quiet call, `log.debug "$state"`,
+//! which reads no key: `quiet.rs`), a call by a computed name or `x.call(...)` (may enter any method), and an app
 //! that binds `state`, `atomicState`, `log`, `location` or `settings` as a local (the interpreter
 //! would then read the local). A closure not given in place to a call (stored, put in a map,
 //! passed to an app method) may run anywhere: its code counts as V-dependent on every class.
@@ -74,6 +75,7 @@ use std::collections::BTreeSet;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::footprint::{command_attrs, is_state, Walk};
+use super::quiet::{self, Quiet};
 use super::*;
 
 /// The keys of one app's `state` whose values reach only themselves (module header).
@@ -177,7 +179,7 @@ impl SmartAppModel {
     pub fn self_contained_keys(&self) -> Vec<(String, String)> {
         (0..self.apps.len())
             .filter_map(|a| {
-                let sc = footprint::scan_methods(&self.apps[a].script, &self.apps[a].callable);
+                let sc = footprint::scan_app(&self.apps[a]);
                 match self.self_keys(a) {
                     SelfKeys::All if sc.state_reads_all || !sc.state_reads.is_empty() => Some("*".to_string()),
                     SelfKeys::Keys(v) => {
@@ -196,18 +198,26 @@ impl SmartAppModel {
 /// The analysis of one app (module header).
 fn analyse(app: &App, attrs: &FxHashSet<&str>) -> SelfKeys {
     let script = &app.script;
-    let mut pre = Keys::default();
+    let quiet = Quiet::of(app);
+    let mut pre = Keys {
+        keys: BTreeSet::new(),
+        computed: false,
+        refused: false,
+        bound: FxHashSet::default(),
+        quiet: &quiet,
+        in_quiet: false,
+    };
     let run: Vec<usize> = (0..script.methods.len()).filter(|&m| app.callable[m]).collect();
     pre.stmts(&script.top);
-    run.iter().for_each(|&m| {
-        pre.bound.extend(script.methods[m].params.iter().map(|p| p.to_string()));
-        pre.stmts(&script.methods[m].body)
-    });
+    run.iter().for_each(|&m| pre.stmts(&script.methods[m].body));
+    pre.bound = quiet::bound_names(script);
     if pre.refused || RESERVED.iter().any(|r| pre.bound.contains(*r)) || pre.keys.is_empty() && !pre.computed {
         return SelfKeys::None;
     }
     let mut an = Slice {
         app,
+        quiet: &quiet,
+        in_quiet: false,
         attrs,
         computed: pre.computed,
         keys: pre.keys.into_iter().collect(),
@@ -249,18 +259,23 @@ fn bit(i: usize) -> u64 {
     1 << i.min(63)
 }
 
-/// The pre-pass: the literal keys, whether a key is computed, the names bound as locals, and
-/// the forms refused outright.
-#[derive(Default)]
-struct Keys {
+/// The pre-pass: the literal keys, whether a key is computed, the names bound as locals
+/// ([`quiet::bound_names`]), and the forms refused outright.
+struct Keys<'a> {
     keys: BTreeSet<String>,
     computed: bool,
     refused: bool,
     bound: FxHashSet<String>,
+    quiet: &'a Quiet,
+    /// Within an inert argument of a quiet call (`quiet.rs`): `state` itself reads nothing.
+    in_quiet: bool,
 }
 
-impl Walk for Keys {
+impl Walk for Keys<'_> {
     fn expr(&mut self, e: &Expr) {
+        if let Some(inert) = self.quiet.inert_args(e) {
+            return quiet::walk_call(self, e, &inert, |k| &mut k.in_quiet);
+        }
         match e {
             Expr::Member { obj, name, .. } if is_state(obj) => {
                 self.keys.insert(name.clone());
@@ -276,36 +291,22 @@ impl Walk for Keys {
                 self.expr(i);
                 return;
             }
-            // The map itself handed on, read or written as a whole.
-            Expr::Var(_) if is_state(e) => self.refused = true,
+            // The map itself handed on, read or written as a whole (not its text in a quiet
+            // call's inert argument, `quiet.rs`).
+            Expr::Var(_) if is_state(e) => self.refused |= !self.in_quiet,
             Expr::Call { name, .. } if name == groovy::DYNAMIC || name == "call" => self.refused = true,
-            Expr::Closure(c) => self.bound.extend(c.0.iter().map(|p| p.to_string())),
-            Expr::Assign { target, .. } | Expr::IncDec(_, target, _) => {
-                if let Expr::Var(n) = target.as_ref() {
-                    self.bound.insert(n.clone());
-                }
-            }
             _ => {}
         }
         self.children(e)
-    }
-
-    fn stmt(&mut self, st: &Stmt) {
-        match st {
-            Stmt::Def(n, ..) | Stmt::ForIn(n, ..) => {
-                self.bound.insert(n.to_string());
-            }
-            Stmt::Try(_, catches, _) => self.bound.extend(catches.iter().map(|c| c.0.to_string())),
-            _ => {}
-        }
-        // The walk's own descent (the trait's default, which this override replaces).
-        footprint::walk_stmt(self, st)
     }
 }
 
 /// The fixpoint's state (module header): masks of key classes.
 struct Slice<'a> {
     app: &'a App,
+    quiet: &'a Quiet,
+    /// Within an inert argument of a quiet call (`quiet.rs`): `state` itself reads nothing.
+    in_quiet: bool,
     attrs: &'a FxHashSet<&'a str>,
     computed: bool,
     keys: Vec<String>,
@@ -520,7 +521,10 @@ impl Slice<'_> {
                 self.state_read(c, ctl) | ti
             }
             Expr::Index(o, i) => self.expr(o, ctl) | self.expr(i, ctl),
-            Expr::Call { target, name, args, .. } => self.call(target.as_deref(), name, args, ctl),
+            Expr::Call { target, name, args, .. } => {
+                let inert = self.quiet.inert_args(e).unwrap_or_default();
+                self.call(target.as_deref(), name, args, &inert, ctl)
+            }
             // Not given in place to a call: it may run anywhere, under anything.
             Expr::Closure(c) => {
                 self.closure(c, ALL, ALL);
@@ -560,6 +564,9 @@ impl Slice<'_> {
     /// through the app's getter (`Ctx::var`).
     fn var(&mut self, n: &str, ctl: u64) -> u64 {
         if is_state(&Expr::Var(n.to_string())) {
+            if self.in_quiet {
+                return 0;
+            }
             self.effect(ALL);
             return ALL;
         }
@@ -654,7 +661,17 @@ impl Slice<'_> {
         (ts, closures)
     }
 
-    fn call(&mut self, target: Option<&Expr>, name: &str, args: &[Arg], ctl: u64) -> u64 {
+    /// The arguments of a call the model carries out as nothing: walked for what they read, the
+    /// inert ones (`inert`, `quiet.rs`) with `state` itself read as nothing.
+    fn discarded(&mut self, args: &[Arg], inert: &[bool], ctl: u64) {
+        for (i, a) in args.iter().enumerate() {
+            let outer = std::mem::replace(&mut self.in_quiet, inert.get(i).copied().unwrap_or(false));
+            self.expr(a.value(), ctl);
+            self.in_quiet = outer;
+        }
+    }
+
+    fn call(&mut self, target: Option<&Expr>, name: &str, args: &[Arg], inert: &[bool], ctl: u64) -> u64 {
         let methods = &self.app.methods;
         let Some(t) = target else {
             if self.bound.contains(name) {
@@ -666,9 +683,7 @@ impl Slice<'_> {
                 return ALL;
             }
             if DISCARDED.contains(&name) && !methods.contains_key(name) {
-                args.iter().for_each(|a| {
-                    self.expr(a.value(), ctl);
-                });
+                self.discarded(args, inert, ctl);
                 return 0;
             }
             if methods.contains_key(name) {
@@ -688,9 +703,7 @@ impl Slice<'_> {
             return r;
         };
         if matches!(t, Expr::Var(v) if v == "log") {
-            args.iter().for_each(|a| {
-                self.expr(a.value(), ctl);
-            });
+            self.discarded(args, inert, ctl);
             return 0;
         }
         let to = self.expr(t, ctl);
@@ -731,6 +744,11 @@ mod tests {
     fn a_throttled_notification_is_self_contained_and_its_variants_are_not() {
         let throttle = "def h(evt) {\n sw.on()\n def last = state[evt.deviceId]\n if (last == null || now() - last >= 60000) { note(evt) }\n}\nprivate note(evt) {\n log.debug \"x ${evt.value}\"\n sendPush(\"open\")\n state[evt.deviceId] = now()\n}\n";
         assert_eq!(keys(&format!("{HEAD}{throttle}")), vec![("a".to_string(), "*".to_string())]);
+        // The whole map in a log is a quiet use (quiet.rs); given to a method there, it is not.
+        let logged = throttle.replace("log.debug \"x ", "log.debug \"x $state ");
+        assert_eq!(keys(&format!("{HEAD}{logged}")), vec![("a".to_string(), "*".to_string())]);
+        let handed = throttle.replace("log.debug \"x ", "log.debug \"x ${show(state)} ") + "def show(s) { s }\n";
+        assert_eq!(keys(&format!("{HEAD}{handed}")), vec![]);
         // The same with a literal key, beside a key that is read for a command.
         let literal = throttle.replace("state[evt.deviceId]", "state.last")
             + "def g(evt) { if (state.mode == 'x') { sw.off() }\n state.mode = evt.value }\n";
