@@ -42,14 +42,16 @@
 //! reached by the values v1..vi reads the part every run through those values reads next; a
 //! lookup walks t's words down to a leaf (a hit: apply its changes) or to a missing child (a
 //! miss: run the interpreter, and the merge grows the tree by that run's path). Whatever agreed
-//! with a recorded state on its path yields its outcome, so the hits are those of the static
-//! memo and more (the footprint contains every read). Guards: a record whose successor differs
-//! from its source outside its read set, or whose path contradicts the tree (another part read
-//! after equal values), shows a read the log missed: the choice is then no longer memoised
+//! with a recorded state on its path yields its outcome; the footprint containing every read, a
+//! state agreeing with a recorded one on its static key agrees on its path, so this memo misses
+//! at most where the static one would. Guards: a record whose successor differs from its source
+//! outside its read set, or whose path contradicts the tree (another part read after equal
+//! values), shows a read the log missed: the choice is then no longer memoised
 //! ([`Memo::refuse`]); and debug builds (the tests') run the firing on every hit too and compare
-//! (monitors.rs's `check_hit`). A planted bug (the reads of `state_get` left out of the log) is
-//! caught by both: see docs/reductions-homes.md. The memo is a cache: it records nothing that
-//! would pass `--max-memory`.
+//! (monitors.rs's `check_hit`). A planted bug (an app's `state` read and not written left out of
+//! the log) is caught by `check_hit` and by tests/soundness_homes.rs' comparison with `full`: see
+//! docs/reductions-homes.md. The memo is a cache: it records nothing that would pass
+//! `--max-memory`.
 //!
 //! The tree is read by the workers of a level (`--threads N`) and grown between chunks, in the
 //! chunks' order: whether a step hits depends on N, what it yields does not.
@@ -222,6 +224,7 @@ impl Memo {
             + doubles(self.nodes.len(), len, self.nodes.capacity(), 16)
             + doubles(self.outcomes.len(), 1, self.outcomes.capacity(), 12)
             + doubles(self.changes.len(), len, self.changes.capacity(), 8)
+            + doubles(self.errors.len(), 1, self.errors.capacity(), std::mem::size_of::<ModelError>())
     }
 
     /// Records what choice `c` did from `from` (packed), having read the parts `reads` in that
