@@ -1,41 +1,68 @@
 //! Memoised firings for `monitors` (src/explore/monitors.rs): a transition's outcome looked up
-//! by the parts of its source state the firing may read, instead of running the interpreter.
+//! by the parts of its source state the firing actually read, instead of running the
+//! interpreter. Per choice, a decision tree of the runs recorded so far: a node names the part
+//! the firing reads next, its children are that part's values, and a leaf is what the firing did.
 //!
-//! **The idea.** A SmartApp transition (one environment event and every handler it causes) is a
-//! deterministic function of the event and of the state's parts its firing may touch. The static
-//! footprint of the event (src/model/smartapp/footprint.rs, which `dpor` under `--bound` already
-//! relies on for its soundness) over-approximates, from any state, every object a firing can
-//! read or write: attribute slots, the location mode, each app's `state`. A state is kept packed
-//! (src/model/smartapp/packed.rs), one interned number per part, and the part numbers are the
-//! object numbers, so the memo's key is the event and the numbers of the parts in its footprint,
-//! plus the three parts no footprint names but a firing may still depend on: the ghosts (never
-//! read by an unmonitored run, kept in the key anyway), the fire counts (`--bound`: the event's
-//! own count moves) and the root flag. Nothing else enters a firing: `now()`, `Random` and the
-//! timers are fixed (the model's header), the settings and subscriptions are the model's.
+//! **The idea.** A firing's result is a function of the parts it reads, which are far fewer than
+//! the static footprint of its event (src/model/smartapp/footprint.rs) promises: a `mode` event
+//! may reach almost every handler, yet a run from a given state takes one path through them and
+//! reads a few attributes and `state`s. A memo keyed by the static footprint (this file's first
+//! version) almost never hits on such events. So the key is the run's own read set: the lazy
+//! decision tree of the function, grown from its recorded runs, in the spirit of memoising a
+//! function by its dynamic dependences (Acar, Blelloch and Harper, "Selective memoization", POPL
+//! 2003: a lookup follows the parts of the argument the body actually examined, in the order it
+//! examined them, rather than the whole argument).
 //!
-//! **Exact.** Let two states s and t agree on the key of event e. The interpreter run of e reads
-//! only parts in the key, so it takes the same branches on both, makes the same writes with the
-//! same values, hands out the same ghost writes (the monitors' input) and ends with the same
-//! error or none. Parts in the key it writes end equal on both; parts outside the key it does
-//! not write (the footprint covers writes too), so they keep their values. So e(t) is t with the
-//! key's parts replaced as they were in e(s): the memo records, per key, the summary of the ghost
-//! writes, and either the error or the parts that changed (number by number), and a hit applies
-//! that to t's packed words. Part numbers are interned by encoding, so equal numbers mean equal
-//! encodings, the identity the search matches states by (packed.rs). The argument rests on the
-//! footprint; two guards watch it: an entry is recorded only when the successor differs from its
-//! source in no part outside the key (else the event is not memoised again, [`Memo::refuse`]),
-//! and debug builds (the tests') run the firing on every hit too and compare (a missed read
-//! shows only there). The memo is a cache: it records nothing that would pass `--max-memory`.
+//! **What a firing reads.** A state is kept packed (src/model/smartapp/packed.rs), one interned
+//! number per part: each attribute slot, the location mode, each app's whole `state` map, then
+//! the ghosts, the fire counts and the root flag. The first parts are the model's objects, and
+//! the interpreter records an access of an object (`Ctx::touch`, and `state_set`) at every
+//! place it looks at one (`set_attr` and `set_mode` compare with the value held, `attr`,
+//! `location.mode`/`currentState`, `state_get`, `state_set`, which rebuilds the whole map, and
+//! a configuration, which records every object). [`SmartAppModel::step_unmonitored_reading`]
+//! hands out those objects, each once, in the order first touched. A write is always a read
+//! here (each writer compares with or rebuilds the part first), so "the value held written
+//! again is a read" (the model's rule for the partial-order strategies) changes nothing: every
+//! access counts. The other three parts no access names: the ghosts (which an unmonitored run
+//! reads only to tell the access's kind, and which monitors never set), the fire counts
+//! (`--bound`: the event's count moves, from the whole vector's number) and the root flag; every
+//! path begins with them, as if read first. Nothing else enters a firing: `now()`, `Random`,
+//! the timers and the step budget are fixed, the settings and subscriptions are the model's.
+//! What no access shows: the reset of guarded keys at the end (guarded.rs) reads each app's
+//! `state`; it changes no part the run did not touch, every stored state being a representative
+//! already (the reset is idempotent), and a part the run touched is in the path anyway.
 //!
-//! The table is read by the workers of a level (`--threads N`) and filled between chunks, in
-//! the chunks' order: whether a step hits depends on N, what it yields does not.
+//! **Exact.** Let the run of choice c from s read the parts p1, ..., pk in that order (first
+//! reads), and let t agree with s on p1..pk (as numbers, so as the very interned values). The
+//! runs from s and t are equal step by step: up to the first read of p(i+1) both have read only
+//! p1..pi, which held equal values at their first read and since then were changed by equal
+//! writes; so both next read p(i+1), and both end with the same writes, ghost writes (the
+//! monitors' input) and error. Unread parts are not written (a write is a read), so c(t) is t
+//! with s's changes. Hence the tree: the root of c reads p1 on every run of c, and a node
+//! reached by the values v1..vi reads the part every run through those values reads next; a
+//! lookup walks t's words down to a leaf (a hit: apply its changes) or to a missing child (a
+//! miss: run the interpreter, and the merge grows the tree by that run's path). Whatever agreed
+//! with a recorded state on its path yields its outcome; the footprint containing every read, a
+//! state agreeing with a recorded one on its static key agrees on its path, so this memo misses
+//! at most where the static one would. Guards: a record whose successor differs from its source
+//! outside its read set, or whose path contradicts the tree (another part read after equal
+//! values), shows a read the log missed: the choice is then no longer memoised
+//! ([`Memo::refuse`]); and debug builds (the tests') run the firing on every hit too and compare
+//! (monitors.rs's `check_hit`). A planted bug (an app's `state` read and not written left out of
+//! the log) is caught by `check_hit` and by tests/soundness_homes.rs' comparison with `full`: see
+//! docs/reductions-homes.md. The memo is a cache: it records nothing that would pass
+//! `--max-memory`.
+//!
+//! The tree is read by the workers of a level (`--threads N`) and grown between chunks, in the
+//! chunks' order: whether a step hits depends on N, what it yields does not.
 
-use super::dfs::{fingerprint, StateStore};
+use rustc_hash::FxHashMap;
+
 use crate::model::{Choice, ModelError};
 
-/// What a firing did, for every state with its key: the interned summary of its monitored
-/// writes (monitors.rs), and where its result is: `changes[start..start + len]`, the parts it
-/// changed as (part, new number), or with `len` = [`ERROR`], `errors[start]`.
+/// What a firing did, for every state on its path: the interned summary of its monitored writes
+/// (monitors.rs), and where its result is: `changes[start..start + len]`, the parts it changed
+/// as (part, new number), or with `len` = [`ERROR`], `errors[start]`.
 #[derive(Clone, Copy)]
 struct Outcome {
     summary: u32,
@@ -45,6 +72,37 @@ struct Outcome {
 
 const ERROR: u32 = u32::MAX;
 
+/// A child that is a leaf: its outcome's index, marked.
+const LEAF: u32 = 1 << 31;
+/// No tree (yet, or refused), no child.
+const NONE: u32 = u32::MAX;
+
+/// A node of a tree: the part it reads, and its first child (the one recorded with it), held
+/// in place: most nodes have one.
+#[derive(Clone, Copy)]
+struct Node {
+    part: u32,
+    value: u32,
+    /// A node, or [`LEAF`] | an outcome's index.
+    child: u32,
+    /// Other children in [`Memo::edges`].
+    more: bool,
+}
+
+impl Memo {
+    /// The child of node `at` for the part's number `value`, or [`NONE`].
+    fn child(&self, at: u32, value: u32) -> u32 {
+        let n = &self.nodes[at as usize];
+        if n.value == value {
+            n.child
+        } else if n.more {
+            self.edges.get(&(at, value)).copied().unwrap_or(NONE)
+        } else {
+            NONE
+        }
+    }
+}
+
 /// A memo hit: the summary, and the error or the changes.
 pub(crate) struct Hit<'a> {
     pub summary: u32,
@@ -52,10 +110,18 @@ pub(crate) struct Hit<'a> {
 }
 
 pub(crate) struct Memo {
-    /// Per choice: the parts in its key, in order; None: not memoised.
-    parts: Vec<Option<Box<[u32]>>>,
-    /// The keys, end to end (no allocation per entry); a key's id is its outcome's index.
-    keys: StateStore,
+    /// This memo among the run's (a [`Trail`] remembers paths of one memo only).
+    id: u64,
+    /// Per choice: the root of its tree (a node), or [`NONE`].
+    roots: Vec<u32>,
+    /// Per choice: refused (a record showed a read the log missed).
+    refused: Vec<bool>,
+    /// The nodes; a path recorded at once is a run of consecutive nodes (read in a row).
+    nodes: Vec<Node>,
+    /// The children of a node past its first: (node, the part's number) -> the child.
+    edges: FxHashMap<(u32, u32), u32>,
+    /// The parts every path begins with (ghosts, fire counts, root flag).
+    always: Box<[u32]>,
     outcomes: Vec<Outcome>,
     changes: Vec<(u32, u32)>,
     errors: Vec<ModelError>,
@@ -63,38 +129,79 @@ pub(crate) struct Memo {
 }
 
 impl Memo {
-    /// `footprints[c]`: the objects choice c may touch (part numbers below `always.start`);
-    /// `always`: the parts every key holds.
-    pub fn new(footprints: Vec<Vec<u32>>, always: std::ops::Range<usize>) -> Memo {
-        let parts = footprints
-            .into_iter()
-            .map(|f| {
-                // An object outside the packed parts: the key is then the whole state.
-                if f.iter().any(|&o| o as usize >= always.start) {
-                    Some((0..always.end as u32).collect())
-                } else {
-                    Some(f.into_iter().chain(always.clone().map(|p| p as u32)).collect())
-                }
-            })
-            .collect();
-        Memo { parts, keys: StateStore::new(), outcomes: Vec::new(), changes: Vec::new(), errors: Vec::new(), hits: 0 }
+    /// A memo for `choices` choices of states `always.end` words wide; `always`: the parts no
+    /// access names, which every path reads first.
+    pub fn new(choices: usize, always: std::ops::Range<usize>) -> Memo {
+        static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        Memo {
+            id: IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            roots: vec![NONE; choices],
+            refused: vec![false; choices],
+            nodes: Vec::new(),
+            edges: FxHashMap::default(),
+            always: always.map(|p| p as u32).collect(),
+            outcomes: Vec::new(),
+            changes: Vec::new(),
+            errors: Vec::new(),
+            hits: 0,
+        }
     }
 
+    /// Firings recorded (leaves).
     pub fn entries(&self) -> usize {
         self.outcomes.len()
     }
 
-    /// The key of choice `c` from the state packed as `words` (false: `c` is not memoised).
-    pub fn key(&self, c: Choice, words: &[u32], out: &mut Vec<u32>) -> bool {
-        let Some(parts) = self.parts.get(c as usize).and_then(|p| p.as_deref()) else { return false };
-        out.clear();
-        out.push(c);
-        out.extend(parts.iter().map(|&p| words[p as usize]));
-        true
+    /// Nodes of the trees (parts read on some path).
+    pub fn nodes(&self) -> usize {
+        self.nodes.len()
     }
 
-    pub fn get(&self, key: &[u32]) -> Option<Hit<'_>> {
-        let o = self.outcomes[self.keys.find(key, fingerprint(key))? as usize];
+    /// Parts on every path: the length [`Memo::growth`] wants for a run that read `reads` parts.
+    pub fn path_len(&self, reads: usize) -> usize {
+        self.always.len() + reads
+    }
+
+    /// What choice `c` does from the state packed as `words`, when a recorded run read parts on
+    /// which `words` agrees with it.
+    #[cfg(test)]
+    pub fn get(&self, c: Choice, words: &[u32]) -> Option<Hit<'_>> {
+        self.get_along(c, words, &mut Trail::new())
+    }
+
+    /// [`Memo::get`] that first follows the path `trail` took last time for `c`, as far as
+    /// `words` agrees with it, and probes the table only below (a state's siblings in the
+    /// breadth-first order mostly agree on what the firing reads). The tree only grows (an edge
+    /// once made is never changed), so a path walked stays a path of the tree.
+    pub fn get_along(&self, c: Choice, words: &[u32], trail: &mut Trail) -> Option<Hit<'_>> {
+        let root = *self.roots.get(c as usize)?;
+        if root == NONE {
+            return None;
+        }
+        if trail.memo != Some(self.id) {
+            *trail = Trail { memo: Some(self.id), paths: Vec::new() };
+        }
+        if trail.paths.len() <= c as usize {
+            trail.paths.resize_with(c as usize + 1, Default::default);
+        }
+        let (from, path) = &mut trail.paths[c as usize];
+        if *from != root {
+            (*from, *path) = (root, Vec::new());
+        }
+        let agreed = path.iter().take_while(|&&(part, value, _)| words[part as usize] == value).count();
+        path.truncate(agreed);
+        let mut at = path.last().map_or(root, |&(_, _, child)| child);
+        while at & LEAF == 0 {
+            let part = self.nodes[at as usize].part;
+            let value = words[part as usize];
+            let child = self.child(at, value);
+            if child == NONE {
+                return None;
+            }
+            path.push((part, value, child));
+            at = child;
+        }
+        let o = self.outcomes[(at & !LEAF) as usize];
         let result = match o.len {
             ERROR => Err(&self.errors[o.start as usize]),
             len => Ok(&self.changes[o.start as usize..(o.start + len) as usize]),
@@ -102,28 +209,64 @@ impl Memo {
         Some(Hit { summary: o.summary, result })
     }
 
-    /// At most the bytes recording one more entry may allocate (every vector doubling).
-    pub fn growth(&self, key_len: usize) -> u64 {
-        let doubles = |len: usize, cap: usize, size: usize| if len == cap { (size * cap.max(4)) as u64 } else { 0 };
-        self.keys.growth(key_len)
-            + doubles(self.outcomes.len(), self.outcomes.capacity(), 12)
-            + if self.changes.len() + key_len > self.changes.capacity() {
-                (8 * self.changes.capacity().max(key_len)) as u64
+    /// At most the bytes recording a path of `len` parts may allocate (every table doubling).
+    pub fn growth(&self, len: usize) -> u64 {
+        let doubles = |len: usize, more: usize, cap: usize, size: usize| {
+            if len + more > cap {
+                (size * cap.max(more).max(4) * 2) as u64
             } else {
                 0
             }
+        };
+        // A hash table's buckets: 12 bytes of entry and one of control, at most 7/8 full.
+        let edges = doubles(self.edges.len(), 1, self.edges.capacity(), 15);
+        edges
+            + doubles(self.nodes.len(), len, self.nodes.capacity(), 16)
+            + doubles(self.outcomes.len(), 1, self.outcomes.capacity(), 12)
+            + doubles(self.changes.len(), len, self.changes.capacity(), 8)
+            + doubles(self.errors.len(), 1, self.errors.capacity(), std::mem::size_of::<ModelError>())
     }
 
-    /// Records what choice `c` did from `from` (packed), ending in `to` (packed; None: in an
-    /// error, given in `error`). Refuses `c` from now on when `to` changed a part outside the key.
-    pub fn record(&mut self, c: Choice, from: &[u32], to: Option<&[u32]>, error: Option<&ModelError>, summary: u32) {
-        let mut key = Vec::new();
-        if !self.key(c, from, &mut key) {
+    /// Records what choice `c` did from `from` (packed), having read the parts `reads` in that
+    /// order (first reads), ending in `to` (packed; None: in an error, given in `error`).
+    pub fn record(
+        &mut self,
+        c: Choice,
+        from: &[u32],
+        reads: &[u32],
+        to: Option<&[u32]>,
+        error: Option<&ModelError>,
+        summary: u32,
+    ) {
+        let c = c as usize;
+        if self.refused[c] {
             return;
         }
-        let hash = fingerprint(&key);
-        if self.keys.find(&key, hash).is_some() {
-            return;
+        let path: Vec<u32> = self.always.iter().chain(reads).copied().collect();
+        if reads.iter().any(|&p| p as usize >= from.len() || self.always.contains(&p)) {
+            // Not a part the tree can read (no model object is one).
+            return self.refuse(c as Choice);
+        }
+        // Walk the path as far as the tree has it.
+        let (mut at, mut i, mut hook) = (self.roots[c], 0, None);
+        while at != NONE {
+            if at & LEAF != 0 {
+                // Recorded already, by a run through the same values: the same run, unless the
+                // log missed a read.
+                if i != path.len() {
+                    self.refuse(c as Choice);
+                }
+                return;
+            }
+            let part = self.nodes[at as usize].part;
+            if path.get(i) != Some(&part) {
+                // Another part read next after the same values: a read the log missed.
+                return self.refuse(c as Choice);
+            }
+            let edge = (at, from[part as usize]);
+            i += 1;
+            hook = Some(edge);
+            at = self.child(at, edge.1);
         }
         let outcome = match (to, error) {
             (_, Some(e)) => {
@@ -131,25 +274,53 @@ impl Memo {
                 Outcome { summary, start: self.errors.len() as u32 - 1, len: ERROR }
             }
             (Some(to), None) => {
-                let parts = self.parts[c as usize].as_deref().unwrap_or_default();
-                let outside = (0..to.len()).any(|p| to[p] != from[p] && !parts.contains(&(p as u32)));
-                if outside {
-                    return self.refuse(c);
+                if (0..to.len()).any(|p| to[p] != from[p] && !path.contains(&(p as u32))) {
+                    // A part written and never read: the log missed a read.
+                    return self.refuse(c as Choice);
                 }
                 let start = self.changes.len() as u32;
-                let changed = parts.iter().filter(|&&p| to[p as usize] != from[p as usize]);
+                let changed = path.iter().filter(|&&p| to[p as usize] != from[p as usize]);
                 self.changes.extend(changed.map(|&p| (p, to[p as usize])));
                 Outcome { summary, start, len: self.changes.len() as u32 - start }
             }
             (None, None) => return,
         };
-        self.keys.insert(&key, hash);
+        // The rest of the path as a run of new nodes, each the first child of the one before.
+        let leaf = LEAF | self.outcomes.len() as u32;
         self.outcomes.push(outcome);
+        let first = self.nodes.len() as u32;
+        let rest = &path[i..];
+        for (k, &part) in rest.iter().enumerate() {
+            let child = if k + 1 == rest.len() { leaf } else { first + k as u32 + 1 };
+            self.nodes.push(Node { part, value: from[part as usize], child, more: false });
+        }
+        let top = if rest.is_empty() { leaf } else { first };
+        match hook {
+            Some(edge) => {
+                self.nodes[edge.0 as usize].more = true;
+                self.edges.insert(edge, top);
+            }
+            None => self.roots[c] = top,
+        }
     }
 
-    /// Stops memoising choice `c` (its footprint missed a write).
+    /// Stops memoising choice `c` (its read log missed a read): no lookup finds it again.
     pub fn refuse(&mut self, c: Choice) {
-        self.parts[c as usize] = None;
+        self.refused[c as usize] = true;
+        self.roots[c as usize] = NONE;
+    }
+}
+
+/// A worker's last path through each choice's tree ([`Memo::get_along`]): per choice, the root
+/// it began at and (part, its number, the child) at each node.
+pub(crate) struct Trail {
+    memo: Option<u64>,
+    paths: Vec<(u32, Vec<(u32, u32, u32)>)>,
+}
+
+impl Trail {
+    pub const fn new() -> Trail {
+        Trail { memo: None, paths: Vec::new() }
     }
 }
 
@@ -159,5 +330,126 @@ pub(crate) fn apply(from: &[u32], changes: &[(u32, u32)], out: &mut Vec<u32>) {
     out.extend_from_slice(from);
     for &(p, n) in changes {
         out[p as usize] = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// States of six words: parts 0-2 are objects, 3-5 the ghosts, fire counts and root flag.
+    fn memo() -> Memo {
+        Memo::new(2, 3..6)
+    }
+
+    fn changes(m: &Memo, c: Choice, words: &[u32]) -> Option<Vec<(u32, u32)>> {
+        m.get(c, words).map(|h| h.result.expect("not an error").to_vec())
+    }
+
+    #[test]
+    fn a_hit_needs_agreement_on_the_parts_read_only() {
+        let mut m = memo();
+        // Choice 0 read part 0 then part 2, and set part 2 to 9.
+        m.record(0, &[1, 5, 2, 0, 0, 0], &[0, 2], Some(&[1, 5, 9, 0, 0, 0]), None, 7);
+        assert_eq!(m.entries(), 1);
+        // Part 1 was not read: any value hits, with the same changes and summary.
+        assert_eq!(changes(&m, 0, &[1, 6, 2, 0, 0, 0]), Some(vec![(2, 9)]));
+        assert_eq!(m.get(0, &[1, 6, 2, 0, 0, 0]).map(|h| h.summary), Some(7));
+        // A part read, or one every path reads, differing: a miss.
+        assert!(m.get(0, &[2, 5, 2, 0, 0, 0]).is_none());
+        assert!(m.get(0, &[1, 5, 3, 0, 0, 0]).is_none());
+        assert!(m.get(0, &[1, 5, 2, 0, 1, 0]).is_none());
+        // Another choice has its own tree.
+        assert!(m.get(1, &[1, 5, 2, 0, 0, 0]).is_none());
+    }
+
+    #[test]
+    fn runs_that_read_different_parts_branch_where_they_differ() {
+        let mut m = memo();
+        // Part 0 = 1: the run goes on to read part 1; part 0 = 2: part 2.
+        m.record(0, &[1, 4, 4, 0, 0, 0], &[0, 1], Some(&[1, 8, 4, 0, 0, 0]), None, 0);
+        m.record(0, &[2, 4, 4, 0, 0, 0], &[0, 2], Some(&[2, 4, 3, 0, 0, 0]), None, 0);
+        m.record(0, &[1, 5, 4, 0, 0, 0], &[0, 1], Some(&[1, 5, 4, 0, 0, 0]), None, 0);
+        assert_eq!(m.entries(), 3);
+        assert_eq!(changes(&m, 0, &[1, 4, 7, 0, 0, 0]), Some(vec![(1, 8)]));
+        assert_eq!(changes(&m, 0, &[2, 9, 4, 0, 0, 0]), Some(vec![(2, 3)]));
+        assert_eq!(changes(&m, 0, &[1, 5, 0, 0, 0, 0]), Some(vec![]));
+        assert!(m.get(0, &[2, 4, 5, 0, 0, 0]).is_none());
+        // The same run recorded again adds nothing.
+        m.record(0, &[1, 4, 0, 0, 0, 0], &[0, 1], Some(&[1, 8, 0, 0, 0, 0]), None, 0);
+        assert_eq!(m.entries(), 3);
+    }
+
+    #[test]
+    fn an_error_is_recorded_with_its_summary() {
+        let mut m = memo();
+        let e = ModelError {
+            kind: "exception",
+            message: "boom".into(),
+            line: 3,
+            event: None,
+            app: None,
+            conflict: None,
+            at: None,
+        };
+        m.record(1, &[0, 0, 0, 0, 0, 0], &[1], None, Some(&e), 4);
+        let hit = m.get(1, &[3, 0, 3, 0, 0, 0]).expect("a hit");
+        assert_eq!(hit.summary, 4);
+        assert_eq!(hit.result.err().map(|e| (e.kind, e.message.as_str(), e.line)), Some(("exception", "boom", 3)));
+    }
+
+    #[test]
+    fn a_read_the_log_missed_refuses_the_choice() {
+        // A part changed that the run did not read.
+        let mut m = memo();
+        m.record(0, &[1, 1, 1, 0, 0, 0], &[0], Some(&[1, 2, 1, 0, 0, 0]), None, 0);
+        assert_eq!(m.entries(), 0);
+        m.record(0, &[1, 1, 1, 0, 0, 0], &[0, 1], Some(&[1, 2, 1, 0, 0, 0]), None, 0);
+        assert!(m.get(0, &[1, 1, 1, 0, 0, 0]).is_none(), "refused for good");
+        // Two runs agreeing on part 0 that read different parts next.
+        let mut m = memo();
+        m.record(0, &[1, 1, 1, 0, 0, 0], &[0, 1], Some(&[1, 1, 1, 0, 0, 0]), None, 0);
+        assert!(m.get(0, &[1, 1, 1, 0, 0, 0]).is_some());
+        m.record(0, &[1, 2, 1, 0, 0, 0], &[0, 2], Some(&[1, 2, 1, 0, 0, 0]), None, 0);
+        assert!(m.get(0, &[1, 1, 1, 0, 0, 0]).is_none());
+        // A run whose path ends where a recorded one goes on.
+        let mut m = memo();
+        m.record(1, &[1, 1, 1, 0, 0, 0], &[0, 1], Some(&[1, 1, 1, 0, 0, 0]), None, 0);
+        m.record(1, &[1, 1, 1, 0, 0, 0], &[0], Some(&[1, 1, 1, 0, 0, 0]), None, 0);
+        assert!(m.get(1, &[1, 1, 1, 0, 0, 0]).is_none());
+    }
+
+    #[test]
+    fn a_trail_finds_what_a_walk_from_the_root_finds() {
+        let mut m = memo();
+        let mut trail = Trail::new();
+        let states: Vec<[u32; 6]> = (0..64).map(|i| [i % 3, i / 3 % 4, i / 12 % 5, 0, (i / 60) % 2, 0]).collect();
+        // Recorded runs: read part 0; then part 1 if it is 0, else part 2; change the last read.
+        let run = |w: &[u32; 6]| {
+            let last = if w[0] == 0 { 1 } else { 2 };
+            let mut to = *w;
+            to[last] = w[last] + 10;
+            (vec![0, last as u32], to)
+        };
+        for (k, w) in states.iter().enumerate() {
+            for x in &states {
+                let a = m.get(0, x).map(|h| h.result.map(<[_]>::to_vec).ok());
+                let b = m.get_along(0, x, &mut trail).map(|h| h.result.map(<[_]>::to_vec).ok());
+                assert_eq!(a, b);
+                if let Some(Some(ch)) = a {
+                    let (_, to) = run(x);
+                    let mut got = Vec::new();
+                    apply(x, &ch, &mut got);
+                    assert_eq!(got, to);
+                }
+            }
+            if k % 3 == 0 {
+                let (reads, to) = run(w);
+                m.record(0, w, &reads, Some(&to), None, 0);
+            }
+        }
+        // A trail of another memo is not followed.
+        let other = memo();
+        assert!(other.get_along(0, &states[0], &mut trail).is_none());
     }
 }

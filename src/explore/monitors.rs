@@ -36,8 +36,8 @@
 //! with the frontier held as state ids (a state is unpacked only to run a firing on it). Each
 //! edge is kept as its target (u32), its choice (u16) and an interned summary (u16): the
 //! sequence of its monitored writes (0 for none), 8 bytes an edge. A transition is looked up in
-//! a memo keyed by the parts of its source its firing may read (src/explore/firing_memo.rs, its
-//! header has the argument) before the interpreter runs it. A state keeps
+//! a memo keyed by the parts of its source that recorded runs of its firing read
+//! (src/explore/firing_memo.rs, its header has the argument) before the interpreter runs it. A state keeps
 //! its breadth-first parent, so an exception's schedule is a shortest one; a conflict's schedule
 //! is a shortest path in S x M_X to the monitor state it needs, then the edge: it replays in the
 //! model that keeps every ghost and observes the same conflict there (the report replays it).
@@ -93,10 +93,11 @@ impl Strategy<SmartAppModel> for Monitors {
                 t0.elapsed().as_secs_f64()
             );
             eprintln!(
-                "monitors: {} words a state, {} parts interned; memo {} entries, {} hits of {} transitions; heap {} MiB",
+                "monitors: {} words a state, {} parts interned; memo {} entries ({} nodes), {} hits of {} transitions; heap {} MiB",
                 packer.width(),
                 packer.parts(),
                 memo.entries(),
+                memo.nodes(),
                 memo.hits,
                 graph.target.len(),
                 crate::alloc::current().unwrap_or(0) >> 20
@@ -296,6 +297,8 @@ struct Step {
     writes: Writes,
     /// Run by the interpreter (not found in the memo): the merge records it there.
     ran: bool,
+    /// When run: the parts it read, in the order it first did (the memo's path).
+    reads: Vec<u32>,
 }
 
 enum Writes {
@@ -323,10 +326,12 @@ struct Shared<'a> {
 struct Scratch {
     state: Option<SmartState>,
     next: Option<SmartState>,
+    /// Its last paths through the memo's trees.
+    trail: firing_memo::Trail,
 }
 
 thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new(Scratch { state: None, next: None }) };
+    static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new(Scratch { state: None, next: None, trail: firing_memo::Trail::new() }) };
 }
 
 impl Shared<'_> {
@@ -344,19 +349,19 @@ impl Shared<'_> {
         }
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { state, next } = &mut *scratch;
+            let Scratch { state, next, trail } = &mut *scratch;
             let mut unpacked = false;
-            let (mut key, mut to) = (Vec::new(), Vec::new());
+            let mut to = Vec::new();
             let steps = enabled
                 .into_iter()
                 .map(|c| {
-                    let hit = if self.memo.key(c, words, &mut key) { self.memo.get(&key) } else { None };
-                    if let Some(hit) = hit {
+                    if let Some(hit) = self.memo.get_along(c, words, trail) {
                         let result = hit.result.map_err(ModelError::clone).map(|changes| {
                             firing_memo::apply(words, changes, &mut to);
                             self.reached(&to)
                         });
-                        let step = Step { choice: c, result, writes: Writes::Interned(hit.summary), ran: false };
+                        let writes = Writes::Interned(hit.summary);
+                        let step = Step { choice: c, result, writes, ran: false, reads: Vec::new() };
                         #[cfg(debug_assertions)]
                         self.check_hit(words, &step);
                         return step;
@@ -368,15 +373,15 @@ impl Shared<'_> {
                     }
                     let next = next.get_or_insert_with(|| m.initial());
                     next.clone_from(state);
-                    let mut writes = Vec::new();
-                    let result = m.step_unmonitored(next, c, &mut writes).map(|()| {
+                    let (mut writes, mut reads) = (Vec::new(), Vec::new());
+                    let result = m.step_unmonitored_reading(next, c, &mut writes, &mut reads).map(|()| {
                         if self.packer.find(next, state, words, &mut to) {
                             self.reached(&to)
                         } else {
                             Reached::New(next.clone())
                         }
                     });
-                    Step { choice: c, result, writes: Writes::Run(writes), ran: true }
+                    Step { choice: c, result, writes: Writes::Run(writes), ran: true, reads }
                 })
                 .collect();
             Some(steps)
@@ -393,7 +398,7 @@ impl Shared<'_> {
     }
 
     /// Debug builds: a memo hit yields what running the firing yields (the memo's exactness rests
-    /// on the static footprint covering every read: see firing_memo.rs).
+    /// on the read log covering every read: see firing_memo.rs).
     #[cfg(debug_assertions)]
     fn check_hit(&self, words: &[u32], step: &Step) {
         let mut s = self.m.initial();
@@ -480,10 +485,10 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
                     break 'levels;
                 }
                 let source: Vec<u32> = store.key(from).to_vec();
-                let key_len = packer.width() + 1;
                 for step in steps {
                     search.transition(depth);
                     memo.hits += u64::from(!step.ran);
+                    let path_len = memo.path_len(step.reads.len());
                     *search.stats.unique_transitions.get_or_insert(0) += 1;
                     let (summary, new) = match step.writes {
                         Writes::Interned(id) => (id, false),
@@ -491,8 +496,8 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
                     };
                     let target = match step.result {
                         Err(e) => {
-                            if step.ran && room(search, memo.growth(key_len)) {
-                                memo.record(step.choice, &source, None, Some(&e), summary);
+                            if step.ran && room(search, memo.growth(path_len)) {
+                                memo.record(step.choice, &source, &step.reads, None, Some(&e), summary);
                             }
                             let mut path = g.path_to(from);
                             path.push(step.choice);
@@ -501,8 +506,8 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
                         }
                         Ok(Reached::Stored(id)) => {
                             search.state_match();
-                            if step.ran && room(search, memo.growth(key_len)) {
-                                memo.record(step.choice, &source, Some(store.key(id)), None, summary);
+                            if step.ran && room(search, memo.growth(path_len)) {
+                                memo.record(step.choice, &source, &step.reads, Some(store.key(id)), None, summary);
                             }
                             id
                         }
@@ -519,8 +524,8 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
                                 }
                                 Reached::Stored(_) => unreachable!(),
                             };
-                            if step.ran && room(search, memo.growth(key_len)) {
-                                memo.record(step.choice, &source, Some(&words), None, summary);
+                            if step.ran && room(search, memo.growth(path_len)) {
+                                memo.record(step.choice, &source, &step.reads, Some(&words), None, summary);
                             }
                             let growth = store.growth(words.len());
                             if growth > 0 && search.reserve(growth) {
@@ -566,10 +571,9 @@ fn room(search: &Search<'_, SmartAppModel>, bytes: u64) -> bool {
             .is_none_or(|max| crate::alloc::current().unwrap_or(0).saturating_add(bytes) < max)
 }
 
-/// The memo of `m`'s firings, keyed by their static footprints (firing_memo.rs).
+/// The memo of `m`'s firings, keyed by the parts each run read (firing_memo.rs).
 fn new_memo(m: &SmartAppModel) -> Memo {
-    let footprints = m.footprints().into_iter().map(|f| f.iter().map(|a| a.object).collect()).collect();
-    Memo::new(footprints, m.packer().always())
+    Memo::new(m.choices() as usize, m.packer().always())
 }
 
 /// The conflicts a summary's transition observes whatever the ghosts before it: each monitored

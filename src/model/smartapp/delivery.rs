@@ -160,8 +160,29 @@ impl SmartAppModel {
         c: Choice,
         writes: &mut Vec<GhostWrite>,
     ) -> Result<(), ModelError> {
+        self.step_unmonitored_reading(s, c, writes, &mut Vec::new())
+    }
+
+    /// [`SmartAppModel::step_unmonitored`] that also gives the objects of `s` (attribute slots,
+    /// the mode, each app's `state`: the packed parts, packed.rs) the firing looked at, each
+    /// once, in the order it first did: every access it records, a write being also a read of
+    /// the value held (`explore/firing_memo.rs` keys firings by them).
+    pub fn step_unmonitored_reading(
+        &self,
+        s: &mut SmartState,
+        c: Choice,
+        writes: &mut Vec<GhostWrite>,
+        reads: &mut Vec<u32>,
+    ) -> Result<(), ModelError> {
         let mut acc = Vec::new();
-        self.fire_traced(s, c as usize, &mut acc, &mut None, None, None, Some(writes))
+        let r = self.fire_traced(s, c as usize, &mut acc, &mut None, None, None, Some(writes));
+        reads.clear();
+        for a in acc {
+            if !reads.contains(&a.object) {
+                reads.push(a.object);
+            }
+        }
+        r
     }
 
     /// The conflict `write`, made by the transition of choice `c`, observes when `last` is the
