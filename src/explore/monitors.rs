@@ -41,9 +41,12 @@
 //! its breadth-first parent, so an exception's schedule is a shortest one; a conflict's schedule
 //! is a shortest path in S x M_X to the monitor state it needs, then the edge: it replays in the
 //! model that keeps every ghost and observes the same conflict there (the report replays it).
-//! With `--threads N` each breadth-first level is expanded in parallel (the interpreter's work,
-//! reading the store, the parts and the memo), and merged in order (storing, interning and
-//! recording), so ids, counts and findings do not depend on N.
+//! With `--threads N` (a pool of N of the run's own) each breadth-first level is expanded in
+//! parallel (the interpreter's work, reading the store, the parts, the memo and the interned
+//! write sequences), and merged in order (storing, interning and recording), so ids, counts and
+//! findings do not depend on N. The monitors' searches (one per slot, then the pair view's) read
+//! the finished graph only: they run in parallel and their findings are reported in their order,
+//! one after the other under `--stop-at-first-error` (where a finding stops the next ones).
 //!
 //! **Limits.** Time, memory and states stop the exploration cleanly; the monitors then run over
 //! the graph explored so far (every conflict they report is real: its schedule replays), bounded
