@@ -121,6 +121,7 @@ impl Strategy<SmartAppModel> for Monitors {
         // their findings reported in the slots' order (as one after the other would).
         let slots = search.model.monitored_slots();
         let bounds = Bounds::of(search);
+        let (t1, cpu1) = (Instant::now(), cpu_seconds(true));
         in_order(
             search,
             pool.as_ref(),
@@ -137,6 +138,14 @@ impl Strategy<SmartAppModel> for Monitors {
                 }
             },
         );
+        if phases {
+            eprintln!(
+                "monitors: {} slot searches, {:.2} s, process CPU {:.2} s",
+                slots.len(),
+                t1.elapsed().as_secs_f64(),
+                cpu_seconds(true) - cpu1
+            );
+        }
         // The pair view (pair_monitors.rs): after the direct conflicts, which it leaves out.
         if !search.options.no_pair_conflicts {
             let t1 = Instant::now();

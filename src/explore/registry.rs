@@ -340,6 +340,9 @@ pub fn strategy_list(dot: bool) -> String {
             _ => notes
                 .push(format!("--threads on {}", e.parallel.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))),
         }
+        if e.all_cores {
+            notes.push("every core by default".into());
+        }
         if e.hash_compact {
             notes.push("--hash-compact".into());
         }
