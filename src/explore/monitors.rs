@@ -85,7 +85,8 @@ impl Strategy<SmartAppModel> for Monitors {
         let cpu0 = cpu_seconds(true);
         // `--threads N`: N workers of the run's own (the global pool has one per core).
         let threads = search.options.threads.max(1);
-        let pool = (threads > 1).then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build()).and_then(Result::ok);
+        let pool =
+            (threads > 1).then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build()).and_then(Result::ok);
         let mut memo = new_memo(search.model);
         let (graph, packer, timing) = explore(search, &mut memo, pool.as_ref(), phases);
         if phases {
@@ -214,7 +215,8 @@ pub(super) fn in_order<'m, T: Send>(
     let stopped = |search: &Search<'_, SmartAppModel>| search.stop_reason() == Some(super::StopReason::FirstError);
     match pool {
         Some(pool) if !search.limits.stop_at_first_error => {
-            let results: Vec<T> = pool.install(|| (0..n).into_par_iter().with_max_len(1).map(|i| job(i, false)).collect());
+            let results: Vec<T> =
+                pool.install(|| (0..n).into_par_iter().with_max_len(1).map(|i| job(i, false)).collect());
             for (i, r) in results.into_iter().enumerate() {
                 report(search, i, r);
             }
