@@ -294,7 +294,8 @@ pub struct Common {
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: Option<u64>,
     /// Worker threads, for the strategies that explore in parallel (the strategy list below
-    /// names them), 1 to 256. Default: 1.
+    /// names them), 1 to 256. Default: the machine's cores for `monitors` (its counts and
+    /// findings do not depend on the number), 1 for the others.
     #[arg(long, value_name = "N", value_parser = crate::validate::threads)]
     pub threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
@@ -404,6 +405,20 @@ impl Common {
         }
     }
 
+    /// The threads `entry` runs on: `--threads N`, else every core for a strategy whose results
+    /// do not depend on the number (`Entry::all_cores`), else 1.
+    pub fn threads_for(&self, entry: &crate::explore::registry::Entry) -> usize {
+        self.threads.unwrap_or_else(|| {
+            if entry.all_cores {
+                std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::validate::MAX_THREADS)
+            } else {
+                1
+            }
+        })
+    }
+
+    /// The search options given; `threads` is `--threads N` or 1 (each run's own default is
+    /// [`Self::threads_for`]).
     pub fn search_options(&self) -> SearchOptions {
         SearchOptions {
             threads: self.threads.unwrap_or(1),
@@ -458,7 +473,7 @@ impl Common {
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,
-            "threads": self.threads.unwrap_or(1),
+            "threads": self.threads,
             "hash_compact": self.hash_compact,
             "stop_at_first_error": self.stop_at_first_error,
             "no_pair_conflicts": self.no_pair_conflicts,

@@ -295,7 +295,8 @@ pub(super) fn check_model<M: Registered>(
     if dot.is_some() {
         crate::validate::check_dot(entry)?;
     }
-    let options = SearchOptions { outcome_fingerprints: !texts, ..common.search_options() };
+    let options =
+        SearchOptions { outcome_fingerprints: !texts, threads: common.threads_for(entry), ..common.search_options() };
     run_one(m, file, entry, common, options, dot, races)
 }
 

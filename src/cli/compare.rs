@@ -172,7 +172,12 @@ fn compare_model<M: Registered>(
     for entry in entries {
         // Every outcome keeps a schedule, so that one a reduction missed can be shown.
         // Strategies are compared on what they all look for: not `monitors`' pair conflicts.
-        let options = SearchOptions { outcome_schedules: true, no_pair_conflicts: true, ..common.search_options() };
+        let options = SearchOptions {
+            outcome_schedules: true,
+            no_pair_conflicts: true,
+            threads: common.threads_for(entry),
+            ..common.search_options()
+        };
         let report = run_one(m, file, entry, common, options, None, false)?;
         if let Some(path) = &common.outcomes {
             // PATH.<strategy>; over many inputs PATH.<input>.<strategy>, the input's path with

@@ -41,9 +41,12 @@
 //! its breadth-first parent, so an exception's schedule is a shortest one; a conflict's schedule
 //! is a shortest path in S x M_X to the monitor state it needs, then the edge: it replays in the
 //! model that keeps every ghost and observes the same conflict there (the report replays it).
-//! With `--threads N` each breadth-first level is expanded in parallel (the interpreter's work,
-//! reading the store, the parts and the memo), and merged in order (storing, interning and
-//! recording), so ids, counts and findings do not depend on N.
+//! With `--threads N` (a pool of N of the run's own) each breadth-first level is expanded in
+//! parallel (the interpreter's work, reading the store, the parts, the memo and the interned
+//! write sequences), and merged in order (storing, interning and recording), so ids, counts and
+//! findings do not depend on N. The monitors' searches (one per slot, then the pair view's) read
+//! the finished graph only: they run in parallel and their findings are reported in their order,
+//! one after the other under `--stop-at-first-error` (where a finding stops the next ones).
 //!
 //! **Limits.** Time, memory and states stop the exploration cleanly; the monitors then run over
 //! the graph explored so far (every conflict they report is real: its schedule replays), bounded
@@ -79,9 +82,21 @@ impl Strategy<SmartAppModel> for Monitors {
         }
         let phases = std::env::var_os("TRACEPOR_PHASES").is_some();
         let t0 = Instant::now();
+        let cpu0 = cpu_seconds(true);
+        // `--threads N`: N workers of the run's own (the global pool has one per core).
+        let threads = search.options.threads.max(1);
+        let pool =
+            (threads > 1).then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build()).and_then(Result::ok);
         let mut memo = new_memo(search.model);
-        let (graph, packer) = explore(search, &mut memo);
+        let (graph, packer, timing) = explore(search, &mut memo, pool.as_ref(), phases);
         if phases {
+            let Timing { expand, span, merge } = timing;
+            eprintln!(
+                "monitors: {threads} thread(s): process CPU {:.2} s; expanding {expand:.2} s CPU (span on {threads} free cores {span:.2} s), merging {merge:.2} s CPU ({:.1}% serial); bound on free cores {:.2} s",
+                cpu_seconds(true) - cpu0,
+                100.0 * merge / (expand + merge).max(1e-9),
+                span + merge
+            );
             eprintln!(
                 "monitors: system graph {} states ({} expanded), {} edges ({} writing), {} summaries, {} writes, {:.2} s",
                 graph.states(),
@@ -104,20 +119,113 @@ impl Strategy<SmartAppModel> for Monitors {
             );
         }
         drop((memo, packer));
-        for slot in search.model.monitored_slots() {
-            let t1 = Instant::now();
-            let nodes = fixpoint(search, &graph, slot as u32);
-            if phases {
-                eprintln!("monitors: slot {slot}: {nodes} product states, {:.2} s", t1.elapsed().as_secs_f64());
-            }
+        // One fixpoint per slot, independent of each other: in parallel with `--threads N`,
+        // their findings reported in the slots' order (as one after the other would).
+        let slots = search.model.monitored_slots();
+        let bounds = Bounds::of(search);
+        let (t1, cpu1) = (Instant::now(), cpu_seconds(true));
+        in_order(
+            search,
+            pool.as_ref(),
+            slots.len(),
+            |i, stopped| {
+                let t1 = Instant::now();
+                let (nodes, found) = fixpoint(&bounds, &graph, slots[i] as u32, stopped);
+                (nodes, found, t1.elapsed())
+            },
+            |search, i, (nodes, found, took)| {
+                report(search, found);
+                if phases {
+                    eprintln!("monitors: slot {}: {nodes} product states, {:.2} s", slots[i], took.as_secs_f64());
+                }
+            },
+        );
+        if phases {
+            eprintln!(
+                "monitors: {} slot searches, {:.2} s, process CPU {:.2} s",
+                slots.len(),
+                t1.elapsed().as_secs_f64(),
+                cpu_seconds(true) - cpu1
+            );
         }
         // The pair view (pair_monitors.rs): after the direct conflicts, which it leaves out.
         if !search.options.no_pair_conflicts {
             let t1 = Instant::now();
-            let view = super::pair_monitors::run(search, &graph);
+            let view = super::pair_monitors::run(search, &graph, pool.as_ref());
             search.stats.pair_view = Some(view);
             if phases {
                 eprintln!("monitors: pair view: {view:?}, {:.2} s", t1.elapsed().as_secs_f64());
+            }
+        }
+    }
+}
+
+/// A conflict found by a monitor, with its schedule.
+pub(super) type Finding = (ModelError, Vec<Choice>);
+
+/// Reports `found` in order.
+pub(super) fn report(search: &mut Search<'_, SmartAppModel>, found: Vec<Finding>) {
+    for (e, path) in found {
+        search.observed(&mut vec![e], &path);
+    }
+}
+
+/// What ends a monitor's search early, read before the monitors run (so that they can run on
+/// other threads): the report's deadline, the memory limit, `--stop-at-first-error`.
+pub(super) struct Bounds<'m> {
+    pub m: &'m SmartAppModel,
+    deadline: Option<Instant>,
+    max_memory: Option<u64>,
+    stop_first: bool,
+}
+
+impl<'m> Bounds<'m> {
+    pub fn of(search: &Search<'m, SmartAppModel>) -> Self {
+        Bounds {
+            m: search.model,
+            deadline: search.report_deadline(),
+            max_memory: search.limits.max_memory_bytes,
+            // An error halts the search only if nothing else halted it first (`Search::halt`).
+            stop_first: search.limits.stop_at_first_error
+                && matches!(search.stop_reason(), None | Some(super::StopReason::FirstError)),
+        }
+    }
+
+    /// Whether a monitor's search ends here: the deadline or the memory limit has passed, or
+    /// the search stops at its first error and one was found (`found`: by this monitor, or
+    /// before it began).
+    pub fn over(&self, found: bool) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.max_memory.is_some_and(|max| crate::alloc::current().is_some_and(|now| now >= max))
+            || self.stop_first && found
+    }
+}
+
+/// Runs `job(i, stopped)` for `i` in `0..n` and hands each result to `report`, in the order of
+/// `i`. `stopped` says the search stopped at a first error before the job began. On `pool`'s
+/// threads all at once, unless the search stops at its first error: then one after the other,
+/// each job knowing whether an earlier one found one, so the findings are those of a sequential
+/// run whatever the threads.
+pub(super) fn in_order<'m, T: Send>(
+    search: &mut Search<'m, SmartAppModel>,
+    pool: Option<&rayon::ThreadPool>,
+    n: usize,
+    job: impl Fn(usize, bool) -> T + Sync,
+    mut report: impl FnMut(&mut Search<'m, SmartAppModel>, usize, T),
+) {
+    let stopped = |search: &Search<'_, SmartAppModel>| search.stop_reason() == Some(super::StopReason::FirstError);
+    match pool {
+        Some(pool) if !search.limits.stop_at_first_error => {
+            let results: Vec<T> =
+                pool.install(|| (0..n).into_par_iter().with_max_len(1).map(|i| job(i, false)).collect());
+            for (i, r) in results.into_iter().enumerate() {
+                report(search, i, r);
+            }
+        }
+        _ => {
+            for i in 0..n {
+                let r = job(i, stopped(search));
+                report(search, i, r);
             }
         }
     }
@@ -273,6 +381,21 @@ impl Interner {
         id
     }
 
+    /// The summary of `writes` when it is interned already (read by the workers of a level, so
+    /// that only a summary never seen before reaches the merge). `key` and `ids` are scratch.
+    fn find(&self, writes: &[GhostWrite], key: &mut Vec<u32>, ids: &mut Vec<u32>) -> Option<u32> {
+        if writes.is_empty() {
+            return Some(0);
+        }
+        ids.clear();
+        for w in writes {
+            key.clear();
+            w.key(key);
+            ids.push(*self.write_ids.get(key.as_slice())?);
+        }
+        self.summary_ids.get(ids.as_slice()).copied()
+    }
+
     /// The summary of `writes`, and whether it is new.
     fn summary(&mut self, g: &mut Graph, writes: Vec<GhostWrite>) -> (u32, bool) {
         if writes.is_empty() {
@@ -293,7 +416,8 @@ impl Interner {
 struct Step {
     choice: Choice,
     result: Result<Reached, ModelError>,
-    /// Its monitored writes: interned already (a memo hit), or as the run handed them out.
+    /// Its monitored writes: interned already (a memo hit, or a run whose sequence the worker
+    /// found interned), or as the run handed them out (a sequence new when the level began).
     writes: Writes,
     /// Run by the interpreter (not found in the memo): the merge records it there.
     ran: bool,
@@ -320,18 +444,30 @@ struct Shared<'a> {
     store: &'a StateStore,
     packer: &'a Packer,
     memo: &'a Memo,
+    interner: &'a Interner,
 }
 
-/// A worker's scratch: the source state unpacked (when a firing has to run), its successor.
+/// A worker's scratch: the source state unpacked (when a firing has to run), its successor, and
+/// the words of a write sequence's lookup.
 struct Scratch {
     state: Option<SmartState>,
     next: Option<SmartState>,
     /// Its last paths through the memo's trees.
     trail: firing_memo::Trail,
+    key: Vec<u32>,
+    ids: Vec<u32>,
 }
 
 thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new(Scratch { state: None, next: None, trail: firing_memo::Trail::new() }) };
+    static SCRATCH: std::cell::RefCell<Scratch> = const {
+        std::cell::RefCell::new(Scratch {
+            state: None,
+            next: None,
+            trail: firing_memo::Trail::new(),
+            key: Vec::new(),
+            ids: Vec::new(),
+        })
+    };
 }
 
 impl Shared<'_> {
@@ -349,7 +485,7 @@ impl Shared<'_> {
         }
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { state, next, trail } = &mut *scratch;
+            let Scratch { state, next, trail, key: write_key, ids } = &mut *scratch;
             let mut unpacked = false;
             let mut to = Vec::new();
             let steps = enabled
@@ -381,7 +517,11 @@ impl Shared<'_> {
                             Reached::New(next.clone())
                         }
                     });
-                    Step { choice: c, result, writes: Writes::Run(writes), ran: true, reads }
+                    let writes = match self.interner.find(&writes, write_key, ids) {
+                        Some(id) => Writes::Interned(id),
+                        None => Writes::Run(writes),
+                    };
+                    Step { choice: c, result, writes, ran: true, reads }
                 })
                 .collect();
             Some(steps)
@@ -427,9 +567,16 @@ impl Shared<'_> {
 const CHUNK: usize = 64;
 
 /// Explores the system's reachable state graph breadth-first, no ghost kept (see the header).
-fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, Packer) {
+/// With `cpu`, also returns the CPU seconds the merging thread spent merging (TRACEPOR_PHASES).
+fn explore(
+    search: &mut Search<'_, SmartAppModel>,
+    memo: &mut Memo,
+    pool: Option<&rayon::ThreadPool>,
+    cpu: bool,
+) -> (Graph, Packer, Timing) {
     let m = search.model;
-    let threads = search.options.threads.max(1);
+    let threads = pool.map_or(1, |p| p.current_num_threads());
+    let mut timing = Timing::default();
     search.stats.unique_transitions = Some(0);
     search.stats.stored_state_bytes = Some(0);
     search.stats.revisits = Some(0);
@@ -448,7 +595,7 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
     let mut interner = Interner::default();
     let mut store = StateStore::new();
     let mut packer = m.packer();
-    let mut words = Vec::new();
+    let (mut words, mut source) = (Vec::new(), Vec::new());
     packer.pack(&m.initial(), &mut words);
     store.insert(&words, fingerprint(&words));
     let state_bytes = 4 * packer.width() as u64;
@@ -464,13 +611,22 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
             if search.stopped() {
                 break 'levels;
             }
-            let shared = Shared { m, store: &store, packer: &packer, memo };
-            let expanded: Vec<Option<Vec<Step>>> = if threads > 1 {
-                chunk.par_iter().with_max_len(1).map(|&id| shared.expand(id)).collect()
-            } else {
-                chunk.iter().map(|&id| shared.expand(id)).collect()
+            let shared = Shared { m, store: &store, packer: &packer, memo, interner: &interner };
+            // With `cpu`, each expansion's CPU seconds too (for `span`).
+            let expand = |&id: &u32| {
+                let t = cpu.then(thread_cpu_seconds);
+                let steps = shared.expand(id);
+                (steps, t.map_or(0.0, |t| thread_cpu_seconds() - t))
             };
-            for (&from, steps) in chunk.iter().zip(expanded) {
+            let expanded: Vec<(Option<Vec<Step>>, f64)> = match pool {
+                Some(pool) => pool.install(|| chunk.par_iter().with_max_len(1).map(expand).collect()),
+                None => chunk.iter().map(expand).collect(),
+            };
+            if cpu {
+                timing.expand_span(expanded.iter().map(|e| e.1), threads);
+            }
+            let merge_start = cpu.then(thread_cpu_seconds);
+            for (&from, (steps, _)) in chunk.iter().zip(expanded) {
                 // States are expanded in id order: their edges are contiguous.
                 debug_assert_eq!(from as usize + 1, g.first.len());
                 let Some(steps) = steps else {
@@ -484,7 +640,8 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
                 if growth > 0 && search.reserve(growth) {
                     break 'levels;
                 }
-                let source: Vec<u32> = store.key(from).to_vec();
+                source.clear();
+                source.extend_from_slice(store.key(from));
                 for step in steps {
                     search.transition(depth);
                     memo.hits += u64::from(!step.ran);
@@ -555,10 +712,56 @@ fn explore(search: &mut Search<'_, SmartAppModel>, memo: &mut Memo) -> (Graph, P
                 }
                 g.first.push(g.target.len() as u32);
             }
+            if let Some(t) = merge_start {
+                timing.merge += thread_cpu_seconds() - t;
+            }
         }
         level = next;
     }
-    (g, packer)
+    (g, packer, timing)
+}
+
+/// Load-independent figures of a parallel exploration (TRACEPOR_PHASES): CPU seconds of the
+/// expansions and of the serial merge, and the span the expansions would take on `threads`
+/// cores of their own (each chunk's expansions dealt in order to the first free core; a chunk
+/// ends when its last one does), whatever else the machine was running.
+#[derive(Default)]
+struct Timing {
+    expand: f64,
+    span: f64,
+    merge: f64,
+}
+
+impl Timing {
+    fn expand_span(&mut self, costs: impl Iterator<Item = f64>, threads: usize) {
+        let mut free = vec![0.0f64; threads];
+        for c in costs {
+            self.expand += c;
+            let first = free.iter_mut().min_by(|a, b| a.total_cmp(b)).expect("a thread");
+            *first += c;
+        }
+        self.span += free.iter().copied().fold(0.0, f64::max);
+    }
+}
+
+/// CPU seconds of the calling thread (of the process with `process`): load-independent figures
+/// of how much of a run is serial. 0 where the clock cannot be read.
+fn cpu_seconds(process: bool) -> f64 {
+    #[cfg(unix)]
+    {
+        let clock = if process { libc::CLOCK_PROCESS_CPUTIME_ID } else { libc::CLOCK_THREAD_CPUTIME_ID };
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `t` is a valid timespec to write; the clock ids are the platform's own.
+        if unsafe { libc::clock_gettime(clock, &mut t) } == 0 {
+            return t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9;
+        }
+    }
+    let _ = process;
+    0.0
+}
+
+fn thread_cpu_seconds() -> f64 {
+    cpu_seconds(false)
 }
 
 /// Whether `bytes` more stay within `--max-memory`. The memo is a cache: where they would not, it
@@ -595,11 +798,13 @@ fn intra_conflicts(search: &mut Search<'_, SmartAppModel>, g: &Graph, summary: u
     }
 }
 
-/// Breadth-first search of the product of the system graph with the monitor of `slot`: reports
+/// Breadth-first search of the product of the system graph with the monitor of `slot`: finds
 /// each conflict of a transition's first write of the slot with the ghost it meets, with a
-/// shortest schedule of the product. Returns the product states reached.
-fn fixpoint(search: &mut Search<'_, SmartAppModel>, g: &Graph, slot: u32) -> usize {
-    let m = search.model;
+/// shortest schedule of the product. Returns the product states reached and the findings, in
+/// the order found. `stopped`: the search stopped at a first error before it began.
+fn fixpoint(bounds: &Bounds<'_>, g: &Graph, slot: u32, stopped: bool) -> (usize, Vec<Finding>) {
+    let m = bounds.m;
+    let mut found = Vec::new();
     // Per summary: its first write of the slot and the ghost it leaves, if it writes the slot.
     let touch: Vec<Option<(u32, u32)>> = g
         .summaries
@@ -611,8 +816,6 @@ fn fixpoint(search: &mut Search<'_, SmartAppModel>, g: &Graph, slot: u32) -> usi
             Some((first, g.ghost_of[last as usize]))
         })
         .collect();
-    let deadline = search.report_deadline();
-    let max_memory = search.limits.max_memory_bytes;
     // Product states (system state, ghost id), and how each was first reached (its
     // predecessor's index and the edge), in breadth-first order.
     let mut nodes: Vec<(u32, u32)> = vec![(0, 0)];
@@ -632,12 +835,8 @@ fn fixpoint(search: &mut Search<'_, SmartAppModel>, g: &Graph, slot: u32) -> usi
     };
     let mut i = 0;
     while i < nodes.len() {
-        if i % 4096 == 0 {
-            let late = deadline.is_some_and(|d| Instant::now() >= d);
-            let full = max_memory.is_some_and(|max| crate::alloc::current().is_some_and(|now| now >= max));
-            if late || full || search.stopped() && search.stop_reason() == Some(super::StopReason::FirstError) {
-                break;
-            }
+        if i % 4096 == 0 && bounds.over(stopped || !found.is_empty()) {
+            break;
         }
         let (s, ghost) = nodes[i];
         for e in g.edges(s) {
@@ -648,7 +847,7 @@ fn fixpoint(search: &mut Search<'_, SmartAppModel>, g: &Graph, slot: u32) -> usi
                     if let Some(err) = m.monitor_conflict(last, &g.writes[first as usize], g.choice(e)) {
                         let mut path = path_of(&pred, i as u32);
                         path.push(g.choice(e));
-                        search.observed(&mut vec![err], &path);
+                        found.push((err, path));
                     }
                 }
                 after = left;
@@ -661,5 +860,5 @@ fn fixpoint(search: &mut Search<'_, SmartAppModel>, g: &Graph, slot: u32) -> usi
         }
         i += 1;
     }
-    nodes.len()
+    (nodes.len(), found)
 }

@@ -42,10 +42,10 @@
 
 use std::collections::BTreeSet;
 use std::ops::Range;
-use std::time::Instant;
 
 use rustc_hash::FxHashSet;
 
+use super::monitors::{in_order, report, Bounds, Finding};
 use super::Search;
 use crate::model::smartapp::{GhostWrite, SmartAppModel};
 use crate::model::Choice;
@@ -85,7 +85,11 @@ pub struct PairView {
 }
 
 /// Runs the pair view over `g` after the direct conflicts are found (module header).
-pub(super) fn run<G: SystemGraph>(search: &mut Search<'_, SmartAppModel>, g: &G) -> PairView {
+pub(super) fn run<G: SystemGraph + Sync>(
+    search: &mut Search<'_, SmartAppModel>,
+    g: &G,
+    pool: Option<&rayon::ThreadPool>,
+) -> PairView {
     let m = search.model;
     let mut view = PairView::default();
     // The pairs the direct conflicts name, by variable and app names in order.
@@ -99,6 +103,8 @@ pub(super) fn run<G: SystemGraph>(search: &mut Search<'_, SmartAppModel>, g: &G)
             (c.variable.clone(), a.clone(), b.clone())
         })
         .collect();
+    // The pairs, in the order they are reported.
+    let mut pairs: Vec<(u32, [u8; 2])> = Vec::new();
     for slot in m.monitored_slots() {
         let slot = slot as u32;
         let apps: BTreeSet<u8> = g.writes().iter().filter(|w| w.slot == slot).map(|w| w.app).collect();
@@ -108,44 +114,45 @@ pub(super) fn run<G: SystemGraph>(search: &mut Search<'_, SmartAppModel>, g: &G)
             for &b in &apps[i + 1..] {
                 let (na, nb) = (m.app_name(a as usize), m.app_name(b as usize));
                 let names = if na <= nb { (na, nb) } else { (nb, na) };
-                if direct.contains(&(variable.clone(), names.0.to_string(), names.1.to_string())) {
-                    continue;
-                }
-                view.pairs += 1;
-                match pair(search, g, slot, [a, b]) {
-                    Some((states, found)) => {
-                        view.product_states += states as u64;
-                        view.found += found as u64;
-                    }
-                    None => view.unfinished += 1,
+                if !direct.contains(&(variable.clone(), names.0.to_string(), names.1.to_string())) {
+                    pairs.push((slot, [a, b]));
                 }
             }
         }
     }
+    view.pairs = pairs.len() as u64;
+    // Each pair's search is its own: in parallel with `--threads N`, reported in order.
+    let bounds = Bounds::of(search);
+    in_order(
+        search,
+        pool,
+        pairs.len(),
+        |i, stopped| pair(&bounds, g, pairs[i].0, pairs[i].1, stopped),
+        |search, _, result| match result {
+            Some((states, found)) => {
+                view.product_states += states as u64;
+                view.found += u64::from(found.is_some());
+                report(search, found.into_iter().collect());
+            }
+            None => view.unfinished += 1,
+        },
+    );
     view
 }
 
-/// Whether the report's deadline or the memory limit has passed (checked between pairs and
-/// every 4,096 product states), or the search stopped at its first error.
-fn late(search: &Search<'_, SmartAppModel>, deadline: Option<Instant>) -> bool {
-    let max_memory = search.limits.max_memory_bytes;
-    deadline.is_some_and(|d| Instant::now() >= d)
-        || max_memory.is_some_and(|max| crate::alloc::current().is_some_and(|now| now >= max))
-        || search.stopped() && search.stop_reason() == Some(super::StopReason::FirstError)
-}
-
 /// The breadth-first search of S x M_{X,A,B} for `slot` = X and `apps` = {A, B}, stopped at its
-/// first pair conflict, which it reports. Returns the product states reached and whether it
-/// found one; None when stopped by the deadline or the memory limit.
+/// first pair conflict. Returns the product states reached and the conflict found, if any;
+/// None when stopped by the deadline or the memory limit, or by a first error found before it
+/// began (`stopped`).
 fn pair<G: SystemGraph>(
-    search: &mut Search<'_, SmartAppModel>,
+    bounds: &Bounds<'_>,
     g: &G,
     slot: u32,
     apps: [u8; 2],
-) -> Option<(usize, bool)> {
-    let m = search.model;
-    let deadline = search.report_deadline();
-    if late(search, deadline) {
+    stopped: bool,
+) -> Option<(usize, Option<Finding>)> {
+    let m = bounds.m;
+    if bounds.over(stopped) {
         return None;
     }
     let ours = |w: &GhostWrite| w.slot == slot && apps.contains(&w.app);
@@ -160,7 +167,7 @@ fn pair<G: SystemGraph>(
     index.insert(0);
     let mut i = 0;
     while i < nodes.len() {
-        if i % 4096 == 4095 && late(search, deadline) {
+        if i % 4096 == 4095 && bounds.over(stopped) {
             return None;
         }
         let (s, ghost) = nodes[i];
@@ -182,8 +189,7 @@ fn pair<G: SystemGraph>(
                         );
                         c.between = between;
                     }
-                    search.observed(&mut vec![err], &path);
-                    return Some((nodes.len(), true));
+                    return Some((nodes.len(), Some((err, path))));
                 }
                 last = g.ghost_of(w);
             }
@@ -195,7 +201,7 @@ fn pair<G: SystemGraph>(
         }
         i += 1;
     }
-    Some((nodes.len(), false))
+    Some((nodes.len(), None))
 }
 
 /// The edges of the product path to node `n`, in order.

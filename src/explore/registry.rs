@@ -36,6 +36,9 @@ pub struct Entry {
     /// The inputs on which it explores in parallel with `--threads N` (`dpor`: EM traces only;
     /// its event-model search is another, sequential one).
     pub parallel: &'static [ModelKind],
+    /// Runs on every core unless `--threads` says otherwise: its counts and findings are the
+    /// same for any number of threads (`monitors`; tests/threads_homes.rs).
+    pub all_cores: bool,
     /// Stores fingerprints instead of states with `--hash-compact` (only `full` keeps a store
     /// of visited states that the switch changes).
     pub hash_compact: bool,
@@ -68,6 +71,7 @@ pub const BASE: Entry = Entry {
     paper: "",
     stateless: false,
     parallel: &[],
+    all_cores: false,
     hash_compact: false,
     exhaustive: false,
     records_graph: false,
@@ -177,6 +181,7 @@ const ENTRIES: &[Entry] = &[
         what: "SmartApps with conflicts observed: the system's states explored once with no conflict ghost stored, each attribute's conflicts then found on the product of that graph with its own monitor; the same findings as `full` (elsewhere it runs `full`)",
         paper: "the synchronous product of a system with monitors of a safety property (Vardi and Wolper, LICS 1986), one monitor per attribute (src/explore/monitors.rs)",
         parallel: &[ModelKind::SmartApps],
+        all_cores: true,
         // The default only where it applies in full (`default_for_model`); elsewhere it is `full`.
         compare_on_request: true,
         smartapps: Some(|| Box::new(monitors::Monitors)),
@@ -334,6 +339,9 @@ pub fn strategy_list(dot: bool) -> String {
             n if n == ModelKind::ALL.len() => notes.push("--threads".into()),
             _ => notes
                 .push(format!("--threads on {}", e.parallel.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))),
+        }
+        if e.all_cores {
+            notes.push("every core by default".into());
         }
         if e.hash_compact {
             notes.push("--hash-compact".into());
