@@ -294,8 +294,8 @@ pub struct Common {
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: Option<u64>,
     /// Worker threads, for the strategies that explore in parallel (the strategy list below
-    /// names them), 1 to 256. Default: the machine's cores for `monitors` (its counts and
-    /// findings do not depend on the number), 1 for the others.
+    /// names them), 1 to 256. Default: the machine's cores for `monitors` on conflicts observed
+    /// (its counts and findings do not depend on the number), 1 for the others.
     #[arg(long, value_name = "N", value_parser = crate::validate::threads)]
     pub threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
@@ -406,10 +406,14 @@ impl Common {
     }
 
     /// The threads `entry` runs on: `--threads N`, else every core for a strategy whose results
-    /// do not depend on the number (`Entry::all_cores`), else 1.
+    /// do not depend on the number (`Entry::all_cores`), else 1. `monitors` runs its own search
+    /// only on conflicts observed; elsewhere it runs `full`, whose parallel walk keeps the
+    /// counts but not necessarily the schedules found first: one thread unless asked.
     pub fn threads_for(&self, entry: &crate::explore::registry::Entry) -> usize {
+        let lo = self.load_options();
+        let observed = lo.conflicts && lo.conflict_mode == crate::model::ConflictMode::Observe;
         self.threads.unwrap_or_else(|| {
-            if entry.all_cores {
+            if entry.all_cores && observed {
                 std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::validate::MAX_THREADS)
             } else {
                 1

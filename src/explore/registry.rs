@@ -341,7 +341,7 @@ pub fn strategy_list(dot: bool) -> String {
                 .push(format!("--threads on {}", e.parallel.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", "))),
         }
         if e.all_cores {
-            notes.push("every core by default".into());
+            notes.push("every core by default on conflicts observed".into());
         }
         if e.hash_compact {
             notes.push("--hash-compact".into());
