@@ -170,11 +170,20 @@ impl footprint::Walk for Names {
     }
 }
 
+/// The getter Groovy reads a property `n` through: `allOk` -> `getAllOk` (the interpreter's
+/// `Ctx::var` and every scan that follows it; empty for an empty name).
+pub(super) fn getter_name(n: &str) -> String {
+    let mut c = n.chars();
+    match c.next() {
+        Some(f) => format!("get{}{}", f.to_uppercase(), c.as_str()),
+        None => String::new(),
+    }
+}
+
 impl Names {
     fn getter(&mut self, name: &str) {
-        let mut c = name.chars();
-        if let Some(f) = c.next() {
-            self.getters.push(format!("get{}{}", f.to_uppercase(), c.as_str()));
+        if !name.is_empty() {
+            self.getters.push(getter_name(name));
         }
     }
 

@@ -111,7 +111,7 @@
 
 use std::collections::BTreeSet;
 
-use super::quiet::{self, Quiet};
+use super::quiet::Quiet;
 use super::*;
 
 /// What a guard asks of its key's value (the key absent: null).
@@ -297,8 +297,7 @@ fn atoms(c: &Expr, out: &mut Vec<Atom>) {
 
 /// Whether reading the variable `n` in `app` may run a method (Groovy's getter `getN()`).
 fn has_getter(app: &App, n: &str) -> bool {
-    let mut c = n.chars();
-    c.next().is_some_and(|f| app.methods.contains_key(&format!("get{}{}", f.to_uppercase(), c.as_str())))
+    !n.is_empty() && app.methods.contains_key(&callable::getter_name(n))
 }
 
 /// A `try` body's walk: whether it may run another app's code, i.e. deliver an event (a device
@@ -520,7 +519,7 @@ impl Collect<'_> {
             Expr::Str(x) => self.named.extend(methods.get(&**x)),
             Expr::Var(n) => {
                 self.named.extend(methods.get(n.as_str()));
-                if let Some(&g) = methods.get(&quiet::getter_name(n)) {
+                if let Some(&g) = methods.get(&callable::getter_name(n)) {
                     self.sites.push(site(g, self));
                 }
             }

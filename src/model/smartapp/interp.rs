@@ -480,13 +480,7 @@ impl Ctx<'_> {
                     return Ok(Value::Str(n.to_string().into()));
                 }
                 // Groovy reads a property `allOk` through its getter `getAllOk()`.
-                let mut getter = String::with_capacity(n.len() + 3);
-                getter.push_str("get");
-                let mut c = n.chars();
-                if let Some(f) = c.next() {
-                    getter.extend(f.to_uppercase());
-                    getter.push_str(c.as_str());
-                }
+                let getter = callable::getter_name(n);
                 if self.m.apps[self.app].methods.contains_key(getter.as_str()) {
                     let app = self.app;
                     return self.call_method(app, &getter, Args::new());

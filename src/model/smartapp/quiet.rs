@@ -91,7 +91,7 @@ impl Quiet {
         let all = |es: &mut dyn Iterator<Item = &Expr>| es.fold(true, |ok, x| ok && self.inert(x));
         match e {
             Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Dec(_) | Expr::Str(_) => true,
-            Expr::Var(n) => !self.methods.contains(&getter_name(n)),
+            Expr::Var(n) => !self.methods.contains(&callable::getter_name(n)),
             Expr::GStr(parts) => all(&mut parts.iter().filter_map(|p| match p {
                 GPart::Expr(x) => Some(x),
                 GPart::Lit(_) => None,
@@ -122,15 +122,6 @@ pub(super) fn walk_call<W: Walk>(w: &mut W, e: &Expr, inert: &[bool], in_quiet: 
         *in_quiet(w) |= inert;
         w.expr(a.value());
         *in_quiet(w) = outer;
-    }
-}
-
-/// The getter Groovy reads a property `n` through: `allOk` -> `getAllOk`.
-pub(super) fn getter_name(n: &str) -> String {
-    let mut c = n.chars();
-    match c.next() {
-        Some(f) => format!("get{}{}", f.to_uppercase(), c.as_str()),
-        None => String::new(),
     }
 }
 

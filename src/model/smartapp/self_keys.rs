@@ -571,12 +571,7 @@ impl Slice<'_> {
             return ALL;
         }
         let mut t = self.names.get(&(self.m, n.to_string())).copied().unwrap_or(0);
-        let mut getter = String::from("get");
-        let mut c = n.chars();
-        if let Some(f) = c.next() {
-            getter.extend(f.to_uppercase());
-            getter.push_str(c.as_str());
-        }
+        let getter = callable::getter_name(n);
         if !self.app.settings.contains_key(n) && self.app.methods.contains_key(getter.as_str()) {
             t |= self.enter(&getter, &[], ctl);
         }
