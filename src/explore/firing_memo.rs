@@ -239,7 +239,10 @@ impl Memo {
         summary: u32,
     ) {
         let c = c as usize;
-        if self.refused[c] {
+        // Node and outcome numbers share 31 bits with the LEAF mark: past them, record nothing.
+        let full =
+            self.nodes.len() + self.always.len() + reads.len() >= LEAF as usize || self.outcomes.len() >= LEAF as usize;
+        if self.refused[c] || full {
             return;
         }
         let path: Vec<u32> = self.always.iter().chain(reads).copied().collect();
