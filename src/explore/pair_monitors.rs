@@ -50,6 +50,10 @@ use super::Search;
 use crate::model::smartapp::{GhostWrite, SmartAppModel};
 use crate::model::Choice;
 
+/// The kind of a pair conflict's error: two apps' writes with only a third app's between them;
+/// reports group them apart from the direct conflicts (report/findings.rs).
+pub const PAIR_CONFLICT: &str = "pair conflict";
+
 /// What the pair view reads of `monitors`' recorded system graph (kept narrow so that the
 /// graph's storage can change behind it).
 pub(super) trait SystemGraph {
@@ -180,7 +184,7 @@ fn pair<G: SystemGraph>(
                     edges.push(e as u32);
                     let path: Vec<Choice> = edges.iter().map(|&e| g.choice(e as usize)).collect();
                     let between = between(m, g, slot, apps, &edges, k);
-                    err.kind = crate::report::findings::PAIR_CONFLICT;
+                    err.kind = PAIR_CONFLICT;
                     if let Some(c) = err.conflict.as_deref_mut() {
                         err.message = format!(
                             "{}; not consecutive: {} between them (a pair conflict: the two apps' writes alone conflict)",

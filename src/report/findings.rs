@@ -70,9 +70,7 @@ fn split(variable: &str) -> (String, String) {
     }
 }
 
-/// The kind of a pair conflict's error (explore/pair_monitors.rs): two apps' writes with only a
-/// third app's between them; grouped apart from the direct conflicts.
-pub const PAIR_CONFLICT: &str = "pair conflict";
+pub use crate::explore::pair_monitors::PAIR_CONFLICT;
 
 /// The conflicts among `errors` (a run's), grouped; attributes in name order.
 pub fn group(errors: &[ErrorReport]) -> Vec<AttributeConflicts> {

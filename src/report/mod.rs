@@ -2,7 +2,6 @@
 //! or as a text report in the manner of Java PathFinder ([`text`]), and [`compare`] tables.
 
 pub mod compare;
-pub mod corpus;
 pub mod dot;
 pub mod findings;
 pub mod html;

@@ -4,8 +4,11 @@
 
 use std::fmt::Write;
 
-use super::{aligned_cells, count, csv_table, secs};
+use super::{aligned_cells, count, csv_table, secs, with_notes};
 use crate::corpus::fse::{summary, Confusion, FseRow, FseSummary, Ours, Tally};
+use crate::report::compare::plural;
+use crate::report::html::esc;
+use crate::report::html::page::{table, Page};
 
 /// Column names of the per-pair table.
 pub const HEADER: [&str; 12] =
@@ -202,4 +205,19 @@ pub fn markdown(rows: &[FseRow]) -> String {
         out.push_str(&md_row(&c));
     }
     out
+}
+
+/// `corpus --html` on IoTCheck's FSE 2020 pairs: the table and the agreement per group.
+pub fn html_page(rows: &[FseRow]) -> String {
+    let title = "tracepor corpus: IoTCheck's FSE 2020 pairs".to_string();
+    let mut page = Page::new(&title, &esc(&plural(rows.len(), "pair")));
+    page.section("agreement", "agreement");
+    page.html(&format!("<pre>{}</pre>", esc(&text_summary(&summary(rows)))));
+    page.end();
+    let (header, cells) = with_notes(&HEADER, rows.iter().map(cells));
+    let last = header.len() - 1;
+    page.section("pairs", "pairs");
+    page.html(&table(&header, &cells, |i| i != 1 && i < 9, |i| i == last || i == 6, |i| cells[i][7] == "differ"));
+    page.end();
+    page.finish(&title)
 }

@@ -4,11 +4,13 @@
 
 use std::fmt::Write;
 
-use super::compare::{csv_cell, ratio, xml};
-
 pub mod fse;
 pub mod homes;
+
 use crate::corpus::{summary, Row, Side, Summary};
+use crate::report::compare::{csv_cell, plural, ratio, xml};
+use crate::report::html::esc;
+use crate::report::html::page::{table, Page};
 
 /// Column names; `x` columns are reductions (full / stateful), `JPF` the paper's figures.
 pub const HEADER: [&str; 22] = [
@@ -285,4 +287,30 @@ pub fn svg(rows: &[Row]) -> String {
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// `corpus --html` on the VMCAI tables: the table, its summary and the chart of reductions.
+pub fn html_page(rows: &[Row]) -> String {
+    let title = "tracepor corpus: VMCAI 2022 tables A.1/A.2".to_string();
+    let mut page = Page::new(&title, &esc(&plural(rows.len(), "pair")));
+    page.section("summary", "summary");
+    page.para(&text_summary(&summary(rows)));
+    page.html(&format!("<div class=\"scroll\">{}</div>", svg(rows)));
+    page.end();
+    let (header, cells) = with_notes(&HEADER, rows.iter().map(cells));
+    let last = header.len() - 1;
+    page.section("pairs", "pairs");
+    page.html(&table(&header, &cells, |i| i == 2, |i| i == last, |i| rows[i].agree == Some(false)));
+    page.end();
+    page.finish(&title)
+}
+
+/// A corpus table's header and rows with the note as a last column.
+pub(crate) fn with_notes<'h>(
+    header: &[&'h str],
+    rows: impl Iterator<Item = (Vec<String>, Option<String>)>,
+) -> (Vec<&'h str>, Vec<Vec<String>>) {
+    let header = header.iter().copied().chain(["note"]).collect();
+    let rows = rows.map(|(cells, note)| cells.into_iter().chain([note.unwrap_or_default()]).collect()).collect();
+    (header, rows)
 }
