@@ -37,6 +37,7 @@ mod fuzz_regressions;
 mod homes;
 mod html_page;
 mod input_errors;
+mod layering;
 mod memory;
 mod optimal;
 mod parallel;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Joins the event-level dependence of each Table A.2 pair (tests/corpus_dependence.rs, TSV on
+"""Joins the event-level dependence of each Table A.2 pair (tests/it/corpus_dependence.rs, TSV on
 stdout of its ignored test) with `tracepor corpus --jsonl` rows, and prints the grouping of
 docs/corpus.md ("Why our ratios differ from the paper's").
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Every strategy on every shipped input, side by side: the measurement behind the defaults
-(docs/strategies.md, issue 31). Runs `tracepor compare --json` once per input with every
+(docs/strategies.md). Runs `tracepor compare --json` once per input with every
 strategy that applies, one run at a time, and prints Markdown: a summary per kind of input,
 then one row per input and strategy.
 
-    python3 docs/strategies.py [--tracepor target/release/tracepor] [--time-limit 10]
+    python3 benches/strategies.py [--tracepor target/release/tracepor] [--time-limit 10]
                                [--max-memory 1500] [--only KIND] > strategies-table.md
 
 Inputs (paths from the repository root, ../shared beside it): fixtures/em, fixtures/em-regress,
