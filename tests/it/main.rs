@@ -22,6 +22,7 @@ mod conflict_scope;
 mod corpus;
 mod corpus_dependence;
 mod corpus_state_keys;
+mod corpus_study;
 mod dpor_benchmarks;
 mod em_dpor_sleep;
 mod em_semantics;
