@@ -6,7 +6,7 @@
 //! independent event pairs bounds what any DPOR over this dependence can reduce.
 //!
 //! Run on demand (minutes), printing one TSV line per pair and a summary:
-//! `cargo test --release --test corpus_dependence -- --ignored --nocapture`
+//! `cargo test --release --test it corpus_dependence:: -- --ignored --nocapture`
 //! The CI part checks the measurement itself on a small hand-made pair.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};

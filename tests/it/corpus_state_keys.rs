@@ -18,7 +18,7 @@ fn alone(file: &str) -> Option<smartapp::SmartAppModel> {
 
 /// One line per app: name, unstored keys, accepted copies (`-` for none); then the totals.
 #[test]
-#[ignore = "a listing for the docs: cargo test --release --test corpus_state_keys -- --ignored --nocapture"]
+#[ignore = "a listing for the docs: cargo test --release --test it corpus_state_keys:: -- --ignored --nocapture"]
 fn list_the_reduced_state_keys_of_the_corpus() {
     let mut files: Vec<String> = std::fs::read_dir(APPS)
         .unwrap()

@@ -75,7 +75,7 @@ fn dpor_agrees_with_full_stateless_and_full_on_random_bounded_models() {
     run_seeds(0..n);
 }
 
-/// Thousands of seeds, outside CI: `cargo test --release --test events_dpor_bounded -- --ignored`.
+/// Thousands of seeds, outside CI: `cargo test --release --test it events_dpor_bounded:: -- --ignored`.
 #[test]
 #[ignore]
 fn dpor_agrees_on_thousands_of_random_bounded_models() {

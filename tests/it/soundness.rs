@@ -16,7 +16,7 @@
 //!   padded to hundreds of operations (`generate_padded`), a small deterministic sample by
 //!   default; `TRACEPOR_SOUNDNESS_LARGE_SEEDS=n` for a campaign.
 //! - `TRACEPOR_SOUNDNESS_SEEDS=n` sets how many seeds of each kind (default 250; thousands on
-//!   demand, e.g. `TRACEPOR_SOUNDNESS_SEEDS=3000 cargo test --release --test soundness`);
+//!   demand, e.g. `TRACEPOR_SOUNDNESS_SEEDS=3000 cargo test --release --test it soundness::`);
 //!   `TRACEPOR_SOUNDNESS_STRATEGIES=a,b` checks only those strategies (on demand).
 //!
 //! That the suite can fail is shown by `suite_catches_unsound_ablations`: the stateful-DPOR
