@@ -187,7 +187,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "monitors",
-        summary: "device conflicts: every state once, then a check per attribute",
+        summary: "each state once, then conflicts per attribute",
         what: "SmartApps with conflicts observed: the system's states explored once with no conflict ghost stored, each attribute's conflicts then found on the product of that graph with its own monitor; the same findings as `full` (elsewhere it runs `full`)",
         paper: "the synchronous product of a system with monitors of a safety property (Vardi and Wolper, LICS 1986), one monitor per attribute (src/explore/monitors.rs)",
         parallel: &[ModelKind::SmartApps],

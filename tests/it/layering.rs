@@ -2,8 +2,9 @@
 //! trace -> model -> explore -> report -> check -> corpus -> cli, and a module that used one to
 //! its right would tie the layers into one. Read from the source: every `crate::NAME` path
 //! outside comments (in `use` lines and in expressions) is an edge from the file's top-level
-//! module to NAME. Shown able to fail: with `report/findings.rs` importing `crate::corpus` the
-//! test names the circle report -> corpus -> check -> report.
+//! module to NAME. Shown able to fail: with `use crate::corpus` planted in report/findings.rs
+//! the test fails with "import circle: check -> report (check.rs), report -> corpus
+//! (report/findings.rs), corpus -> check (corpus/homes.rs)".
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
