@@ -10,13 +10,13 @@ use std::process::{Command, Output};
 const PAIRS: &str = "fixtures/corpus/pairs.tsv";
 const APPS: &str = "../shared/smartthings/smartapps";
 
-fn tracepor() -> Command {
+pub(crate) fn tracepor() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_tracepor"));
     c.current_dir(common::root());
     c
 }
 
-fn ok(o: &Output) -> String {
+pub(crate) fn ok(o: &Output) -> String {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout.clone()).unwrap()
 }
@@ -27,7 +27,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn rows(path: &std::path::Path) -> Vec<serde_json::Value> {
+pub(crate) fn rows(path: &std::path::Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 

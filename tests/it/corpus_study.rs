@@ -9,31 +9,17 @@ use crate::common;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+use super::corpus::{ok, rows, tracepor};
 
 const STUDY: &str = "fixtures/corpus/fse-study.tsv";
 const DEVICE: &str = "fixtures/corpus/fse-pairs.tsv";
 const APPS: &str = "../shared/smartthings/smartapps";
 
-fn tracepor() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_tracepor"));
-    c.current_dir(common::root());
-    c
-}
-
-fn ok(o: &Output) -> String {
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tracepor-study-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn rows(path: &std::path::Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 /// The fixture's lines: (sheet, app1, app2) -> (IoTCheck's verdict, the label), as written.
