@@ -1,4 +1,4 @@
-//! The VMCAI 2022 tables A.1 and A.2 reproduced from the SmartApps' source (issue 16): read
+//! The VMCAI 2022 tables A.1 and A.2 reproduced from the SmartApps' source: read
 //! the paper's per-pair figures ([`read_pairs`]), load each pair of apps as one system and run
 //! `full` and `stateful-dpor` on it with the `compare` machinery ([`run_pair`]), giving one
 //! [`Row`] per pair that [`table`] renders and shards write as JSON lines.

@@ -1,4 +1,4 @@
-//! The pair view of a home (issue 29): for an attribute X and two apps A and B that both write
+//! The pair view of a home: for an attribute X and two apps A and B that both write
 //! it, the conflicts the pair run of A and B alone would observe along the paths of the home,
 //! found on the same recorded system graph as `monitors`' own ([`super::monitors`]), with one
 //! more monitor per (X, {A, B}).

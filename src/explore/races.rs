@@ -1,4 +1,4 @@
-//! Races of an EM trace, and which of them change an outcome (issue 30; docs/races.md).
+//! Races of an EM trace, and which of them change an outcome (docs/races.md).
 //!
 //! # What a race is
 //! DroidRacer's notion (Maiya, Kanade, Majumdar, "Race detection for Android applications",

@@ -1,7 +1,7 @@
 //! Shortest counterexamples for `full`: a breadth-first pass after the depth-first search.
 //!
 //! The depth-first walk of `full` reaches errors along long paths (the first schedule to the
-//! thermostat conflict of issue 17 had 163 steps where five suffice). Breadth-first from the
+//! thermostat conflict of a SmartApp pair had 163 steps where five suffice). Breadth-first from the
 //! initial state over the same model, each state stored once, first meets a state or error at
 //! the least number of steps: so the first path to each error (same key as [`Outcomes`]: kind,
 //! line, message) and to each reported deadlock (same outcome text) is a shortest one. Paths are

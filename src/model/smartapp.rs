@@ -17,7 +17,7 @@
 //!   atomically; the accesses (device attributes, location mode, each app's state) are recorded
 //!   as they run; `--conflicts` is IoTCheck's property: an app writing an attribute with a value
 //!   different from the one another app last wrote there.
-//! - **An unchanged write is a read** (issue 16's dependence refinement): a write that leaves the
+//! - **An unchanged write is a read** (a refinement of dependence): a write that leaves the
 //!   state as it was (an attribute, the mode or a `state` key given the value it holds, and with
 //!   `--conflicts` by its last writer) is recorded as a read of its object. Sound for every
 //!   strategy: if t at s stores into x the value x holds, then for any t' whose accesses at s do

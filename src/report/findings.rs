@@ -1,4 +1,4 @@
-//! A home's conflicts grouped by device and attribute (issue 29): for each (device, attribute)
+//! A home's conflicts grouped by device and attribute: for each (device, attribute)
 //! the apps that conflict on it, each pair of them, and each conflicting write found: the
 //! earlier writer and the later one, with their values and the `file:line, handler h` of each
 //! write. The later write's place is where the error arose; the earlier one's the report found

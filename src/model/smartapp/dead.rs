@@ -1,4 +1,4 @@
-//! State the apps can never tell apart, left out of the configuration (issue 29, homes):
+//! State the apps can never tell apart, left out of the configuration (homes):
 //! static reductions of the state space, for every strategy, decided once when the system is
 //! loaded from the scan of every app's source (`footprint.rs`).
 //!
@@ -23,7 +23,7 @@
 //! commute (both orders reach the same representative), which is what the dropped access says.
 //! The outcome line shows such an attribute at its initial value.
 //!
-//! **Attributes only one app writes, that no app reads or subscribes to** (issue 26: a
+//! **Attributes only one app writes, that no app reads or subscribes to** (a
 //! thermostat's fan mode, which thermostat-mode-director may set through a computed command name
 //! and no app kept under `--conflicts` looks at) are dead as well. Their value is never read,
 //! no handler runs when it changes (no subscriber), and with one writer there is no conflict
@@ -40,7 +40,7 @@
 //! The same bisimulation argument, with ~ relating states that differ only in those ghosts,
 //! gives soundness: no transition's behaviour or error depends on them.
 //!
-//! **Write-only `state` keys** (issue 29, the thermostat home: `turnOffTime = now()` in
+//! **Write-only `state` keys** (the thermostat home: `turnOffTime = now()` in
 //! thermostat-window-check and thermostat-mode-director, never read). Under `--conflicts`, a key
 //! of an app's `state` that no code of that app may read is not stored, and its write records
 //! no access ([`SmartAppModel::read_state_keys`], `Ctx::state_set`). The scan

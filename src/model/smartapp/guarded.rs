@@ -1,4 +1,4 @@
-//! Saved copies dead while their guard is off (issue 29, the thermostat home): a key K of an
+//! Saved copies dead while their guard is off (the thermostat home): a key K of an
 //! app's `state` that the app reads only when another key G says a copy was taken
 //! (thermostat-mode-director's `currentMode1`, read only under `state.lastStatus ==
 //! "disabled"`) is reset to absent in every stored state where the guard is off.
@@ -41,7 +41,7 @@
 //!
 //! A key whose guard is itself such a key is not reset (the relation below would need both).
 //!
-//! **Guards through calls** (issue 29: thermostat-auto-off reads its copy in `restore`, which
+//! **Guards through calls** (thermostat-auto-off reads its copy in `restore`, which
 //! only `runIn(delay, 'restore')` under `if (... && state.changed)` enters). A *site* of a
 //! method m is a written call `m(...)`, a property read `x` of its getter `m = getX`, or a
 //! literal name or method reference given as the handler of `runIn`, `runOnce` or `runEvery*`,

@@ -1,5 +1,5 @@
-//! Apps left out of the interleaving under `--conflicts` (issue 26; issue 29 names it for whole
-//! homes): an app that can write nothing another app sees cannot take part in a conflict, so
+//! Apps left out of the interleaving under `--conflicts`, in pairs and in
+//! whole homes: an app that can write nothing another app sees cannot take part in a conflict, so
 //! when the property is IoTCheck's conflicts its handlers are not run and the events that then
 //! reach nothing are not scheduled. For N apps, not only pairs.
 //!

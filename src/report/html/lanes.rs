@@ -1,4 +1,4 @@
-//! Lane diagrams of schedules (issue 30): a counterexample (a deadlock or error schedule of an
+//! Lane diagrams of schedules: a counterexample (a deadlock or error schedule of an
 //! EM trace, a conflict of SmartApps, an event model's error) or a race witness, drawn as one
 //! column per lane ([`Model::lanes`]: a thread or looper, an app, the environment), time going
 //! down, one row per mark ([`Model::lane_marks`]): operations and accesses as marks, each run of

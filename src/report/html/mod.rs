@@ -1,4 +1,4 @@
-//! `--html PATH` (issue 30): one self-contained page per `check`, `compare` or `corpus` run:
+//! `--html PATH`: one self-contained page per `check`, `compare` or `corpus` run:
 //! inline CSS and SVG, no script, nothing loaded from elsewhere. It says what the text report
 //! says, and draws each counterexample as a lane diagram ([`lanes`]), `compare`'s table as
 //! charts ([`chart`]), `corpus`'s table and its chart of reductions. Every text that comes from

@@ -1,4 +1,4 @@
-//! The race report and the outcomes explained (issue 30, [`crate::explore::races`]) on `check`'s
+//! The race report and the outcomes explained ([`crate::explore::races`]) on `check`'s
 //! page: the races with their verdicts, each race that changes an outcome drawn from its witness
 //! run (the racing pair outlined: the second access runs before the first), and what each
 //! outcome sees differently from the recorded run.
