@@ -203,6 +203,11 @@ impl SmartAppModel {
         let mut free: Vec<(String, Vec<u16>)> = Vec::new();
         let mut note = |name: &str, pos: &crate::trace::home::Pos, quant: Quant| -> Result<(), NotApplicable> {
             let (device, devs) = resolve(self, roles, name);
+            // `any` over no device is false: the property still applies (`all` over none would
+            // hold vacuously, and a bare role needs a device).
+            if devs.is_empty() && quant == Quant::Any {
+                return Ok(());
+            }
             if devs.is_empty() {
                 return Err(NotApplicable(pos.clone(), format!("no device or role named `{name}` in the home")));
             }
@@ -337,6 +342,7 @@ impl SmartAppModel {
                     }
                 }
                 match quant {
+                    Quant::One if slots.is_empty() => Val::Slots(false, slots),
                     Quant::One => Val::Slot(slots[0]),
                     q => Val::Slots(*q == Quant::All, slots),
                 }
