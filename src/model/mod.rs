@@ -652,28 +652,20 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
             let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
             Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
-        Input::SmartApps(apps) => {
-            let opts = smartapp::SmartAppOptions {
-                conflicts: options.conflicts || options.conflicts_on.is_some(),
-                bound: options.bound,
-                keep_dead_state: options.keep_dead_state,
-                conflict_mode: options.conflict_mode,
-                conflicts_on: options.conflicts_on,
-                properties: options.properties,
-            };
-            Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
-        }
-        Input::Home(home) => {
-            let opts = smartapp::SmartAppOptions {
-                conflicts: options.conflicts || options.conflicts_on.is_some(),
-                bound: options.bound,
-                keep_dead_state: options.keep_dead_state,
-                conflict_mode: options.conflict_mode,
-                conflicts_on: options.conflicts_on,
-                properties: options.properties,
-            };
-            Ok(Loaded::SmartApps(smartapp::load_home(&home, opts)?))
-        }
+        Input::SmartApps(apps) => Ok(Loaded::SmartApps(smartapp::load(&apps, smartapp_options(options))?)),
+        Input::Home(home) => Ok(Loaded::SmartApps(smartapp::load_home(&home, smartapp_options(options))?)),
+    }
+}
+
+/// The SmartApp model's options from the load options.
+fn smartapp_options(options: LoadOptions) -> smartapp::SmartAppOptions {
+    smartapp::SmartAppOptions {
+        conflicts: options.conflicts || options.conflicts_on.is_some(),
+        bound: options.bound,
+        keep_dead_state: options.keep_dead_state,
+        conflict_mode: options.conflict_mode,
+        conflicts_on: options.conflicts_on,
+        properties: options.properties,
     }
 }
 

@@ -433,7 +433,11 @@ impl SmartAppModel {
         st: &SmartState,
         acc: &mut Vec<Access>,
     ) -> Option<(usize, usize, usize, Option<usize>)> {
-        let written = |o: &u32| acc.iter().any(|a| a.write && a.object == *o);
+        // The objects the step wrote, once (a property's objects are few and sorted).
+        let mut wrote: Vec<u32> = acc.iter().filter(|a| a.write).map(|a| a.object).collect();
+        wrote.sort_unstable();
+        wrote.dedup();
+        let written = |o: &u32| wrote.binary_search(o).is_ok();
         let mut found = None;
         let mut reads = Vec::new();
         for (i, p) in self.props.list.iter().enumerate() {
@@ -524,12 +528,13 @@ impl SmartAppModel {
         }
     }
 
-    fn text(&self, v: &Val, st: &SmartState) -> String {
+    /// A value's text, borrowed where the state holds it (the check runs on every step).
+    fn text<'a>(&self, v: &'a Val, st: &'a SmartState) -> std::borrow::Cow<'a, str> {
         match v {
-            Val::Slot(s) => st.attrs[*s as usize].text(),
-            Val::Mode => st.mode.to_string(),
-            Val::Const(c) => c.clone(),
-            Val::Slots(..) => String::new(),
+            Val::Slot(s) => st.attrs[*s as usize].text_ref(),
+            Val::Mode => std::borrow::Cow::Borrowed(&st.mode),
+            Val::Const(c) => std::borrow::Cow::Borrowed(c),
+            Val::Slots(..) => std::borrow::Cow::Borrowed(""),
         }
     }
 }
