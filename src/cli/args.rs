@@ -204,6 +204,12 @@ pub enum Command {
         /// Conflicts on these attributes only, as the run that printed the schedule did.
         #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
         conflicts_on: Option<crate::model::ConflictScope>,
+        /// The property file the run that printed the schedule checked.
+        #[arg(long, value_name = "FILE")]
+        properties: Option<PathBuf>,
+        /// As the run that printed the schedule: no property library on a home.
+        #[arg(long)]
+        no_default_properties: bool,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -258,6 +264,13 @@ pub struct Common {
     /// Conflicts on these attributes only, e.g. lock.
     #[arg(long, value_name = "ATTRS", value_parser = crate::model::smartapp::conflict_scope)]
     pub conflicts_on: Option<crate::model::ConflictScope>,
+    /// Check the safety properties of this file (SmartApps and homes; docs/properties.md): a
+    /// violation is an error of kind `property` with the shortest event sequence reaching it.
+    #[arg(long, value_name = "FILE")]
+    pub properties: Option<PathBuf>,
+    /// Homes (docs/home-file.md): do not attach the property library to the home's devices.
+    #[arg(long)]
+    pub no_default_properties: bool,
     /// Ablation (SmartApps): store the attributes no app reads or writes, the conflict record
     /// of attributes one app writes, and `state` keys no code reads (left out by default;
     /// docs/reductions-homes.md).
@@ -427,6 +440,7 @@ impl Common {
             keep_dead_state: self.keep_dead_state,
             conflict_mode: self.conflict_mode.unwrap_or_default(),
             conflicts_on: self.conflicts_on,
+            properties: crate::model::PropertyOptions::new(self.properties.as_deref(), self.no_default_properties),
         }
     }
 

@@ -78,12 +78,23 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             }
         }
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
-        Command::Replay { files, schedule, bound, conflicts, conflict_mode, conflicts_on, .. } => {
+        Command::Replay {
+            files,
+            schedule,
+            bound,
+            conflicts,
+            conflict_mode,
+            conflicts_on,
+            properties,
+            no_default_properties,
+            ..
+        } => {
             let load = LoadOptions {
                 bound,
                 conflicts: conflicts || conflicts_on.is_some(),
                 conflict_mode: conflict_mode.unwrap_or_default(),
                 conflicts_on,
+                properties: crate::model::PropertyOptions::new(properties.as_deref(), no_default_properties),
                 ..Default::default()
             };
             replay::replay(&files, &schedule, load)

@@ -326,6 +326,10 @@ pub trait Model: Sync {
     fn write_place(&self, _path: &[Choice], _variable: &str, _app: &str) -> Option<String> {
         None
     }
+    /// The property an error of kind `property` violates (SmartApps, docs/properties.md).
+    fn property_info(&self, _error: &ModelError) -> Option<PropertyInfo> {
+        None
+    }
     /// The outcome of a state in which nothing is enabled.
     fn outcome(&self, s: &Self::State) -> Outcome;
     /// Short name of a choice, as written in schedules (no `,` or `*`).
@@ -556,6 +560,34 @@ impl ConflictScope {
     }
 }
 
+/// `--properties FILE` and `--no-default-properties` (SmartApps, docs/properties.md): the file
+/// is kept for the process, so that the options stay `Copy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PropertyOptions {
+    pub file: Option<&'static std::path::Path>,
+    /// The library's properties are not attached to a home's devices.
+    pub no_library: bool,
+}
+
+impl PropertyOptions {
+    /// The options of this file (None: none) and library switch.
+    pub fn new(file: Option<&std::path::Path>, no_library: bool) -> PropertyOptions {
+        let file = file.map(|f| &*Box::leak(f.to_path_buf().into_boxed_path()));
+        PropertyOptions { file, no_library }
+    }
+}
+
+/// A violated property as reports name it (JSON `errors[].property`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PropertyInfo {
+    pub name: String,
+    pub text: Option<String>,
+    pub source: Option<String>,
+    /// Where it is written (a property file, a home, or the library).
+    pub file: String,
+    pub line: usize,
+}
+
 /// Options that shape the transition system built from an input.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
@@ -571,6 +603,8 @@ pub struct LoadOptions {
     /// `--conflicts-on`: only these attributes can be a conflict (SmartApps; implies
     /// `conflicts`). None: every attribute.
     pub conflicts_on: Option<ConflictScope>,
+    /// `--properties FILE`, `--no-default-properties` (SmartApps).
+    pub properties: PropertyOptions,
 }
 
 /// An input turned into its transition system.
@@ -618,16 +652,20 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
             let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
             Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
-        Input::SmartApps(apps) => {
-            let opts = smartapp::SmartAppOptions {
-                conflicts: options.conflicts || options.conflicts_on.is_some(),
-                bound: options.bound,
-                keep_dead_state: options.keep_dead_state,
-                conflict_mode: options.conflict_mode,
-                conflicts_on: options.conflicts_on,
-            };
-            Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
-        }
+        Input::SmartApps(apps) => Ok(Loaded::SmartApps(smartapp::load(&apps, smartapp_options(options))?)),
+        Input::Home(home) => Ok(Loaded::SmartApps(smartapp::load_home(&home, smartapp_options(options))?)),
+    }
+}
+
+/// The SmartApp model's options from the load options.
+fn smartapp_options(options: LoadOptions) -> smartapp::SmartAppOptions {
+    smartapp::SmartAppOptions {
+        conflicts: options.conflicts || options.conflicts_on.is_some(),
+        bound: options.bound,
+        keep_dead_state: options.keep_dead_state,
+        conflict_mode: options.conflict_mode,
+        conflicts_on: options.conflicts_on,
+        properties: options.properties,
     }
 }
 
@@ -636,7 +674,7 @@ impl From<&Input> for ModelKind {
         match input {
             Input::EmTrace { .. } | Input::AbcLog(_) => ModelKind::EmTrace,
             Input::Events(_) => ModelKind::Events,
-            Input::SmartApps(_) => ModelKind::SmartApps,
+            Input::SmartApps(_) | Input::Home(_) => ModelKind::SmartApps,
         }
     }
 }

@@ -54,11 +54,13 @@ mod devices;
 mod encode;
 mod footprint;
 mod guarded;
+mod home;
 mod initial;
 mod interp;
 mod load;
 mod packed;
 mod probe;
+mod properties;
 mod quiet;
 mod self_keys;
 mod slice;
@@ -69,9 +71,11 @@ pub use delivery::GhostWrite;
 use devices::*;
 use encode::*;
 pub use guarded::GuardVerdict;
+pub use home::load_home;
 pub use load::{conflict_scope, load};
 pub use packed::Packer;
 pub use probe::{Probe, Varying};
+pub use properties::{LIBRARY, LIBRARY_FILE};
 use value::*;
 pub use value::{Text, Value};
 
@@ -86,6 +90,8 @@ struct App {
     callable: Vec<bool>,
     /// Input name -> value (devices, enums ...).
     settings: FxHashMap<String, Value>,
+    /// The inputs a configured home binds (home.rs): fixed, never varied by the model.
+    bound: Vec<String>,
 }
 
 /// What a subscription listens to.
@@ -142,6 +148,8 @@ pub struct SmartAppOptions {
     pub conflict_mode: crate::model::ConflictMode,
     /// `--conflicts-on`: the attributes a conflict may be on (None: all; `load.rs`).
     pub conflicts_on: Option<crate::model::ConflictScope>,
+    /// `--properties FILE`, `--no-default-properties` (properties.rs).
+    pub properties: crate::model::PropertyOptions,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -213,8 +221,11 @@ fn text_shared(a: &Text, b: &Text) -> bool {
 
 pub struct SmartAppModel {
     apps: Vec<App>,
-    /// Capability of each device.
+    /// Name of each device: its capability when inputs are bound by capability (one device per
+    /// capability), the home's name for it in a configured home (home.rs).
     devices: Vec<String>,
+    /// Capabilities of each device.
+    device_caps: Vec<Vec<String>>,
     /// (device, attribute) of each slot.
     slots: Vec<(u16, String)>,
     /// Per device, its attributes' slots (looked up by name without building a key).
@@ -255,6 +266,8 @@ pub struct SmartAppModel {
     /// (`guarded.rs`), and the verdict on every key read under an `if`.
     guarded: Vec<guarded::GuardedKey>,
     guard_verdicts: Vec<GuardVerdict>,
+    /// The safety properties checked (properties.rs); empty without any.
+    props: properties::Props,
 }
 
 /// Ways a handler run ends early.
@@ -317,6 +330,8 @@ struct Ctx<'m> {
     /// The event fired is the user's own action (an app touch, a button, an NFC tag, a cube
     /// turned): the next delivery runs its handlers as the user's direct command.
     user_event: bool,
+    /// The properties' check of this firing (properties.rs); None without properties.
+    prop: Option<Box<properties::PropRun>>,
     /// The running handler acts on the user's direct command: its writes are the user's intent
     /// (never a conflict), though they become the last write (see `set_attr`).
     manual: bool,
@@ -385,6 +400,7 @@ impl<'m> Ctx<'m> {
             ghost_writes: None,
             user_event: false,
             manual: false,
+            prop: None,
         }
     }
 
@@ -469,7 +485,10 @@ impl Model for SmartAppModel {
         if self.opts.conflicts && self.opts.conflict_mode != crate::model::ConflictMode::Observe {
             flags.push_str(&format!(" --conflict-mode {}", self.opts.conflict_mode.as_str()));
         }
-        flags + &self.scope_flag()
+        flags + &self.scope_flag() + self.property_flags()
+    }
+    fn property_info(&self, e: &ModelError) -> Option<crate::model::PropertyInfo> {
+        self.property_of(e)
     }
     fn choices(&self) -> u32 {
         (self.events.len() + self.configs.len()) as u32

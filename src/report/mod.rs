@@ -49,6 +49,10 @@ pub struct ErrorReport {
     /// ([`crate::model::em::StuckThread`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stuck: Vec<crate::model::em::StuckThread>,
+    /// For a property violation (kind `property`): the property's name, text, source and where
+    /// it is written (docs/properties.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub property: Option<crate::model::PropertyInfo>,
     /// Steps of `schedule`.
     #[serde(skip)]
     pub steps: usize,
@@ -189,6 +193,7 @@ impl RunReport {
                     at: f.error.at.clone(),
                     last_at,
                     stuck: Vec::new(),
+                    property: model.property_info(&f.error),
                     steps: short.len(),
                 }
             })
@@ -225,6 +230,7 @@ impl RunReport {
                     at: (!at.is_empty()).then(|| at.join("; ")),
                     last_at: None,
                     stuck: waits,
+                    property: None,
                     steps: schedule.len(),
                 });
             }

@@ -139,7 +139,8 @@ impl SmartAppModel {
         }
         let reach = self.reach();
         let mut writers = vec![0u32; n];
-        let mut read = vec![false; n];
+        // What a property reads is read (properties.rs).
+        let mut read: Vec<bool> = (0..n).map(|s| self.read_by_properties(s as u32)).collect();
         for (a, r) in reach.iter().enumerate() {
             // An app left out of the interleaving (`slice.rs`) runs no handler: it reads nothing.
             if self.left_out[a] {

@@ -264,7 +264,10 @@ impl SmartAppModel {
             st.fired[e] += 1;
         }
         let ev = &self.events[e];
+        // The properties' state before the step (properties.rs); None without properties.
+        let prop = self.property_start(st);
         let mut cx = Ctx::new(self, st, 0, std::mem::take(acc));
+        cx.prop = prop;
         cx.log = log.take();
         if places.is_some() {
             cx.places = Some(Vec::new());
@@ -287,6 +290,15 @@ impl SmartAppModel {
         if let (Err(Flow::Error(_, line)), None) = (&r, cx.fault) {
             cx.fault = Some((cx.app, *line, None));
         }
+        // The properties: a violation found while the handlers ran, or at rest (properties.rs).
+        let mut violation = None;
+        if let Some(run) = cx.prop.take() {
+            violation = match &r {
+                Err(Flow::Error(m, _)) if m.starts_with(properties::PROPERTY) => run.violation,
+                Err(Flow::Error(..)) => None,
+                _ => self.property_end(&run, cx.st, &mut cx.acc),
+            };
+        }
         *acc = std::mem::take(&mut cx.acc);
         *log = cx.log.take();
         if let (Some(out), Some(found)) = (places, cx.places.take()) {
@@ -304,7 +316,12 @@ impl SmartAppModel {
         let app = cx.app;
         let at = cx.fault_place();
         let conflict = cx.conflict.take();
+        let method = cx.method.map(str::to_string);
         drop(cx);
+        if let Some(v) = violation {
+            self.reset_guarded(st);
+            return Err(self.property_error(v, &ev.name, method.as_deref()));
+        }
         // The representative of the states no later transition tells apart (`guarded.rs`).
         self.reset_guarded(st);
         match r {
@@ -348,6 +365,9 @@ impl Ctx<'_> {
         // A command given no value (an unset optional input) leaves the device as it is.
         if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
             return Ok(());
+        }
+        if by.is_some() && self.prop.is_some() {
+            self.property_command_write(slot as u32, &value)?;
         }
         // An attribute nobody reads (or subscribes to, when one app writes it) is not stored,
         // and its event touches nothing of the state (`dead.rs`); an app's write of it does
@@ -429,6 +449,9 @@ impl Ctx<'_> {
             }
         } else {
             self.st.attrs[slot] = value.clone();
+            if let Some(app) = by.filter(|_| self.prop.is_some()) {
+                self.property_write(slot as u32, app);
+            }
         }
         let text = match value {
             Value::Str(x) => x,
@@ -449,12 +472,26 @@ impl Ctx<'_> {
             }
         } else {
             self.st.mode = mode.clone();
+            if let Some(app) = by.filter(|_| self.prop.is_some()) {
+                self.property_write(o, app);
+            }
         }
         self.deliver(None, &Text::Static("mode"), &mode)
     }
 
-    /// Runs the handlers subscribed to `attr` of `dev` (None: location/app) with `value`.
+    /// Runs the handlers subscribed to `attr` of `dev` (None: location/app) with `value`; with
+    /// properties, watching for the delivery coming round again (properties.rs).
     pub(super) fn deliver(&mut self, dev: Option<u16>, attr: &Text, value: &Text) -> R<()> {
+        if self.prop.is_none() {
+            return self.deliver_handlers(dev, attr, value);
+        }
+        self.property_deliver(dev, attr, value)?;
+        let r = self.deliver_handlers(dev, attr, value);
+        self.property_delivered();
+        r
+    }
+
+    fn deliver_handlers(&mut self, dev: Option<u16>, attr: &Text, value: &Text) -> R<()> {
         if self.depth > 24 {
             return Ok(());
         }

@@ -253,6 +253,9 @@ impl Ctx<'_> {
             );
             cx.set_attr(d, attr, v, app)
         };
+        if self.prop.is_some() {
+            self.property_command(d, name)?;
+        }
         match name {
             "currentValue" | "latestValue" => return Ok(Some(self.attr(d, &text_arg(a, 0)))),
             "currentState" | "latestState" => {

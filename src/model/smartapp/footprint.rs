@@ -556,6 +556,8 @@ impl SmartAppModel {
                 }
             }
         }
+        // A property's check reads its objects when the firing writes one (properties.rs).
+        self.property_footprint(&mut objects);
         objects.into_iter().map(|(object, write)| Access { object, write }).collect()
     }
 

@@ -236,7 +236,9 @@ impl Ctx<'_> {
             Stmt::Try(body, catches, fin) => {
                 let r = self.scoped(body);
                 let r = match r {
-                    Err(Flow::Error(m, l)) if m.starts_with(CONFLICT) => Err(Flow::Error(m, l)),
+                    Err(Flow::Error(m, l)) if m.starts_with(CONFLICT) || m.starts_with(properties::PROPERTY) => {
+                        Err(Flow::Error(m, l))
+                    }
                     Err(Flow::Error(_, _)) if !catches.is_empty() => {
                         let mark = self.vars.len();
                         self.declare(catches[0].0.clone(), lit("exception"));
@@ -839,6 +841,22 @@ impl Ctx<'_> {
                 if let Some(v) = self.device_method(*d, name, &a)? {
                     return Ok(v);
                 }
+            }
+            // A command or query on a list of devices (a home binds several to a `multiple`
+            // input): on each, as a hub does.
+            Value::List(l)
+                if !l.is_empty()
+                    && l.iter().all(|x| matches!(x, Value::Dev(_)))
+                    && (!footprint::command_attrs(name).is_empty()
+                        || matches!(name, "currentValue" | "latestValue" | "currentState" | "latestState")) =>
+            {
+                let mut out = Vec::new();
+                for x in l.clone().iter() {
+                    if let Value::Dev(d) = x {
+                        out.push(self.device_method(*d, name, &a)?.unwrap_or(Value::Null));
+                    }
+                }
+                return Ok(if footprint::command_attrs(name).is_empty() { list(out) } else { Value::Null });
             }
             _ => {}
         }

@@ -100,6 +100,10 @@ pub(super) struct Input {
     pub line: usize,
     /// Left unset (null): an optional input with nothing to choose from at installation.
     pub unset: bool,
+    /// `multiple: true`: a list of devices or values.
+    pub multiple: bool,
+    /// Its options when written out as literals (an enum's), for checking a home's binding.
+    pub options: Vec<String>,
 }
 
 /// Every `input` of a script, written out (`input "x", "capability.switch"`, `input name: "x",
@@ -196,9 +200,31 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
         let computed_options = named.get("options").is_some_and(|o| !matches!(o, Expr::List(_) | Expr::Map(_)));
         let optional = matches!(named.get("required"), Some(Expr::Bool(false)));
         let unset = default == Value::Null && computed_options && optional;
-        out.push(Input { name: n, ty: t, default, line, unset });
+        let multiple = matches!(named.get("multiple"), Some(Expr::Bool(true)));
+        let options = literal_options(named.get("options").copied());
+        out.push(Input { name: n, ty: t, default, line, unset, multiple, options });
     });
     (out, unread)
+}
+
+/// The literal options of an input (`options: ["a", "b"]`, `[["k": "label"]]`, `["k": "label"]`).
+fn literal_options(e: Option<&Expr>) -> Vec<String> {
+    let key = |x: &Expr| match x {
+        Expr::Str(k) => Some(k.to_string()),
+        Expr::Int(i) => Some(i.to_string()),
+        _ => None,
+    };
+    match e {
+        Some(Expr::List(l)) => l
+            .iter()
+            .flat_map(|x| match x {
+                Expr::Map(m) => m.iter().filter_map(|p| key(&p.0)).collect::<Vec<_>>(),
+                x => key(x).into_iter().collect(),
+            })
+            .collect(),
+        Some(Expr::Map(m)) => m.iter().filter_map(|p| key(&p.0)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The value IoTCheck's Extractor gives an input of a non-device type.
@@ -215,6 +241,11 @@ pub(super) fn setting_value(ty: &str, default: Value) -> Value {
         "enum" | "text" | "string" | "password" | "email" => lit("text"),
         _ => Value::Null,
     }
+}
+
+/// The devices an input's value names: one, or each of a list (a home's `multiple` input).
+pub(super) fn setting_devices(v: &Value) -> Vec<u16> {
+    v.items_ref().iter().filter_map(|x| if let Value::Dev(d) = x { Some(*d) } else { None }).collect()
 }
 
 /// A `subscribe` call found in the source.
@@ -295,6 +326,16 @@ pub(super) fn app_name(p: &Path) -> String {
 }
 
 pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartAppModel, InputError> {
+    build_home(parsed, opts, None)
+}
+
+/// [`build`], the apps configured by a home when one is given (home.rs): its devices first,
+/// its bindings in place of the defaults.
+pub(super) fn build_home(
+    parsed: Vec<(PathBuf, Script)>,
+    opts: SmartAppOptions,
+    home: Option<&super::home::Setup>,
+) -> Result<SmartAppModel, InputError> {
     if parsed.len() > 250 {
         return Err(InputError::file(&parsed[0].0, "too many apps in one system (at most 250)"));
     }
@@ -304,16 +345,28 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         return Err(InputError::file(&parsed[0].0, scope_name_error(bad)));
     }
     let mut devices: Vec<String> = Vec::new();
+    let mut device_caps: Vec<Vec<String>> = Vec::new();
+    if let Some(h) = home {
+        h.declare_devices(&mut devices, &mut device_caps);
+    }
     let mut apps = Vec::new();
     let mut unsupported = Vec::new();
-    for (path, script) in parsed {
+    for (ai, (path, script)) in parsed.into_iter().enumerate() {
         let file = path.display().to_string();
         let mut settings = FxHashMap::default();
         let (found, unread) = inputs(&script);
         for (line, why) in unread {
             unsupported.push(format!("{file}:{line}: {why}"));
         }
-        for Input { name, ty, default, line, unset } in found {
+        let mut bound = Vec::new();
+        if let Some(h) = home {
+            bound = h.bind_app(ai, &app_name(&path), &found, &mut settings, &mut unsupported)?;
+        }
+        for input in found {
+            if bound.contains(&input.name) {
+                continue;
+            }
+            let Input { name, ty, default, line, unset, .. } = input;
             let v = if unset {
                 Value::Null
             } else if ty.starts_with("capability.") || ty.starts_with("device.") {
@@ -325,6 +378,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 }
                 let d = devices.iter().position(|c| *c == cap).unwrap_or_else(|| {
                     devices.push(cap.clone());
+                    device_caps.push(vec![cap.clone()]);
                     devices.len() - 1
                 });
                 Value::Dev(d as u16)
@@ -335,13 +389,16 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         }
         let methods = script.methods.iter().enumerate().map(|(i, m)| (m.name.clone(), i)).collect();
         let callable = callable::callable(&script);
-        apps.push(App { name: app_name(&path), file, script, methods, callable, settings });
+        apps.push(App { name: app_name(&path), file, script, methods, callable, settings, bound });
     }
     // Attribute slots: each device's capability attributes, plus any subscribed attribute.
     let mut slots: Vec<(u16, String)> = Vec::new();
     let mut init_attrs = Vec::new();
-    for (d, cap) in devices.iter().enumerate() {
-        for (a, v) in capability_attrs(cap) {
+    for (d, caps) in device_caps.iter().enumerate() {
+        for (a, v) in caps.iter().flat_map(|cap| capability_attrs(cap)) {
+            if slots.iter().any(|(x, y)| *x == d as u16 && y == a) {
+                continue;
+            }
             slots.push((d as u16, a.to_string()));
             init_attrs.push(match v.parse::<i64>() {
                 Ok(_) => s(v),
@@ -378,7 +435,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 unsupported.push(format!("{file}:{line}: subscription on a computed target: no event fired for it"));
                 continue;
             }
-            if var != "location" && var != "app" && !matches!(app.settings.get(&var), Some(Value::Dev(_))) {
+            let setting_devs = app.settings.get(&var).map(setting_devices).unwrap_or_default();
+            if var != "location" && var != "app" && setting_devs.is_empty() {
                 unsupported.push(format!(
                     "{file}:{line}: subscription on `{var}`, which is not a device input: no event fired for it"
                 ));
@@ -420,10 +478,6 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 ));
             }
             let value = ev.split_once('.').map(|(_, v)| v.to_string()).filter(|_| !ev.starts_with("water."));
-            let dev = match app.settings.get(&var) {
-                Some(Value::Dev(d)) if var != "location" => Some(*d),
-                _ => None,
-            };
             // A subscription to one value counts for its app alone; a whole event type once for
             // all apps (what reproduces the paper's Evt., docs/smartapps.md).
             let owner_app = if value.is_some() { ai } else { usize::MAX };
@@ -431,15 +485,20 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 Some(v) => vec![v],
                 None => event_values(&ty).iter().map(|v| v.to_string()).collect(),
             };
-            match groups.iter_mut().find(|g| g.0 == ty && g.1 == dev && g.3 == owner_app && g.4 == attr) {
-                Some(g) => {
-                    for v in values {
-                        if !g.2.contains(&v) {
-                            g.2.push(v);
+            // Each device of the input (a home binds several to a `multiple` input).
+            let devs: Vec<Option<u16>> =
+                if var == "location" { vec![None] } else { setting_devs.iter().map(|&d| Some(d)).collect() };
+            for dev in devs {
+                match groups.iter_mut().find(|g| g.0 == ty && g.1 == dev && g.3 == owner_app && g.4 == attr) {
+                    Some(g) => {
+                        for v in &values {
+                            if !g.2.contains(v) {
+                                g.2.push(v.clone());
+                            }
                         }
                     }
+                    None => groups.push((ty.clone(), dev, values.clone(), owner_app, attr.clone())),
                 }
-                None => groups.push((ty, dev, values, owner_app, attr)),
             }
         }
     }
@@ -468,15 +527,17 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     let slot_text = slots.iter().map(|(_, a)| Text::from(a.clone())).collect();
     let device_text = devices.iter().map(|d| Text::from(d.clone())).collect();
     let device_id_text = (0..devices.len()).map(|d| Text::from(format!("device{d}"))).collect();
-    let phone = devices
+    let has_cap = |d: &Vec<String>, want: &[&str]| d.iter().any(|c| want.contains(&c.as_str()));
+    let phone = device_caps
         .iter()
-        .position(|c| c == "mobilePresence")
-        .or_else(|| devices.iter().position(|c| matches!(c.as_str(), "presenceSensor" | "beacon")));
+        .position(|c| has_cap(c, &["mobilePresence"]))
+        .or_else(|| device_caps.iter().position(|c| has_cap(c, &["presenceSensor", "beacon"])));
     let dni = phone.map_or_else(|| "device0".to_string(), |d| format!("device{d}"));
     let presence_data = ["0", "1"].map(|p| Text::from(format!("{{\"presence\":\"{p}\",\"dni\":\"{dni}\"}}")));
     let mut model = SmartAppModel {
         apps,
         devices,
+        device_caps,
         slots,
         slot_of,
         slot_text,
@@ -493,6 +554,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         state_reads: Vec::new(),
         guarded: Vec::new(),
         guard_verdicts: Vec::new(),
+        props: Default::default(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -517,6 +579,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     model.unsupported = unsupported;
     // The devices' states at installation: the environment's choice (initial.rs).
     model.choose_configurations(fresh);
+    // The properties checked (properties.rs), before the reductions that must count their reads.
+    model.attach_properties(home.map(|h| &h.home))?;
     if opts.conflicts {
         model.slice_readers();
     }
@@ -604,7 +668,7 @@ impl SmartAppModel {
     pub(super) fn in_conflict_scope(&self, slot: usize) -> bool {
         self.opts.conflicts_on.is_none_or(|scope| {
             let (d, attr) = &self.slots[slot];
-            scope.contains(&self.devices[*d as usize], attr)
+            self.device_caps[*d as usize].iter().any(|cap| scope.contains(cap, attr))
         })
     }
 

@@ -50,7 +50,8 @@ impl SmartAppModel {
         if !self.left_out.iter().any(|&l| l) {
             return;
         }
-        let mut read = vec![false; self.slots.len()];
+        // What a property reads counts as read (properties.rs).
+        let mut read: Vec<bool> = (0..self.slots.len()).map(|s| self.read_by_properties(s as u32)).collect();
         for (r, _) in reach.iter().zip(&self.left_out).filter(|(_, &l)| !l) {
             r.reads.iter().for_each(|&s| read[s] = true);
         }
@@ -59,7 +60,13 @@ impl SmartAppModel {
             .map(|e| {
                 let (written, runs) = self.first_effect(e);
                 runs.is_empty()
-                    && written.is_none_or(|o| if o == self.mode_object() { !any_kept } else { !read[o as usize] })
+                    && written.is_none_or(|o| {
+                        if o == self.mode_object() {
+                            !any_kept && !self.properties_read_mode()
+                        } else {
+                            !read[o as usize]
+                        }
+                    })
             })
             .collect();
     }

@@ -53,6 +53,7 @@ pub const ENDING: SmartAppOptions = SmartAppOptions {
     bound: None,
     keep_dead_state: false,
     conflicts_on: None,
+    properties: tracepor::model::PropertyOptions { file: None, no_library: false },
 };
 
 /// The source of the app shape most of these tests write: app `name` with `inputs` (input
