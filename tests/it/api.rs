@@ -73,7 +73,7 @@ fn a_check_from_rust_reports_what_the_command_line_does() {
     assert!(report.finished);
     assert_eq!(report.exit_code(), 1);
     let deadlock = report.errors.iter().find(|e| e.kind == "deadlock").expect("the deadlock");
-    // Each stuck thread with what it waits for (issue 17: diagnostics at the point of failure).
+    // Each stuck thread with what it waits for (diagnostics at the point of failure).
     assert_eq!(
         deadlock.message,
         "stuck: operations 5 6 7 10 11 12 never run; \

@@ -129,7 +129,7 @@ fn a_limit_stops_the_search_with_partial_figures_and_exit_3() {
     assert!(text.contains("INCOMPLETE"), "{text}");
 }
 
-/// Issue 31: the estimate is right within 2x half-way through the search, or there is none. The
+/// The estimate is right within 2x half-way through the search, or there is none. The
 /// whole search is run first to know its transitions; a run stopped at half of them (--max-states
 /// counts transitions for these strategies: the same point on any machine) says 25% to 100%, or
 /// nothing (em-dpor on remind-me said 0%).
@@ -454,7 +454,7 @@ fn error_schedules_are_short_and_their_replay_lines_reproduce_them() {
 }
 
 /// A stateful search replaces the schedule it first found by a shortest path of its state
-/// graph (issue 17: 6,153 steps where five suffice), and says so.
+/// graph (once 6,153 steps where five suffice), and says so.
 #[test]
 fn stateful_searches_report_the_shortest_path_of_their_state_graph() {
     let model = "traces/smartthings/initial-state-event-streamer--thermostat-auto-off.events";

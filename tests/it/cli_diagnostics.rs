@@ -1,4 +1,4 @@
-//! Diagnostics at the point of failure, as the binary prints them (issue 17 §1): a conflict
+//! Diagnostics at the point of failure, as the binary prints them: a conflict
 //! names both apps, the variable and both values; replay names locks as the trace writes them
 //! and lists each access once; a deadlock names the handler a stuck looper is in.
 

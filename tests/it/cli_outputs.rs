@@ -1,4 +1,4 @@
-//! What `check` and `compare` write, run as a user runs them (issue 17 §3): the JSON names the
+//! What `check` and `compare` write, run as a user runs them: the JSON names the
 //! tool and every option that shaped the run; `compare` over many inputs reports each input as
 //! it finishes and a bad input as its own line; output paths are checked before any search;
 //! `--outcomes` writes one file per input and strategy, or to standard output with `-`.

@@ -1,4 +1,4 @@
-//! Options that would be ignored or make no sense are refused (issue 17, part 3): exit 2 and one
+//! Options that would be ignored or make no sense are refused: exit 2 and one
 //! line on stderr naming the option, before anything is explored.
 
 use crate::common;
@@ -153,7 +153,7 @@ fn refused_anywhere(args: &[&str], words: &str) {
     assert!(!err.contains("panicked"), "{args:?}: {err}");
 }
 
-/// Issue 31: `--time-limit 1e20` exited 101 in `Duration::from_secs_f64`. Every value a
+/// `--time-limit 1e20` exited 101 in `Duration::from_secs_f64`. Every value a
 /// duration cannot hold is refused by every command that takes the option.
 #[test]
 fn time_limits_a_duration_cannot_hold_are_refused_by_every_command() {
@@ -172,7 +172,7 @@ fn time_limits_a_duration_cannot_hold_are_refused_by_every_command() {
     accepted(&["check", "fixtures/events/example.events", "--time-limit", "1e19", "--quiet"]);
 }
 
-/// Issue 31: `--max-states` was ignored by the strategies that store no states (`check
+/// `--max-states` was ignored by the strategies that store no states (`check
 /// mytracks --max-states 1000` with em-dpor ran to the end, exit 0). Every strategy now stops
 /// at it: the stateful ones at that many stored states, the others at that many states
 /// visited (transitions), with exit 3 and the reason in the report.
@@ -208,7 +208,7 @@ fn max_states_stops_every_strategy() {
     }
 }
 
-/// Issue 31: `--dot` with a strategy that records no state graph was refused only after the
+/// `--dot` with a strategy that records no state graph was refused only after the
 /// search had run to its end.
 #[test]
 fn dot_with_a_strategy_that_records_no_graph_is_refused_before_the_search() {
@@ -221,7 +221,7 @@ fn dot_with_a_strategy_that_records_no_graph_is_refused_before_the_search() {
     let _ = std::fs::remove_file(&dot);
 }
 
-/// Issue 31: `--threads 100000` was accepted.
+/// `--threads 100000` was accepted.
 #[test]
 fn threads_past_the_cap_are_refused() {
     for value in ["257", "100000", "99999999999999999999999"] {
@@ -247,7 +247,7 @@ fn corpus_limit_zero() {
     refused(&["corpus", "../shared/reference/vmcai22-tables-a1-a2.tsv", "--limit", "0"], "--limit");
 }
 
-/// `--html` (issue 30): a page is a file, not `-`; two outputs naming one file are refused
+/// `--html`: a page is a file, not `-`; two outputs naming one file are refused
 /// before any search, in every command that writes a page.
 #[test]
 fn html_path_refusals() {

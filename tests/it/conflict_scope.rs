@@ -1,4 +1,4 @@
-//! `--conflicts-on` (issue 26): only writes of the attributes named can be a conflict; a
+//! `--conflicts-on`: only writes of the attributes named can be a conflict; a
 //! conflicting write outside the scope is no error and the path goes on past it.
 
 use crate::common::apps;

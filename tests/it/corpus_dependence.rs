@@ -1,5 +1,5 @@
-//! Why `stateful-dpor` saves less on the IoTCheck pairs than the paper's JPF runs (issue 16
-//! point 2), measured: for each pair of Table A.2, the dependence between its events as the
+//! Why `stateful-dpor` saves less on the IoTCheck pairs than the paper's JPF runs,
+//! measured: for each pair of Table A.2, the dependence between its events as the
 //! search sees it (the union, over every transition of the reachable state space, of the
 //! objects each event reads and writes), and which kind of object makes two events dependent.
 //! A stateful DPOR can only save where events are independent somewhere; the share of

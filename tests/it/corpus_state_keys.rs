@@ -1,4 +1,4 @@
-//! The state reductions of issue 29 over the SmartApp corpus (../shared/smartthings/smartapps):
+//! The state reductions of homes over the SmartApp corpus (../shared/smartthings/smartapps):
 //! each app loaded alone under `--conflicts`, the `state` keys it writes that are not stored
 //! (write-only or self-contained: src/model/smartapp/dead.rs, self_keys.rs), and the copies
 //! reset while their guard is off (guarded.rs). The listing (`--ignored`) is the corpus count of

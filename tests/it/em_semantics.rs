@@ -230,7 +230,7 @@ fn reads_record_the_write_they_observed() {
     assert_eq!(m.outcome(&s).to_string(), "rf 16<-13 19<-0 | final 13 | stuck");
 }
 
-/// The clocks' width does not grow with the number of handlers (issue 17 §2): three threads
+/// The clocks' width does not grow with the number of handlers: three threads
 /// posting 2,000 messages in turn to one looper, whose handlers read and write shared fields
 /// (as benches/gen_handlers.py writes them), need a handful of chains, not one per handler; and
 /// the FIFO rule still orders each handler after the previous one of the same poster.

@@ -1,4 +1,4 @@
-//! Homes (issue 29): IoTCheck's app lists as an input, the conflicts grouped by device and
+//! Homes: IoTCheck's app lists as an input, the conflicts grouped by device and
 //! attribute, a home's findings against its apps' pairwise runs, and `corpus --homes`. Apps come
 //! from ../shared/smartthings/smartapps; every search is bounded by states, never by time.
 
@@ -246,7 +246,7 @@ fn a_third_apps_write_between_hides_a_pairs_finding() {
     assert_eq!(row.findings(), p.findings);
 }
 
-/// Issue 29's inclusion on the fixture homes that finish at once (locks, lights, switches,
+/// The inclusion on the fixture homes that finish at once (locks, lights, switches,
 /// loggers): with conflicts observed, each home reports every finding of the pairwise runs of
 /// its apps whose path replays in it (all but one here, which a third app's write of the lock
 /// changes: `OTHER_WRITES`), those a third app's write between

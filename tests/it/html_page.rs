@@ -1,4 +1,4 @@
-//! `--html` pages (issue 30) rendered in a real headless browser: each page is written by the
+//! `--html` pages rendered in a real headless browser: each page is written by the
 //! command line, checked statically (self-contained: no script, nothing fetched; names from
 //! the input escaped), then screenshotted by Chromium, and the PNG decoded: the page is not
 //! blank, every lane of the model is drawn (each lane's header has its own solid colour,

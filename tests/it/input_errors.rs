@@ -1,6 +1,6 @@
 //! Inputs that are wrong end with exit 2 and one line naming file:line:col and the offending
-//! text (issue 12, point 5), and reading inputs is safe: stdin and `-` read once, a FIFO with no
-//! writer does not hang, an endless device stops at the input bound (issue 17, section 4).
+//! text, and reading inputs is safe: stdin and `-` read once, a FIFO with no
+//! writer does not hang, an endless device stops at the input bound.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

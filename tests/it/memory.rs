@@ -1,4 +1,4 @@
-//! Memory limits (issue 17 §2): `--max-memory` holds on counted heap bytes, the default limit
+//! Memory limits: `--max-memory` holds on counted heap bytes, the default limit
 //! is reported, and `compare` reports each run's own peak.
 
 use crate::common;
@@ -152,7 +152,7 @@ fn handlers_reading(n: usize) -> PathBuf {
 }
 
 /// A path step of the stateless strategies costs the same whatever the number of tasks of the
-/// trace (issue 17 §2): the clocks have a component per chain of ordered events, not per
+/// trace: the clocks have a component per chain of ordered events, not per
 /// handler. With one per task, a step here cost 4 bytes per handler (32 KB at 40,000
 /// operations), and the 40,000-operation run hit the limit below.
 #[test]
@@ -182,7 +182,7 @@ fn a_path_step_costs_the_same_whatever_the_number_of_handlers() {
 }
 
 /// `full`'s visited set grows by doubling its arena and table: the limit is checked before a
-/// doubling, not after one passed it (issue 31: 58.6 MiB at `--max-memory 50` on this pair).
+/// doubling, not after one passed it (once 58.6 MiB at `--max-memory 50` on this pair).
 /// Counted heap bytes, one thread: the same peak on any machine.
 #[test]
 fn full_stops_before_its_visited_set_doubles_past_the_limit() {

@@ -110,7 +110,7 @@ fn tracepor_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
     (o.status.code(), serde_json::from_slice(&o.stdout).unwrap())
 }
 
-/// Issue 27: three outcomes once each at any size (here 50,000 operations, which the n x n
+/// three outcomes once each at any size (here 50,000 operations, which the n x n
 /// matrices of the first version refused for memory under 200 MiB), and `--max-memory` holds
 /// within 10% when the limit falls inside `optimal`'s set-up or search.
 #[test]

@@ -70,7 +70,7 @@ fn a_state_limit_stops_parallel_workers_too() {
     assert!(stats.states.unwrap() < 5000 + 2 * 300 * 4096, "{:?}", stats.states);
 }
 
-/// A limit holds with threads (issue 17: a time limit of 5 s held at 8.9 s): subtrees handed
+/// A limit holds with threads (a time limit of 5 s once held at 8.9 s): subtrees handed
 /// out after the group halted stop before their first step instead of at their first poll, and
 /// a transition budget is counted over all workers together, so a parallel search stops within
 /// a transition per worker of it, whatever the machine's load.
@@ -177,7 +177,7 @@ fn stop_at_first_error_ends_a_parallel_dpor() {
     let m = common::em(&common::em_explorer().join("benchmark-traces/multithreading-with-multiple-queues/trace2"));
     let limits = Limits { stop_at_first_error: true, ..Limits::default() };
     let (stats, found, _) = dpor_on(&m, 2, limits, Arc::new(AtomicBool::new(false)));
-    // Issue 12: a search stopped at its first error did not see everything: not finished.
+    // A search stopped at its first error did not see everything: not finished.
     assert!(!stats.finished);
     assert!(found.deadlocks() >= 1);
     assert_eq!(stats.stop, Some(StopReason::FirstError));

@@ -1,4 +1,4 @@
-//! The race report (issue 30, docs/races.md) against independent computations:
+//! The race report (docs/races.md) against independent computations:
 //! - the race pairs against every pair of conflicting accesses that [`EmHb`] (the recorded
 //!   path, DroidRacer's lock rule) leaves unordered;
 //! - each verdict against a brute force: over the outcome set of the exhaustive search `full`
@@ -329,7 +329,7 @@ fn verdicts_on_the_tacas_apps_match_the_brute_force() {
     }
 }
 
-/// The analysis keeps to the run's limits (issue 30): under a transition budget (the same on
+/// The analysis keeps to the run's limits: under a transition budget (the same on
 /// any machine) that the search stays within but the replays of the outcomes' runs do not, it
 /// ends early with what it has, says so, and leaves the races undecided; with room enough it
 /// decides them all, and the same budget ends it at the same point each time.

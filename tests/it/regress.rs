@@ -1,4 +1,4 @@
-//! `check --expect` and `tracepor regress` (issue 17 §3), run as a user runs them: the binary,
+//! `check --expect` and `tracepor regress`, run as a user runs them: the binary,
 //! on the fixtures' expected outcome sets (hand-written ones under fixtures/em, snapshots kept
 //! beside three event models) and on copies altered to fail.
 

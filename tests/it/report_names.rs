@@ -1,5 +1,5 @@
-//! Deadlock and conflict reports name what they point at as the race report does (issue 30,
-//! deliverable 4; docs/races.md, "What each report names"), for each input kind, in the text
+//! Deadlock and conflict reports name what they point at as the race report does
+//! (docs/races.md, "What each report names"), for each input kind, in the text
 //! report and in `check --json`:
 //! - EM traces: each stuck thread's operation (line, thread, handler, LOCK and lock), what it
 //!   waits for (the lock's holder and the LOCK that took it, the next NOTIFY to it, the source

@@ -1,4 +1,4 @@
-//! SmartApps as a hub runs them (issue 26): every input form the corpus uses is bound (map-declared
+//! SmartApps as a hub runs them: every input form the corpus uses is bound (map-declared
 //! inputs, device lists and indexing, `ifSet`), event data (`evt.data` as JSON, `evt.deviceId`),
 //! one device event runs every handler subscribed to it, an app touch runs the tapped app only,
 //! `tamper.tampered`, whole-type and one-value subscriptions, comments never read as code, and

@@ -1,4 +1,4 @@
-//! Colour lights as the FSE 2020 Lights group drives them (issue 26): a CoopBoss `doorState`
+//! Colour lights as the FSE 2020 Lights group drives them: a CoopBoss `doorState`
 //! subscription runs on the door's events, `setColor([hex: ...])` sets the bulb's colour, and
 //! `new Random().nextInt(n)` gives a value (Hue Party Mode's colours), so that these apps write
 //! what they write on a hub.

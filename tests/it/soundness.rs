@@ -1,4 +1,4 @@
-//! The differential soundness suite (issue 12): every strategy, on every input kind it accepts,
+//! The differential soundness suite: every strategy, on every input kind it accepts,
 //! under every option that changes what it explores, must reach exactly the outcome set of an
 //! exhaustive search (em-trace.md "Outcomes"; event-model.md "What counts": distinct errors and
 //! nothing-enabled states), on generated inputs.
@@ -12,7 +12,7 @@
 //!   `--hash-compact`; event models (tests/events_common/gen.rs) run plain, with
 //!   `--conflicts`, with `--bound k`, and with both. Stateless strategies on event models run
 //!   only under a bound (cli.md).
-//! - Large EM traces (issue 27): `optimal` against the exhaustive search on generated traces
+//! - Large EM traces: `optimal` against the exhaustive search on generated traces
 //!   padded to hundreds of operations (`generate_padded`), a small deterministic sample by
 //!   default; `TRACEPOR_SOUNDNESS_LARGE_SEEDS=n` for a campaign.
 //! - `TRACEPOR_SOUNDNESS_SEEDS=n` sets how many seeds of each kind (default 250; thousands on
@@ -75,7 +75,7 @@ const EVENT_OPTIONS: [(&str, EventOptions); 4] = [
 /// SmartApp load options under which every strategy is checked (as for event models; bound 1,
 /// because a SmartApp system fires more events than a generated event model and `--bound 2`
 /// leaves the stateless searches too many paths for a CI run). `--conflicts` observes each
-/// conflict and goes on (the findings compared are every distinct conflict reached, issue 29);
+/// conflict and goes on (the findings compared are every distinct conflict reached);
 /// `--conflict-mode end` ends the path at one, as IoTCheck does. `--conflicts-on lock` keeps the
 /// lock's conflicts alone: the switch's writes, which the generated apps make as often, keep no
 /// last writer and are never a conflict; with `--conflict-mode end` too (how `corpus` runs the
@@ -392,7 +392,7 @@ fn every_strategy_reaches_the_exhaustive_outcome_set_on_em_traces() {
     assert!(with_stuck * 10 >= checked, "only {with_stuck} of {checked} traces can get stuck");
 }
 
-/// `optimal` on traces of hundreds of operations (issue 27's large-trace mode): the exhaustive
+/// `optimal` on traces of hundreds of operations (the large-trace mode): the exhaustive
 /// outcome set, one execution per outcome. The padding (tests/common/gen_em.rs) keeps the
 /// exhaustive search feasible; traces past its state cap are passed over and counted.
 #[test]
@@ -529,7 +529,7 @@ fn every_strategy_reaches_the_exhaustive_findings_on_loosely_coupled_smartapps()
 }
 
 /// The same on systems whose outcome depends on the devices' states at installation (the
-/// environment's choice of configuration at the root, issue 26) and on the user's direct
+/// environment's choice of configuration at the root) and on the user's direct
 /// commands (an app touch, a button): `gen_saved_state_system`.
 #[test]
 fn every_strategy_reaches_the_exhaustive_findings_on_smartapps_with_saved_states() {
@@ -633,7 +633,7 @@ fn em_fixtures(dir: &str, wanted: impl Fn(&str) -> bool) {
     }
 }
 
-/// Issue 12's first mechanism on an event model (fixtures/events/program-order.events): an
+/// The first mechanism on an event model (fixtures/events/program-order.events): an
 /// event whose firings differ (a read, then a write) must not absorb its own race.
 #[test]
 fn stateful_dpor_treats_an_events_earlier_firing_as_program_order() {

@@ -69,7 +69,7 @@ fn errors(found: &Outcomes) -> BTreeSet<String> {
         .collect()
 }
 
-/// `--conflicts` observes each conflict and goes on (issue 29); `--conflict-mode end` ends the
+/// `--conflicts` observes each conflict and goes on; `--conflict-mode end` ends the
 /// path at one.
 /// `--conflicts-on lock --conflict-mode end` as `corpus` runs the FSE pairs (a group's scope).
 const OPTIONS: [(&str, bool, Option<u32>, ConflictMode, Option<ConflictScope>); 6] = [

@@ -5,7 +5,7 @@
 //! and on fixture homes. The CLI runs `monitors` on every core by default (`Entry::all_cores`),
 //! which is sound only because of this.
 //!
-//! Shown able to fail (docs/reductions-homes.md, pa29): the slot searches run in parallel under
+//! Shown able to fail (docs/reductions-homes.md): the slot searches run in parallel under
 //! `--stop-at-first-error` too (later slots' findings kept) is caught here.
 
 use crate::common::apps;

@@ -5,7 +5,7 @@
 //! is a valid recording: every dependence edge and every static edge points forward in it.
 //!
 //! Shapes it produces, and why each is there:
-//! - The ones that broke `stateful-dpor` (issue 12): a NOTIFY aimed at a thread before that
+//! - The ones that broke `stateful-dpor`: a NOTIFY aimed at a thread before that
 //!   thread starts (and its later WAIT), re-entrant locks, posts from threads after they waited,
 //!   handlers that lock (re-entrantly too), loopers that read and write before their LOOP, and
 //!   two threads taking two locks in opposite orders (stuck outcomes to compare).
@@ -53,7 +53,7 @@ const HANDLER_LOCK_ORDER: f64 = 0.25;
 /// How often a trace has a WAIT made while holding a lock whose NOTIFY comes from a thread that
 /// takes that lock first (in a plain thread, or in a handler on main: a looper hanging in a
 /// handler): the recorded run is one where the notifier's section came first; in others the
-/// WAIT gets fewer NOTIFYs than it needs (issue 27: `optimal`'s direct search for stuck end
+/// WAIT gets fewer NOTIFYs than it needs (`optimal`'s direct search for stuck end
 /// sets must find these, not only lock-order inversions). Drawn from a generator of its own, so
 /// that the traces of seeds where it does not fire stay as they were.
 const WAIT_UNDER_LOCK: f64 = 0.3;
@@ -448,7 +448,7 @@ pub fn generate(seed: u64) -> Option<(String, String)> {
     generate_padded(seed, 0)
 }
 
-/// [`generate`]'s trace with `pad` more operations on main before it forks anyone (issue 27's
+/// [`generate`]'s trace with `pad` more operations on main before it forks anyone (the
 /// large-trace mode: hundreds of operations while the exhaustive search stays feasible): writes
 /// to fresh locations and reads of the shared ones, and, when main attaches its queue first,
 /// every tenth a post to main of a handler reading and writing a location of its own. The

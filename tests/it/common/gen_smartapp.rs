@@ -1,8 +1,8 @@
-//! Random small SmartApp systems in Groovy, for the differential soundness suite (issue 12):
+//! Random small SmartApp systems in Groovy, for the differential soundness suite:
 //! two or three apps that share devices of a few capabilities, as the IoTCheck pairs do, and
 //! whose handlers read what others write (device attributes, location mode) and branch on it.
 //!
-//! The inputs take every form the corpus uses (issue 26): written out, declared through a map
+//! The inputs take every form the corpus uses: written out, declared through a map
 //! held by a local (`def m = [name: ..., type: ...]; input m`), lists of devices used by index
 //! (`sw[0].on()`); handlers read `evt.data` as JSON (`parseJson`), apps may subscribe to their
 //! own touch, and two apps often subscribe to one event (every handler runs on it).
@@ -342,7 +342,7 @@ const HOME: [Actuated; 7] = [
     ("water1", "waterSensor", "water", &[], ["wet", "dry"]),
 ];
 
-/// A home (issue 29): three to eight apps, each with two or three of seven devices (three
+/// A home: three to eight apps, each with two or three of seven devices (three
 /// actuators, four sensors), some of them loggers that only subscribe and log, so that some
 /// attributes are read by no app and others written by one app only (what
 /// src/model/smartapp/dead.rs leaves out of the state). Handlers read attributes in every form
@@ -516,7 +516,7 @@ fn stamp_statement(rng: &mut SmallRng, devices: &[usize], src: &mut String) {
 }
 
 /// A system whose outcome depends on the devices' states at installation and on the user's
-/// direct commands (issue 26): a keeper app saves what a switch and a lock are at installation
+/// direct commands: a keeper app saves what a switch and a lock are at installation
 /// (`state.x = dev.currentValue(...)`) and restores it on some event, as make-it-so and
 /// thermostat-auto-off do; the other apps command the same devices from sensor events, from
 /// their own touch or from a button (the user's commands), and may set the mode. Which

@@ -56,7 +56,7 @@ pub fn rss_mib(pid: u32) -> Option<u64> {
 
 /// EM-Explorer's traces (the five TACAS 2016 apps and the 28 hand-written benchmarks), read
 /// where they are published for this project: `../shared/traces/em-explorer`. The project
-/// ships no copy (issue 18); a test that needs them fails here, saying where to put them.
+/// ships no copy; a test that needs them fails here, saying where to put them.
 pub fn em_explorer() -> PathBuf {
     let dir = root().join("../shared/traces/em-explorer");
     assert!(

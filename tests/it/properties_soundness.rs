@@ -25,10 +25,7 @@
 //! called): `dpor` and `dpor-sleep` run here only on homes of at most five events, where no
 //! violation depended on it. That dependence is argued in src/model/smartapp/properties.rs.
 
-#[path = "common/apps.rs"]
-#[allow(dead_code)]
-mod apps;
-mod common;
+use crate::common::apps;
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -42,7 +39,7 @@ use tracepor::explore::{self, registry, Ablation, Limits, Outcomes, Search, Stat
 use tracepor::model::smartapp::{load_home, SmartAppModel, SmartAppOptions};
 use tracepor::model::{ConflictMode, Model};
 
-use common::gen_smartapp::gen_home;
+use crate::common::gen_smartapp::gen_home;
 
 fn seeds() -> u64 {
     std::env::var("TRACEPOR_PROPERTY_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(25)
