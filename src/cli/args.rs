@@ -210,6 +210,9 @@ pub enum Command {
         /// Conflicts on these attributes only, as the run that printed the schedule did.
         #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
         conflicts_on: Option<crate::model::ConflictScope>,
+        /// Routines leave the location mode as it is, as the run that printed the schedule had it.
+        #[arg(long)]
+        routines_keep_mode: bool,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -270,6 +273,11 @@ pub struct Common {
     /// attribute.
     #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
     pub conflicts_on: Option<crate::model::ConflictScope>,
+    /// A routine an app runs (`location.helloHome.execute`) leaves the location mode as it is,
+    /// as IoTCheck and the FSE 2020 study take it (SmartApps; docs/location-mode.md). Default:
+    /// the routine may set any mode, which the configurations pick.
+    #[arg(long)]
+    pub routines_keep_mode: bool,
     /// Ablation (SmartApps): store the attributes no app reads or writes, the conflict record
     /// of attributes one app writes, and `state` keys no code reads (left out by default;
     /// docs/reductions-homes.md).
@@ -448,6 +456,7 @@ impl Common {
             keep_dead_state: self.keep_dead_state,
             conflict_mode: self.conflict_mode.unwrap_or_default(),
             conflicts_on: self.conflicts_on,
+            routines_keep_mode: self.routines_keep_mode,
         }
     }
 
@@ -474,6 +483,7 @@ impl Common {
                 .then(|| self.conflict_mode.unwrap_or_default().as_str()),
             "conflicts_on": self.conflicts_on.map(|s| s.names()),
             "keep_dead_state": self.keep_dead_state,
+            "routines_keep_mode": self.routines_keep_mode,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,

@@ -108,6 +108,7 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
             // runs); `homes` below observes.
             conflict_mode: run.conflict_mode.unwrap_or(crate::model::ConflictMode::End),
             conflicts_on: None,
+            routines_keep_mode: false,
         },
         cancel: Some(cancel_flag()),
     }

@@ -571,6 +571,9 @@ pub struct LoadOptions {
     /// `--conflicts-on`: only these attributes can be a conflict (SmartApps; implies
     /// `conflicts`). None: every attribute.
     pub conflicts_on: Option<ConflictScope>,
+    /// `--routines-keep-mode`: a routine a SmartApp runs leaves the location mode as it is (the
+    /// FSE 2020 study's definition; docs/location-mode.md). Default: it may set any mode.
+    pub routines_keep_mode: bool,
 }
 
 /// An input turned into its transition system.
@@ -625,6 +628,7 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
                 keep_dead_state: options.keep_dead_state,
                 conflict_mode: options.conflict_mode,
                 conflicts_on: options.conflicts_on,
+                routines_keep_mode: options.routines_keep_mode,
             };
             Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
         }

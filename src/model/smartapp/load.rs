@@ -100,6 +100,8 @@ pub(super) struct Input {
     pub line: usize,
     /// Left unset (null): an optional input with nothing to choose from at installation.
     pub unset: bool,
+    /// `multiple: true`: a list of choices.
+    pub multiple: bool,
 }
 
 /// Every `input` of a script, written out (`input "x", "capability.switch"`, `input name: "x",
@@ -140,6 +142,7 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
             maps.insert(name.to_string(), fields);
         }
     });
+    let routines = super::mode_choices::RoutineLists::of(script);
     let mut out = Vec::new();
     let mut unread = Vec::new();
     each_call(script, &mut |e, line| {
@@ -185,9 +188,14 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
             Some(Expr::Map(m)) => m.iter().find(|(k, _)| matches!(k, Expr::Str(k) if &**k == "values")).map(|p| &p.1),
             _ => None,
         };
+        // A choice among the location's routines (`options: location.helloHome?.getPhrases()*.label`,
+        // through a local or a helper): the first of them, as a person picks one to use the
+        // app's feature (`mode_choices.rs`).
+        let routine = named.get("options").copied().or(metadata_values).is_some_and(|o| routines.names(o));
         let default = literal(named.get("defaultValue").copied())
             .or_else(|| first_option(named.get("options").copied()))
             .or_else(|| first_option(metadata_values))
+            .or_else(|| routine.then(|| s(super::mode_choices::ROUTINES[0])))
             .unwrap_or(Value::Null);
         // An optional choice among options computed from devices (nfc-tag-toggle's master
         // lock: `options: lock.collect{...}`) has no option to take before the devices are
@@ -196,7 +204,8 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
         let computed_options = named.get("options").is_some_and(|o| !matches!(o, Expr::List(_) | Expr::Map(_)));
         let optional = matches!(named.get("required"), Some(Expr::Bool(false)));
         let unset = default == Value::Null && computed_options && optional;
-        out.push(Input { name: n, ty: t, default, line, unset });
+        let multiple = matches!(named.get("multiple"), Some(Expr::Bool(true)));
+        out.push(Input { name: n, ty: t, default, line, unset, multiple });
     });
     (out, unread)
 }
@@ -309,11 +318,15 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     for (path, script) in parsed {
         let file = path.display().to_string();
         let mut settings = FxHashMap::default();
+        let mut mode_inputs = Vec::new();
         let (found, unread) = inputs(&script);
         for (line, why) in unread {
             unsupported.push(format!("{file}:{line}: {why}"));
         }
-        for Input { name, ty, default, line, unset } in found {
+        for Input { name, ty, default, line, unset, multiple } in found {
+            if ty == "mode" && !multiple && !unset && !mode_inputs.contains(&name) {
+                mode_inputs.push(name.clone());
+            }
             let v = if unset {
                 Value::Null
             } else if ty.starts_with("capability.") || ty.starts_with("device.") {
@@ -335,7 +348,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         }
         let methods = script.methods.iter().enumerate().map(|(i, m)| (m.name.clone(), i)).collect();
         let callable = callable::callable(&script);
-        apps.push(App { name: app_name(&path), file, script, methods, callable, settings });
+        apps.push(App { name: app_name(&path), file, script, methods, callable, settings, mode_inputs });
     }
     // Attribute slots: each device's capability attributes, plus any subscribed attribute.
     let mut slots: Vec<(u16, String)> = Vec::new();
@@ -497,16 +510,21 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
             attrs: init_attrs,
             mode: Text::Static("home"),
             states: Vec::new(),
-            // Kept (and copied with each state) only where conflicts are checked.
-            writers: vec![(0, Value::Null); if opts.conflicts { nslots } else { 0 }],
+            // Kept (and copied with each state) only where conflicts are checked: one per
+            // attribute slot, then the location mode's.
+            writers: vec![(0, Value::Null); if opts.conflicts { nslots + 1 } else { 0 }],
             fired: Vec::new(),
             root: false,
+            picks: 0,
         },
         configs: Vec::new(),
+        picks: mode_choices::Picks::default(),
         opts,
     };
     model.init.states = vec![Vec::new(); model.apps.len()];
     model.init.fired = vec![0; model.events.len()];
+    // The modes a person picks (row 0, the inputs' defaults, installs `init`).
+    model.picks = model.mode_picks();
     // Installing runs every app, with every ghost.
     model.keep_all_apps();
     // Install every app (IoTCheck runs installed() first): subscriptions, initial state.
@@ -601,10 +619,12 @@ capability.attribute, e.g. `musicPlayer.level`)"
 impl SmartAppModel {
     /// Whether an app's write of `slot` can be a conflict: every slot without `--conflicts-on`,
     /// else those the scope names (see [`crate::model::ConflictScope`]).
+    /// The location mode's slot ([`SmartAppModel::mode_slot`]) is `location.mode` (also named
+    /// `mode`).
     pub(super) fn in_conflict_scope(&self, slot: usize) -> bool {
-        self.opts.conflicts_on.is_none_or(|scope| {
-            let (d, attr) = &self.slots[slot];
-            scope.contains(&self.devices[*d as usize], attr)
+        self.opts.conflicts_on.is_none_or(|scope| match self.slots.get(slot) {
+            Some((d, attr)) => scope.contains(&self.devices[*d as usize], attr),
+            None => scope.contains("location", "mode"),
         })
     }
 
