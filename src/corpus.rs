@@ -74,7 +74,7 @@ fn ratio(full: Option<u64>, reduced: Option<u64>) -> Option<f64> {
 pub enum Table {
     /// The VMCAI 2022 tables A.1 and A.2.
     Vmcai(Vec<Pair>),
-    /// IoTCheck's FSE 2020 device-interaction pairs.
+    /// IoTCheck's FSE 2020 pairs (either of its TSVs).
     Fse(Vec<fse::FsePair>),
 }
 
@@ -82,8 +82,15 @@ pub enum Table {
 pub fn read_table(path: &Path) -> Result<Table, CheckError> {
     let text =
         std::fs::read_to_string(path).map_err(|e| CheckError(format!("{}: cannot read: {e}", path.display())))?;
-    let table =
-        if fse::is_fse(&text) { fse::parse_pairs(&text).map(Table::Fse) } else { parse_pairs(&text).map(Table::Vmcai) };
+    let table = if fse::is_fse(&text) {
+        let source = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        fse::parse_pairs(&text).map(|mut ps| {
+            ps.iter_mut().for_each(|p| p.source = source.clone());
+            Table::Fse(ps)
+        })
+    } else {
+        parse_pairs(&text).map(Table::Vmcai)
+    };
     table.map_err(|e| CheckError(format!("{}: {e}", path.display())))
 }
 
@@ -381,7 +388,7 @@ pub fn merge_any(files: &[PathBuf]) -> Result<Merged, CheckError> {
     }
     if first.is_some_and(|v| v.get("iotcheck").is_some()) {
         let mut rows: Vec<fse::FseRow> = merge_rows(files, |r: &fse::FseRow| r.pair.key())?;
-        rows.sort_by_key(|r| r.pair.no);
+        fse::sort(&mut rows);
         Ok(Merged::Fse(rows))
     } else {
         merge(files).map(Merged::Vmcai)

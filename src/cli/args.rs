@@ -127,13 +127,15 @@ pub enum Command {
         common: Common,
     },
     /// Reproduce the VMCAI tables A.1/A.2 (full and stateful-dpor on each app pair), or decide
-    /// IoTCheck's FSE 2020 pairs (a conflict or not, with --conflicts), from the TSV given; or,
+    /// IoTCheck's FSE 2020 pairs (device, location-mode and physical interactions, with
+    /// --conflicts), from the TSV given; or,
     /// with --homes, check each IoTCheck group's apps together.
     #[command(after_help = CORPUS_EXAMPLES.to_string() + "\n\n" + "Exit codes: 0 every selected pair ran (a pair that does not load is a row saying why); \
 2 bad usage or an unreadable TSV or folder; 3 Ctrl-C ended the run before the last pair.")]
     Corpus {
-        /// The per-pair figures: shared/reference/vmcai22-tables-a1-a2.tsv, or
-        /// iotcheck-fse20-device-interaction.tsv (told by its header).
+        /// The per-pair figures: shared/reference/vmcai22-tables-a1-a2.tsv, or IoTCheck's study,
+        /// iotcheck-fse20-device-interaction.tsv or iotcheck-fse20-switches-global-physical.tsv
+        /// (told by its header).
         #[arg(required_unless_present = "homes", conflicts_with = "homes")]
         pairs: Option<PathBuf>,
         /// Check homes instead of pairs: each app list (IoTCheck's appLists format) whole, one

@@ -1,11 +1,17 @@
-//! IoTCheck's device-interaction experiment (Trimananda et al., FSE 2020, section 5) from the
-//! SmartApps' source (issue 26): per pair of apps, whether our search with IoTCheck's conflicts
-//! (`--conflicts`) finds a conflict, beside IoTCheck's automated verdict and, where the paper's
-//! manual study labelled the pair, that label; then how far the verdicts agree.
+//! IoTCheck's study of SmartApp interactions (Trimananda et al., FSE 2020, section 5) from the
+//! SmartApps' source: per pair of apps, whether our search with IoTCheck's conflicts
+//! (`--conflicts`) finds the interaction the pair is listed for, beside IoTCheck's automated
+//! verdict and, where the paper's manual study labelled the pair, that label; then how far the
+//! verdicts agree, per category of the study ([`Category`]): device interaction (two apps
+//! writing one device attribute), global variable (two apps writing the location mode), and
+//! physical medium (one app's command changing what another app's sensor reads).
 //!
-//! The TSV (`shared/reference/iotcheck-fse20-device-interaction.tsv`) is told from the VMCAI
-//! tables by its header (`group app1 app2 iotcheck manual`). A manual label is a conflict when it
-//! is one of [`CONFLICT_LABELS`] (the TSV's own comment says so); every other label is not.
+//! Two TSVs hold the study, told apart by their headers ([`is_fse`]): the device-interaction
+//! groups (`group app1 app2 iotcheck manual`, one line per pair) and the rest
+//! (`study group sheet app1 app2 verdict`, one line per pair and source: `Automation` lines give
+//! IoTCheck's verdict, `Manual Study` lines the label; [`parse_pairs`] joins the two on the pair,
+//! and a pair only the manual study has, like every physical-medium pair, has no IoTCheck
+//! verdict). A label is a conflict by its category's rule ([`Category::is_conflict_label`]).
 //!
 //! A conflict found is a conflict whether or not the search finished (IoTCheck's listener also
 //! reports the first one it meets); "no conflict" needs a finished search; anything else is
@@ -21,18 +27,105 @@ use crate::check::{self, Check, CheckError};
 use crate::explore::SearchOptions;
 use crate::model::{ConflictScope, LoadOptions, Model};
 
-/// The first cells of the TSV's header line.
+/// The first cells of the device-interaction TSV's header line.
 pub const HEADER: [&str; 5] = ["group", "app1", "app2", "iotcheck", "manual"];
 
-/// The manual study's labels that name a conflict.
+/// The first cells of the header of the TSV that holds the rest of the study, one line per
+/// pair and source (`study`: `Automation` or `Manual Study`).
+pub const STUDY_HEADER: [&str; 6] = ["study", "group", "sheet", "app1", "app2", "verdict"];
+
+/// The device-interaction labels that name a conflict.
 pub const CONFLICT_LABELS: [&str; 3] = ["Feature Conflict", "Saved-state Conflict", "Invalid State"];
 
-/// Whether `text` (a TSV) is IoTCheck's FSE 2020 table: its header line starts with [`HEADER`].
+/// The global-variable labels that name a conflict: two apps writing the mode, at least one of
+/// them on its own (an app's automatic change against another app's, or against a change a
+/// person made through an app). Direct-direct write-write, the write-read and read-read labels
+/// are not.
+pub const MODE_CONFLICT_LABELS: [&str; 2] = ["App-app write-write", "App-direct write-write"];
+
+/// The one physical-medium label that is no conflict (every other one is).
+pub const PHYSICAL_NO_CONFLICT: &str = "Physical Interaction";
+
+/// Whether `text` (a TSV) is one of IoTCheck's FSE 2020 tables: its header line starts with
+/// [`HEADER`] or [`STUDY_HEADER`].
 pub fn is_fse(text: &str) -> bool {
-    text.lines()
-        .map(|l| l.trim_end_matches('\r'))
-        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .is_some_and(|h| h.split('\t').take(4).eq(HEADER[..4].iter().copied()))
+    text.lines().map(|l| l.trim_end_matches('\r')).find(|l| !l.starts_with('#') && !l.trim().is_empty()).is_some_and(
+        |h| h.split('\t').take(4).eq(HEADER[..4].iter().copied()) || h.split('\t').take(6).eq(STUDY_HEADER),
+    )
+}
+
+/// The study's three categories of interaction (its section 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// Two apps writing one attribute of one device (Tables 3 and 4 of the paper).
+    #[default]
+    DeviceInteraction,
+    /// Two apps writing a global variable of the home: the location mode.
+    GlobalVariable,
+    /// One app's command changing a physical quantity (light, water, motion) another app's
+    /// sensor reads; IoTCheck only warns of these.
+    PhysicalMedium,
+}
+
+impl Category {
+    pub const ALL: [Category; 3] = [Category::DeviceInteraction, Category::GlobalVariable, Category::PhysicalMedium];
+
+    /// As tables title it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::DeviceInteraction => "device interaction",
+            Category::GlobalVariable => "global variable (location mode)",
+            Category::PhysicalMedium => "physical medium",
+        }
+    }
+
+    /// The category of a `group` cell of the study TSV.
+    fn of_group(group: &str) -> Option<Category> {
+        match group {
+            "Switches" => Some(Category::DeviceInteraction),
+            "Global Variable" => Some(Category::GlobalVariable),
+            "Physical Medium" => Some(Category::PhysicalMedium),
+            _ => None,
+        }
+    }
+
+    /// Whether the manual study's `label` names a conflict in this category.
+    pub fn is_conflict_label(self, label: &str) -> bool {
+        match self {
+            Category::DeviceInteraction => CONFLICT_LABELS.contains(&label),
+            Category::GlobalVariable => MODE_CONFLICT_LABELS.contains(&label),
+            Category::PhysicalMedium => label != PHYSICAL_NO_CONFLICT,
+        }
+    }
+
+    /// Which labels are conflicts, as the summary's note says it.
+    pub fn label_rule(self) -> String {
+        match self {
+            Category::DeviceInteraction => format!("{} are conflicts", CONFLICT_LABELS.join(", ")),
+            Category::GlobalVariable => format!("{} are conflicts", MODE_CONFLICT_LABELS.join(", ")),
+            Category::PhysicalMedium => format!("every label but {PHYSICAL_NO_CONFLICT} is a conflict"),
+        }
+    }
+
+    /// Whether `e`, a finding of our search, is an interaction of this category: a conflict on
+    /// a device attribute, a conflict on the location mode, or a physical conflict.
+    pub fn counts(self, e: &crate::report::ErrorReport) -> bool {
+        let on_mode = || e.conflict.as_ref().is_some_and(|c| is_mode_variable(&c.variable));
+        match self {
+            Category::DeviceInteraction => e.kind == "conflict" && !on_mode(),
+            Category::GlobalVariable => e.kind == "conflict" && on_mode(),
+            Category::PhysicalMedium => e.kind == PHYSICAL_KIND,
+        }
+    }
+}
+
+/// The kind of a finding that a command reached another app's sensor through the room.
+pub const PHYSICAL_KIND: &str = "physical conflict";
+
+/// Whether a conflict's variable is the home's location mode.
+fn is_mode_variable(v: &str) -> bool {
+    v == "mode" || v.starts_with("location")
 }
 
 /// IoTCheck's automated verdict on a pair.
@@ -44,6 +137,10 @@ pub enum IotCheck {
     /// JPF finished and found none.
     #[serde(rename = "no error")]
     NoError,
+    /// Two mode writes found, both made by a person through an app, which IoTCheck's run then
+    /// did not count (global variable category).
+    #[serde(rename = "no error - user-user")]
+    NoErrorUserUser,
     /// JPF did not finish in its time limit.
     #[serde(rename = "non-terminated")]
     NonTerminated,
@@ -54,35 +151,50 @@ impl IotCheck {
         match self {
             IotCheck::Detected => "detected",
             IotCheck::NoError => "no error",
+            IotCheck::NoErrorUserUser => "no error - user-user",
             IotCheck::NonTerminated => "non-terminated",
         }
     }
 
+    /// The verdict's cell; the study TSV spells `non-terminated` with a space.
     fn parse(s: &str) -> Option<IotCheck> {
-        [IotCheck::Detected, IotCheck::NoError, IotCheck::NonTerminated].into_iter().find(|v| v.as_str() == s)
+        let s = if s == "non terminated" { "non-terminated" } else { s };
+        [IotCheck::Detected, IotCheck::NoError, IotCheck::NoErrorUserUser, IotCheck::NonTerminated]
+            .into_iter()
+            .find(|v| v.as_str() == s)
     }
 
     /// Some(conflict?) when IoTCheck decided the pair.
     pub fn decided(self) -> Option<bool> {
         match self {
             IotCheck::Detected => Some(true),
-            IotCheck::NoError => Some(false),
+            IotCheck::NoError | IotCheck::NoErrorUserUser => Some(false),
             IotCheck::NonTerminated => None,
         }
     }
 }
 
-/// One line of the TSV.
+/// One pair of the study.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FsePair {
+    /// Device interaction when absent (rows of the device-interaction TSV).
+    #[serde(default)]
+    pub category: Category,
+    /// The device group (`Locks`), or the study TSV's sheet (`General Switches`, `location
+    /// mode`, `Light and Illuminance Sensor`).
     pub group: String,
-    /// The pair's number in the file (data lines from 1): the order tables keep.
+    /// The pair's number in its file (in the order pairs first appear, from 1): with `source`,
+    /// the order tables keep.
     pub no: u32,
+    /// The TSV's file name (empty in rows written before it was recorded).
+    #[serde(default)]
+    pub source: String,
     /// File names as the TSV gives them (`APP.groovy`).
     pub app1: String,
     pub app2: String,
-    pub iotcheck: IotCheck,
-    /// The manual study's label (Locks and Thermostats groups); None where not given.
+    /// None where IoTCheck's automated run did not take the pair (the manual study's only).
+    pub iotcheck: Option<IotCheck>,
+    /// The manual study's label; None where not given.
     pub manual: Option<String>,
 }
 
@@ -111,14 +223,24 @@ impl FsePair {
 
     /// Some(conflict?) where the manual study labelled the pair.
     pub fn manual_conflict(&self) -> Option<bool> {
-        self.manual.as_deref().map(|l| CONFLICT_LABELS.contains(&l))
+        self.manual.as_deref().map(|l| self.category.is_conflict_label(l))
+    }
+
+    /// Some(conflict?) where IoTCheck ran the pair and decided it.
+    pub fn iotcheck_decided(&self) -> Option<bool> {
+        self.iotcheck.and_then(IotCheck::decided)
     }
 }
 
-/// Reads the TSV's pairs (`#` comments, the header, one pair per line).
+/// Reads either TSV's pairs (`#` comments, the header, then one pair per line, or one line per
+/// pair and source in the study TSV).
 pub fn parse_pairs(text: &str) -> Result<Vec<FsePair>, String> {
+    let lines = super::tsv_lines(text)?;
+    if lines.first().is_some_and(|l| l.has("study")) {
+        return parse_study(lines);
+    }
     let mut out = Vec::new();
-    for line in super::tsv_lines(text)? {
+    for line in lines {
         let line_no = line.no;
         let verdict = line.at("iotcheck")?;
         let iotcheck = IotCheck::parse(verdict).ok_or_else(|| {
@@ -130,13 +252,66 @@ pub fn parse_pairs(text: &str) -> Result<Vec<FsePair>, String> {
         }
         let manual = if line.has("manual") { Some(line.at("manual")?).filter(|m| !m.is_empty()) } else { None };
         out.push(FsePair {
+            category: Category::DeviceInteraction,
             group: line.at("group")?.to_string(),
             no: out.len() as u32 + 1,
+            source: String::new(),
             app1: app1.to_string(),
             app2: app2.to_string(),
-            iotcheck,
+            iotcheck: Some(iotcheck),
             manual: manual.map(str::to_string),
         });
+    }
+    Ok(out)
+}
+
+/// The study TSV: an `Automation` line gives a pair's IoTCheck verdict, a `Manual Study` line
+/// its label; both lines of one pair (same group, sheet and apps in the same order) make one
+/// pair, numbered where it first appears. A second line of one source for a pair is an error.
+fn parse_study(lines: Vec<super::TsvLine<'_>>) -> Result<Vec<FsePair>, String> {
+    let mut out: Vec<FsePair> = Vec::new();
+    let mut seen: std::collections::HashMap<(String, String, String, bool), usize> = Default::default();
+    let mut index: std::collections::HashMap<String, usize> = Default::default();
+    for line in lines {
+        let no = line.no;
+        let group = line.at("group")?;
+        let category = Category::of_group(group).ok_or_else(|| {
+            format!("line {no}: group `{group}` is none of Switches, Global Variable, Physical Medium")
+        })?;
+        let (sheet, app1, app2, verdict) = (line.at("sheet")?, line.at("app1")?, line.at("app2")?, line.at("verdict")?);
+        if app1.is_empty() || app2.is_empty() || sheet.is_empty() {
+            return Err(format!("line {no}: a sheet or an app is missing"));
+        }
+        let automation = match line.at("study")? {
+            "Automation" => true,
+            "Manual Study" => false,
+            other => return Err(format!("line {no}: `study` is `{other}`, not Automation or Manual Study")),
+        };
+        let key = (sheet.to_string(), app1.to_string(), app2.to_string(), automation);
+        if let Some(first) = seen.insert(key, no) {
+            return Err(format!("line {no}: {sheet} {app1} {app2} is also at line {first}"));
+        }
+        let pair_key = format!("{sheet} {app1} {app2}");
+        let k = *index.entry(pair_key).or_insert_with(|| {
+            out.push(FsePair {
+                category,
+                group: sheet.to_string(),
+                no: out.len() as u32 + 1,
+                source: String::new(),
+                app1: app1.to_string(),
+                app2: app2.to_string(),
+                iotcheck: None,
+                manual: None,
+            });
+            out.len() - 1
+        });
+        if automation {
+            out[k].iotcheck = Some(IotCheck::parse(verdict).ok_or_else(|| {
+                format!("line {no}: `verdict` is `{verdict}`, not detected, no error or non-terminated")
+            })?);
+        } else if !verdict.is_empty() {
+            out[k].manual = Some(verdict.to_string());
+        }
     }
     Ok(out)
 }
@@ -276,19 +451,35 @@ pub fn group_scope(group: &str) -> Option<&'static [&'static str]> {
         "Speech Synthesizers" => &[],
         // main-valves.jpf: valve, valveLatestValue.
         "Valves" => &["valve"],
+        // The Switches group's sheets: main-switches.jpf, main-lightSwitches.jpf,
+        // main-acfanheaterSwitches.jpf, main-ventfanSwitches.jpf: currentSwitch.
+        "General Switches" | "Light Switches" | "Other Switches" => &["switch"],
         _ => return None,
     })
 }
 
 /// Loads `pair` with IoTCheck's conflicts on and runs the default strategy for SmartApps (or
-/// `strategy`) with the per-run limits.
+/// `strategy`) with the per-run limits. A device-interaction pair is checked on its group's
+/// attributes ([`group_scope`]), as the settings' conflict mode says. A pair of the other
+/// categories is checked with every conflict observed (none ends its path, so a device
+/// conflict on the way cannot hide the mode's or the room's), and only its category's
+/// findings count ([`Category::counts`]).
 pub fn run_pair(pair: FsePair, settings: &Settings, strategy: Option<&str>) -> FseRow {
     let mut row = FseRow::new(pair);
     let files = row.pair.files(&settings.smartapps);
-    let load = LoadOptions {
-        conflicts: true,
-        conflicts_on: group_scope(&row.pair.group).map(ConflictScope::new),
-        ..settings.load
+    let category = row.pair.category;
+    let load = match category {
+        Category::DeviceInteraction => LoadOptions {
+            conflicts: true,
+            conflicts_on: group_scope(&row.pair.group).map(ConflictScope::new),
+            ..settings.load
+        },
+        Category::GlobalVariable | Category::PhysicalMedium => LoadOptions {
+            conflicts: true,
+            conflicts_on: None,
+            conflict_mode: crate::model::ConflictMode::Observe,
+            ..settings.load
+        },
     };
     let m = match super::load_pair(&files, load) {
         Ok(m) => m,
@@ -313,7 +504,7 @@ pub fn run_pair(pair: FsePair, settings: &Settings, strategy: Option<&str>) -> F
         run = run.cancel(flag.clone());
     }
     let report = run.run();
-    let conflicts: Vec<_> = report.errors.iter().filter(|e| e.kind == "conflict").collect();
+    let conflicts: Vec<_> = report.errors.iter().filter(|e| category.counts(e)).collect();
     row.conflicts = conflicts.len();
     row.conflict = conflicts.first().map(|e| {
         let app = e.app.as_deref().map(|a| format!("{a}: ")).unwrap_or_default();
@@ -388,7 +579,8 @@ pub struct Tally {
     pub labelled: usize,
     /// Ours against the labels (undecided counts as no conflict found).
     pub vs_manual: Confusion,
-    /// IoTCheck against the labels (non-terminated counts as no conflict found).
+    /// IoTCheck against the labels, over the labelled pairs its run took (non-terminated counts
+    /// as no conflict found).
     pub iotcheck_vs_manual: Confusion,
     pub recall: Option<f64>,
     pub precision: Option<f64>,
@@ -411,7 +603,7 @@ impl Tally {
             Some(Ours::Unfinished) => self.unfinished += 1,
             None => {}
         }
-        let theirs = r.pair.iotcheck.decided();
+        let theirs = r.pair.iotcheck_decided();
         if theirs.is_some() {
             self.iotcheck_decided += 1;
         }
@@ -426,7 +618,11 @@ impl Tally {
         if let Some(actual) = r.manual_conflict {
             self.labelled += 1;
             self.vs_manual.add(r.found(), actual);
-            self.iotcheck_vs_manual.add(theirs == Some(true), actual);
+            // IoTCheck against the labels over the pairs its run took (a pair only the manual
+            // study has, like every physical-medium pair, says nothing of IoTCheck).
+            if r.pair.iotcheck.is_some() {
+                self.iotcheck_vs_manual.add(theirs == Some(true), actual);
+            }
         }
         self.recall = self.vs_manual.recall();
         self.precision = self.vs_manual.precision();
@@ -435,28 +631,44 @@ impl Tally {
     }
 }
 
-/// Per group, in the order the groups first appear, then over all pairs (group `all`).
+/// One category's figures: per group, in the order the groups first appear, then over all its
+/// pairs (group `all`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FseSummary {
+    pub category: Category,
     pub groups: Vec<Tally>,
     pub all: Tally,
 }
 
-pub fn summary(rows: &[FseRow]) -> FseSummary {
-    let mut groups: Vec<Tally> = Vec::new();
-    let mut all = Tally { group: "all".into(), ..Tally::default() };
-    for r in rows {
-        let k = match groups.iter().position(|g| g.group == r.pair.group) {
-            Some(k) => k,
-            None => {
-                groups.push(Tally { group: r.pair.group.clone(), ..Tally::default() });
-                groups.len() - 1
-            }
-        };
-        groups[k].add(r);
-        all.add(r);
+/// One [`FseSummary`] per category the rows hold, in [`Category::ALL`]'s order.
+pub fn summary(rows: &[FseRow]) -> Vec<FseSummary> {
+    let mut out = Vec::new();
+    for category in Category::ALL {
+        let mut groups: Vec<Tally> = Vec::new();
+        let mut all = Tally { group: "all".into(), ..Tally::default() };
+        for r in rows.iter().filter(|r| r.pair.category == category) {
+            let k = match groups.iter().position(|g| g.group == r.pair.group) {
+                Some(k) => k,
+                None => {
+                    groups.push(Tally { group: r.pair.group.clone(), ..Tally::default() });
+                    groups.len() - 1
+                }
+            };
+            groups[k].add(r);
+            all.add(r);
+        }
+        if all.pairs > 0 {
+            out.push(FseSummary { category, groups, all });
+        }
     }
-    FseSummary { groups, all }
+    out
+}
+
+/// The order tables and merged shards keep: category, then each file's own order.
+pub fn sort(rows: &mut [FseRow]) {
+    rows.sort_by(|a, b| {
+        (a.pair.category, &a.pair.source, a.pair.no).cmp(&(b.pair.category, &b.pair.source, b.pair.no))
+    });
 }
 
 #[cfg(test)]
@@ -474,7 +686,7 @@ Alarms\tc.groovy\td.groovy\tnon-terminated\t\n";
         assert!(!is_fse("table\tno\tpair\n"));
         let p = parse_pairs(TSV).unwrap();
         assert_eq!(p.len(), 3);
-        assert_eq!((p[2].no, p[2].iotcheck, p[2].manual.as_deref()), (3, IotCheck::NonTerminated, None));
+        assert_eq!((p[2].no, p[2].iotcheck, p[2].manual.as_deref()), (3, Some(IotCheck::NonTerminated), None));
         assert_eq!(p.iter().map(FsePair::manual_conflict).collect::<Vec<_>>(), [Some(true), Some(false), None]);
         assert_eq!(select(p.clone(), Some("Locks"), None, None).len(), 2);
         assert!(parse_pairs("group\tapp1\tapp2\tiotcheck\nG\ta\tb\tmaybe\n").unwrap_err().contains("line 2"));
@@ -482,11 +694,13 @@ Alarms\tc.groovy\td.groovy\tnon-terminated\t\n";
 
     fn row(iot: IotCheck, manual: Option<bool>, ours: Option<Ours>) -> FseRow {
         let pair = FsePair {
+            category: Category::DeviceInteraction,
             group: "G".into(),
             no: 1,
+            source: String::new(),
             app1: "a".into(),
             app2: "b".into(),
-            iotcheck: iot,
+            iotcheck: Some(iot),
             manual: manual.map(|c| if c { "Feature Conflict" } else { "Read-Read Interaction" }.to_string()),
         };
         FseRow { verdict: ours, error: ours.is_none().then(|| "x".into()), ..FseRow::new(pair) }
@@ -503,7 +717,7 @@ Alarms\tc.groovy\td.groovy\tnon-terminated\t\n";
             row(NoError, None, Some(Ours::NoConflict)),
             row(Detected, Some(true), None),
         ];
-        let s = summary(&rows).all;
+        let s = summary(&rows).remove(0).all;
         assert_eq!((s.pairs, s.loaded, s.conflict, s.no_conflict, s.unfinished), (6, 5, 2, 2, 1));
         assert_eq!(
             (s.both_decided, s.agree_with_iotcheck, s.conflict_only_ours, s.conflict_only_iotcheck),
@@ -513,5 +727,76 @@ Alarms\tc.groovy\td.groovy\tnon-terminated\t\n";
         assert_eq!(s.iotcheck_vs_manual, Confusion { tp: 3, fp: 0, fn_: 0, tn: 2 });
         assert_eq!((s.recall, s.precision), (Some(1.0 / 3.0), Some(0.5)));
         assert_eq!(s.iotcheck_precision, Some(1.0));
+    }
+
+    const STUDY: &str = "study\tgroup\tsheet\tapp1\tapp2\tverdict\n\
+Automation\tSwitches\tGeneral Switches\ta.groovy\tb.groovy\tdetected\n\
+Automation\tGlobal Variable\tlocation mode\ta.groovy\tc.groovy\tnon terminated\n\
+Manual Study\tSwitches\tGeneral Switches\ta.groovy\tb.groovy\tComposable Relation\n\
+Manual Study\tGlobal Variable\tlocation mode\tb.groovy\tc.groovy\tApp-direct write-write\n\
+Manual Study\tGlobal Variable\tlocation mode\ta.groovy\tc.groovy\tDirect-direct write-write\n\
+Manual Study\tPhysical Medium\tWater Valves and Water Sensor\ta.groovy\td.groovy\tPhysical Interaction\n\
+Manual Study\tPhysical Medium\tLight and Illuminance Sensor\ta.groovy\td.groovy\tLight state\n";
+
+    #[test]
+    fn joins_the_study_tables_sources_per_pair_and_reads_labels_by_category() {
+        assert!(is_fse(STUDY));
+        let p = parse_pairs(STUDY).unwrap();
+        let got: Vec<_> = p
+            .iter()
+            .map(|p| (p.no, p.category, p.group.as_str(), p.iotcheck, p.manual.as_deref(), p.manual_conflict()))
+            .collect();
+        use Category::*;
+        assert_eq!(
+            got,
+            [
+                (
+                    1,
+                    DeviceInteraction,
+                    "General Switches",
+                    Some(IotCheck::Detected),
+                    Some("Composable Relation"),
+                    Some(false)
+                ),
+                (
+                    2,
+                    GlobalVariable,
+                    "location mode",
+                    Some(IotCheck::NonTerminated),
+                    Some("Direct-direct write-write"),
+                    Some(false)
+                ),
+                (3, GlobalVariable, "location mode", None, Some("App-direct write-write"), Some(true)),
+                (4, PhysicalMedium, "Water Valves and Water Sensor", None, Some("Physical Interaction"), Some(false)),
+                (5, PhysicalMedium, "Light and Illuminance Sensor", None, Some("Light state"), Some(true)),
+            ]
+        );
+        assert_eq!(group_scope("Light Switches"), Some(&["switch"][..]));
+        let twice = format!("{STUDY}Automation\tSwitches\tGeneral Switches\ta.groovy\tb.groovy\tno error\n");
+        assert!(parse_pairs(&twice).unwrap_err().contains("line 9"), "{:?}", parse_pairs(&twice));
+        let bad = "study\tgroup\tsheet\tapp1\tapp2\tverdict\nAutomation\tRooms\tx\ta\tb\tdetected\n";
+        assert!(parse_pairs(bad).unwrap_err().contains("`Rooms`"));
+    }
+
+    #[test]
+    fn summaries_per_category_and_findings_by_kind() {
+        let p = parse_pairs(STUDY).unwrap();
+        let rows: Vec<FseRow> = p.into_iter().map(FseRow::new).collect();
+        let s = summary(&rows);
+        assert_eq!(
+            s.iter().map(|c| (c.category, c.all.pairs, c.all.labelled)).collect::<Vec<_>>(),
+            [(Category::DeviceInteraction, 1, 1), (Category::GlobalVariable, 2, 2), (Category::PhysicalMedium, 2, 2),]
+        );
+        let finding = |kind: &str, variable: &str| crate::report::ErrorReport {
+            kind: kind.into(),
+            conflict: Some(crate::model::Conflict { variable: variable.into(), ..Default::default() }),
+            ..Default::default()
+        };
+        assert!(Category::DeviceInteraction.counts(&finding("conflict", "switch")));
+        assert!(!Category::DeviceInteraction.counts(&finding("conflict", "location mode")));
+        assert!(Category::GlobalVariable.counts(&finding("conflict", "location mode")));
+        assert!(!Category::GlobalVariable.counts(&finding("conflict", "switch")));
+        assert!(Category::PhysicalMedium.counts(&finding(PHYSICAL_KIND, "illuminance")));
+        assert!(!Category::PhysicalMedium.counts(&finding("conflict", "switch")));
     }
 }

@@ -100,7 +100,7 @@ pub fn shown_message(kind: ModelKind, message: &str, conflict: Option<&Conflict>
 
 /// Both sides of a conflict (IoTCheck's property): the app writing `variable` now with `value`,
 /// over `last_value` that `last_app` wrote.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Conflict {
     pub variable: String,
     pub app: String,

@@ -16,7 +16,7 @@ use crate::explore::{Outcomes, Stats, StopReason};
 use crate::model::{format_schedule, Choice, Conflict, Model, ModelError, ModelKind};
 
 /// One error or deadlock, as cli.md's JSON has it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct ErrorReport {
     pub kind: String,
     pub message: String,

@@ -1,18 +1,20 @@
-//! The table of `tracepor corpus` on IoTCheck's FSE 2020 device-interaction TSV: one row per
-//! pair (our verdict, IoTCheck's, the manual label, whether they agree), then the agreement per
-//! group and overall; aligned text (a row at a time, as each pair finishes), CSV and Markdown.
+//! The tables of `tracepor corpus` on IoTCheck's FSE 2020 study: one row per pair (our verdict,
+//! IoTCheck's, the manual label, whether they agree), then, per category of the study (device
+//! interaction, global variable, physical medium: the paper's Tables 3, 4 and 6), the agreement
+//! per group and over the category; aligned text (a row at a time, as each pair finishes), CSV
+//! and Markdown.
 
 use std::fmt::Write;
 
 use super::{aligned_cells, count, csv_table, secs};
-use crate::corpus::fse::{summary, Confusion, FseRow, FseSummary, Ours, Tally};
+use crate::corpus::fse::{summary, Confusion, FseRow, FseSummary, IotCheck, Ours, Tally};
 
 /// Column names of the per-pair table.
 pub const HEADER: [&str; 12] =
     ["group", "no", "app1", "app2", "ours", "iotcheck", "manual", "vs iotcheck", "vs manual", "states", "trans", "s"];
 
 /// Widths of the aligned text, fixed so that rows can be printed before the others exist.
-const WIDTHS: [usize; 12] = [19, 3, 43, 43, 19, 14, 52, 11, 9, 8, 9, 6];
+const WIDTHS: [usize; 12] = [29, 4, 47, 47, 19, 14, 52, 11, 9, 8, 9, 6];
 
 /// A pair's app as tables show it: without `.groovy`.
 fn app(name: &str) -> String {
@@ -35,7 +37,7 @@ pub fn ours(r: &FseRow) -> String {
 /// The cells of one row, in [`HEADER`]'s order; then the note (the first conflict, or why the
 /// pair did not load).
 pub fn cells(r: &FseRow) -> (Vec<String>, Option<String>) {
-    let vs_iot = match (r.decided(), r.pair.iotcheck.decided()) {
+    let vs_iot = match (r.decided(), r.pair.iotcheck_decided()) {
         (Some(a), Some(b)) if a == b => "agree",
         (Some(_), Some(_)) => "differ",
         _ => "-",
@@ -55,7 +57,7 @@ pub fn cells(r: &FseRow) -> (Vec<String>, Option<String>) {
         app(&r.pair.app1),
         app(&r.pair.app2),
         ours(r),
-        r.pair.iotcheck.as_str().to_string(),
+        r.pair.iotcheck.map_or("-", IotCheck::as_str).to_string(),
         r.pair.manual.clone().unwrap_or_else(|| "-".into()),
         vs_iot.into(),
         vs_manual.into(),
@@ -127,7 +129,7 @@ fn summary_cells(t: &Tally) -> Vec<String> {
         if t.labelled > 0 { matrix(&t.vs_manual) } else { "-".into() },
         share(t.recall),
         share(t.precision),
-        if t.labelled > 0 {
+        if t.iotcheck_vs_manual != Confusion::default() {
             format!("{} {} {}", matrix(&t.iotcheck_vs_manual), share(t.iotcheck_recall), share(t.iotcheck_precision))
         } else {
             "-".into()
@@ -135,14 +137,22 @@ fn summary_cells(t: &Tally) -> Vec<String> {
     ]
 }
 
-/// What the summary's columns mean, under it.
-const SUMMARY_NOTE: &str = "conflict/none/unfinished: our verdicts (a conflict found counts even if the search \
-did not finish); agree, only ours, only iotcheck: over the pairs both decided; TP/FP/FN/TN, recall, precision: \
-against the manual labels (Feature Conflict, Saved-state Conflict, Invalid State are conflicts), a pair not \
-decided counting as no conflict found.";
+/// What a category's summary columns mean, under it.
+fn summary_note(s: &FseSummary) -> String {
+    format!(
+        "conflict/none/unfinished: our verdicts (a conflict found counts even if the search did not finish); \
+agree, only ours, only iotcheck: over the pairs both decided; TP/FP/FN/TN, recall, precision: against the \
+manual labels ({}), a pair not decided counting as no conflict found.",
+        s.category.label_rule()
+    )
+}
 
-/// The summary as an aligned table, then what its columns mean.
-pub fn text_summary(s: &FseSummary) -> String {
+/// Each category's summary as an aligned table under its title, then what its columns mean.
+pub fn text_summary(summaries: &[FseSummary]) -> String {
+    summaries.iter().map(text_category).collect()
+}
+
+fn text_category(s: &FseSummary) -> String {
     let rows: Vec<Vec<String>> = s.groups.iter().chain(std::iter::once(&s.all)).map(summary_cells).collect();
     let mut widths: Vec<usize> = SUMMARY_HEADER.iter().map(|h| h.len()).collect();
     for r in &rows {
@@ -150,7 +160,7 @@ pub fn text_summary(s: &FseSummary) -> String {
             *w = (*w).max(c.len());
         }
     }
-    let mut out = String::from("\n");
+    let mut out = format!("\n{}\n", s.category.title());
     let line = |cells: &[String], out: &mut String| {
         for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
             let _ = if i == 0 { write!(out, "{c:<w$}  ") } else { write!(out, "{c:>w$}  ") };
@@ -162,7 +172,7 @@ pub fn text_summary(s: &FseSummary) -> String {
     for r in &rows {
         line(r, &mut out);
     }
-    out.push_str(SUMMARY_NOTE);
+    out.push_str(&summary_note(s));
     out.push('\n');
     out
 }
@@ -185,15 +195,18 @@ fn md_row(cells: &[String]) -> String {
     format!("| {} |\n", cells.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "))
 }
 
-/// Markdown: the summary table, then the pairs.
+/// Markdown: each category's summary table under its title, then the pairs.
 pub fn markdown(rows: &[FseRow]) -> String {
-    let s = summary(rows);
-    let mut out = md_row(&SUMMARY_HEADER.map(String::from));
-    out.push_str(&format!("|{}\n", "---|".repeat(SUMMARY_HEADER.len())));
-    for t in s.groups.iter().chain(std::iter::once(&s.all)) {
-        out.push_str(&md_row(&summary_cells(t)));
+    let mut out = String::new();
+    for s in summary(rows) {
+        let _ = writeln!(out, "**{}**\n", s.category.title());
+        out.push_str(&md_row(&SUMMARY_HEADER.map(String::from)));
+        out.push_str(&format!("|{}\n", "---|".repeat(SUMMARY_HEADER.len())));
+        for t in s.groups.iter().chain(std::iter::once(&s.all)) {
+            out.push_str(&md_row(&summary_cells(t)));
+        }
+        let _ = writeln!(out, "\n{}\n", summary_note(&s));
     }
-    let _ = writeln!(out, "\n{SUMMARY_NOTE}\n");
     out.push_str(&md_row(&HEADER.iter().chain(&["note"]).map(|s| s.to_string()).collect::<Vec<_>>()));
     out.push_str(&format!("|{}\n", "---|".repeat(HEADER.len() + 1)));
     for r in rows {
