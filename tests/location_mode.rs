@@ -54,7 +54,11 @@ const ON_SWITCH: &str = "subscribe(sw, \"switch\", h)";
 
 /// The mode conflicts `check --json` reports for `apps` with `args` (strategy, options), as
 /// (earlier app, later app) pairs, and the JSON document.
-fn mode_conflicts(tag: &str, apps: &[(&str, String)], args: &[&str]) -> (BTreeSet<(String, String)>, serde_json::Value) {
+fn mode_conflicts(
+    tag: &str,
+    apps: &[(&str, String)],
+    args: &[&str],
+) -> (BTreeSet<(String, String)>, serde_json::Value) {
     let files = apps::write(tag, apps);
     let mut all: Vec<&str> = vec!["check"];
     all.extend(files.iter().map(|f| f.to_str().unwrap()));
@@ -154,7 +158,8 @@ fn a_timer_set_on_the_users_command_runs_as_an_automation() {
 
 #[test]
 fn every_way_an_app_sets_the_mode_is_a_write() {
-    let other = ("Other", writer("Other", "subscribe(contact1, \"contact.closed\", h)", &["setLocationMode(\"night\")"]));
+    let other =
+        ("Other", writer("Other", "subscribe(contact1, \"contact.closed\", h)", &["setLocationMode(\"night\")"]));
     let forms: [(&str, &[&str]); 5] = [
         ("set", &["setLocationMode(newMode)"]),
         ("method", &["location.setMode(newMode)"]),
@@ -167,8 +172,11 @@ fn every_way_an_app_sets_the_mode_is_a_write() {
         let (found, doc) = mode_conflicts(&format!("form-{tag}"), &[app.clone(), other.clone()], &["--conflicts"]);
         assert!(found.contains(&pair("Form", "Other")) && found.contains(&pair("Other", "Form")), "{tag}: {doc}");
         // Under the study's definition a routine changes no mode.
-        let (found, doc) =
-            mode_conflicts(&format!("form-{tag}-keep"), &[app, other.clone()], &["--conflicts", "--routines-keep-mode"]);
+        let (found, doc) = mode_conflicts(
+            &format!("form-{tag}-keep"),
+            &[app, other.clone()],
+            &["--conflicts", "--routines-keep-mode"],
+        );
         assert_eq!(found.is_empty(), tag == "routine", "{tag}: {doc}");
     }
 }
@@ -177,10 +185,18 @@ fn every_way_an_app_sets_the_mode_is_a_write() {
 fn the_scope_names_the_mode_and_the_reports_show_it() {
     let apps = [
         ("Leaver", writer("Leaver", ON_CONTACT, &["setLocationMode(newMode)", "sw.on()"])),
-        ("Sleeper", writer("Sleeper", "subscribe(contact1, \"contact.closed\", h)", &["setLocationMode(newMode)", "sw.off()"])),
+        (
+            "Sleeper",
+            writer("Sleeper", "subscribe(contact1, \"contact.closed\", h)", &["setLocationMode(newMode)", "sw.off()"]),
+        ),
     ];
     let variables = |doc: &serde_json::Value| -> BTreeSet<String> {
-        doc["errors"].as_array().unwrap().iter().map(|e| e["conflict"]["variable"].as_str().unwrap().to_string()).collect()
+        doc["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["conflict"]["variable"].as_str().unwrap().to_string())
+            .collect()
     };
     let (_, all) = mode_conflicts("scope-all", &apps, &["--conflicts"]);
     assert_eq!(variables(&all), BTreeSet::from(["location.mode".to_string(), "switch.switch".to_string()]));
@@ -199,20 +215,15 @@ fn the_scope_names_the_mode_and_the_reports_show_it() {
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("both write `mode` of the location"), "{text}");
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains("location") && page.contains("mode") && page.contains("Leaver"), "no mode conflict in the page");
+    assert!(
+        page.contains("location") && page.contains("mode") && page.contains("Leaver"),
+        "no mode conflict in the page"
+    );
     let line = text.lines().find(|l| l.contains("tracepor replay")).unwrap_or_else(|| panic!("{text}"));
     assert!(line.contains("--routines-keep-mode") && line.contains("--conflicts-on location.mode"), "{line}");
     let schedule = line.split("--schedule ").nth(1).unwrap().split_whitespace().next().unwrap().trim_matches('\'');
-    let (code, replayed, _) = tracepor(&[
-        "replay",
-        a,
-        b,
-        "--conflicts-on",
-        "location.mode",
-        "--routines-keep-mode",
-        "--schedule",
-        schedule,
-    ]);
+    let (code, replayed, _) =
+        tracepor(&["replay", a, b, "--conflicts-on", "location.mode", "--routines-keep-mode", "--schedule", schedule]);
     assert_eq!(code, 1, "{replayed}");
     assert!(replayed.contains("`mode` of the location") && replayed.contains("picked:"), "{replayed}");
     let (code, _, err) = tracepor(&["check", a, b, "--conflicts-on", "modes"]);
@@ -230,18 +241,19 @@ fn corpus_app(name: &str) -> PathBuf {
 #[test]
 fn the_studys_pairs_keep_their_verdicts() {
     let pairs = [
-        ("good-night", "scheduled-mode-change", true),          // App-app write-write
-        ("good-night-house", "scheduled-mode-change", true),    // App-direct write-write
-        ("switch-changes-mode", "rise-and-shine", true),        // App-direct write-write
-        ("good-night-house", "switch-changes-mode", false),     // Direct-direct write-write
-        ("single-button-controller", "Switches", false),        // Direct-direct write-write
+        ("good-night", "scheduled-mode-change", true),       // App-app write-write
+        ("good-night-house", "scheduled-mode-change", true), // App-direct write-write
+        ("switch-changes-mode", "rise-and-shine", true),     // App-direct write-write
+        ("good-night-house", "switch-changes-mode", false),  // Direct-direct write-write
+        ("single-button-controller", "Switches", false),     // Direct-direct write-write
         ("switch-activates-home-phrase-or-mode", "Switches", false), // Direct-direct write-write
-        ("good-night", "hello-home-phrase-director", false),    // App write-read
+        ("good-night", "hello-home-phrase-director", false), // App write-read
     ];
     for (a, b, conflict) in pairs {
         let (x, y) = (corpus_app(a), corpus_app(b));
         let args = ["check", x.to_str().unwrap(), y.to_str().unwrap(), "--json", "--no-progress"];
-        let (_, out, err) = tracepor(&[&args[..], &["--conflicts-on", "location.mode", "--routines-keep-mode"]].concat());
+        let (_, out, err) =
+            tracepor(&[&args[..], &["--conflicts-on", "location.mode", "--routines-keep-mode"]].concat());
         let doc: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{a} {b}: {e} {err}"));
         assert!(doc["finished"].as_bool().unwrap(), "{a} {b}");
         let found = !doc["errors"].as_array().unwrap().is_empty();

@@ -78,7 +78,9 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             }
         }
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
-        Command::Replay { files, schedule, bound, conflicts, conflict_mode, conflicts_on, routines_keep_mode, .. } => {
+        Command::Replay {
+            files, schedule, bound, conflicts, conflict_mode, conflicts_on, routines_keep_mode, ..
+        } => {
             let load = LoadOptions {
                 bound,
                 conflicts: conflicts || conflicts_on.is_some(),

@@ -827,7 +827,9 @@ fn gen_mode_app(rng: &mut SmallRng, index: usize, crowded: bool) -> String {
     let mut routines = String::new();
     if with_routine {
         routines.push_str("    def phrases = location.helloHome?.getPhrases()*.label\n");
-        section.push_str("            input \"phrase\", \"enum\", title: \"Routine\", required: false, options: phrases\n");
+        section.push_str(
+            "            input \"phrase\", \"enum\", title: \"Routine\", required: false, options: phrases\n",
+        );
     }
     src.push_str(&format!(
         "preferences {{ page(name: \"p\") }}\ndef p() {{\n{routines}    dynamicPage(name: \"p\") {{\n        section(\"s\") {{\n{section}        }}\n    }}\n}}\n"
@@ -895,8 +897,6 @@ fn gen_mode_reader(rng: &mut SmallRng) -> String {
     let ev = ["subscribe(location, \"mode\", h0)", "subscribe(contact1, \"contact.open\", h0)"][rng.gen_range(0..2)];
     src.push_str(&format!("def installed() {{\n    {ev}\n}}\n"));
     let m = MODES[rng.gen_range(0..3)];
-    src.push_str(&format!(
-        "def h0(evt) {{\n    if (location.mode == \"{m}\") {{ sw.off() }} else {{ sw.on() }}\n}}\n"
-    ));
+    src.push_str(&format!("def h0(evt) {{\n    if (location.mode == \"{m}\") {{ sw.off() }} else {{ sw.on() }}\n}}\n"));
     src
 }

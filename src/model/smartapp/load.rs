@@ -320,7 +320,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         let mut settings = FxHashMap::default();
         let mut mode_inputs = Vec::new();
         let (found, unread) = inputs(&script);
-        for (line, why) in unread {
+        for (line, why) in unread.into_iter().chain(super::mode_choices::unmodelled_mode_writes(&script)) {
             unsupported.push(format!("{file}:{line}: {why}"));
         }
         for Input { name, ty, default, line, unset, multiple } in found {

@@ -20,16 +20,19 @@
 //! Read-only mode inputs ("only when the mode is ...", lists) and apps that never set the mode
 //! keep their one value: they are the general mechanism's (every input a person picks).
 //!
-//! **Which combinations.** A covering array of strength two over the factors: for any two
-//! factors and any two values of theirs, some row gives them those values. So every two mode
-//! writes of different apps (two inputs, an input and a routine, two routines) are made with
-//! different values in some configuration, and with equal values in another; and every single
-//! value of every factor is present. Row 0 gives every factor its first value (the inputs their
-//! default, routines no mode change): what the one fixed configuration gave before. The
-//! product of all values would be exact for any app, but it grows as 3^k (button-controller
-//! alone has eight mode inputs); a conflict is made of two writes, which strength two covers.
-//! The rows are built greedily (each row starts from a pair not yet covered and gives every
-//! other factor the value that covers most new pairs), deterministically.
+//! **Which combinations.** A covering array of strength two across apps: for any two factors of
+//! different apps and any two values of theirs, some row gives them those values, and every
+//! factor takes each of its values in some row. So every two mode writes of different apps (two
+//! inputs, an input and a routine, two routines) are made with different values in some
+//! configuration, and with equal values in another. A conflict is made of two writes by two
+//! apps, which this covers; two factors of one app (nobody-home's modes for away, sunset and
+//! sunrise) need no pair, as an app's own writes never conflict with each other: each takes
+//! each value (strength one, as the devices' configurations, `initial.rs`). Row 0 gives every
+//! factor its first value (the inputs their default, routines no mode change): what the one
+//! fixed configuration gave before. The product of all values would be exact for any app, but
+//! it grows as 3^k (button-controller alone has eight mode inputs). The rows are built greedily
+//! (each row starts from the first goal not covered yet and gives every other factor the value
+//! that covers most new goals), deterministically.
 //!
 //! **How.** A state carries the number of its row (`SmartState::picks`, 0 before the
 //! configurations are chosen and when nothing varies); the configuration `init.k` installs the
@@ -58,6 +61,12 @@ pub(super) enum Factor {
 }
 
 impl Factor {
+    fn app(&self) -> usize {
+        match self {
+            Factor::Input { app, .. } | Factor::Routine { app, .. } => *app,
+        }
+    }
+
     fn count(&self) -> usize {
         match self {
             Factor::Input { values, .. } => values.len(),
@@ -147,7 +156,8 @@ impl SmartAppModel {
             }
         }
         let counts: Vec<usize> = factors.iter().map(Factor::count).collect();
-        let rows = covering(&counts);
+        let apps: Vec<usize> = factors.iter().map(Factor::app).collect();
+        let rows = covering(&counts, &apps);
         let mut inputs_of = vec![Vec::new(); self.apps.len()];
         for (i, f) in factors.iter().enumerate() {
             if let Factor::Input { app, name, .. } = f {
@@ -187,7 +197,8 @@ impl RoutineLists {
             }
         }
         let none = RoutineLists { vars: Vec::new(), methods: Vec::new() };
-        let methods = script.methods.iter().filter(|m| m.body.iter().any(|st| none.in_stmt(st))).map(|m| m.name.clone());
+        let methods =
+            script.methods.iter().filter(|m| m.body.iter().any(|st| none.in_stmt(st))).map(|m| m.name.clone());
         let mut lists = RoutineLists { vars: Vec::new(), methods: methods.collect() };
         let mut d = Defs(&lists, Vec::new());
         d.stmts(&script.top);
@@ -257,9 +268,7 @@ fn written_inputs(app: &App) -> Vec<String> {
                     let device = |t: &Expr| matches!(t, Expr::Var(n) if self.devices.iter().any(|d| d == n));
                     self.any |= !target.as_deref().is_some_and(device);
                 }
-                Expr::Assign { target, value, .. } if footprint::names_location_mode(target) => {
-                    self.value(Some(value))
-                }
+                Expr::Assign { target, value, .. } if footprint::names_location_mode(target) => self.value(Some(value)),
                 _ => {}
             }
             self.children(e)
@@ -297,6 +306,34 @@ fn written_inputs(app: &App) -> Vec<String> {
     app.mode_inputs.iter().filter(|n| ours(n)).cloned().collect()
 }
 
+/// The mode changes of `script` the model does not carry out, `line: why` each: a location
+/// event an app sends (`sendLocationEvent(name: "mode", ...)`, or a name it computes), which on
+/// a hub may change the mode of every app; the model sends none.
+pub(super) fn unmodelled_mode_writes(script: &Script) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    load::each_call(script, &mut |e, line| {
+        let Expr::Call { name, args, .. } = e else { return };
+        if name != "sendLocationEvent" {
+            return;
+        }
+        let named = args.iter().find_map(|a| match a {
+            Arg::Named(n, v) if n == "name" => Some(v),
+            _ => None,
+        });
+        let in_map = || match args.first() {
+            Some(Arg::Pos(Expr::Map(m))) => {
+                m.iter().find(|(k, _)| matches!(k, Expr::Str(k) if &**k == "name")).map(|p| &p.1)
+            }
+            _ => None,
+        };
+        match named.or_else(in_map) {
+            Some(Expr::Str(n)) if &**n != "mode" => {}
+            _ => out.push((line, "a location event that may set the mode (`sendLocationEvent`): not sent".to_string())),
+        }
+    });
+    out
+}
+
 /// The lines of the routine call sites of a script (`execute` called on a value, as
 /// `location.helloHome?.execute(phrase)`), each once, as the interpreter's line is there (that of
 /// the statement running).
@@ -330,80 +367,183 @@ pub(super) fn routine_sites(script: &Script) -> Vec<usize> {
     w.found
 }
 
-/// A covering array of strength two for factors with `counts` values each: rows of value
-/// numbers such that every two factors take every pair of their values in some row; row 0 is
-/// all zeros. Empty when there is no factor.
-pub(super) fn covering(counts: &[usize]) -> Vec<Vec<u8>> {
+/// A covering array for factors with `counts` values each, factor i belonging to app
+/// `apps[i]`: rows of value numbers such that every two factors of different apps take every
+/// pair of their values in some row, and every factor each of its values; row 0 is all zeros.
+/// (Two factors of one app need no pair: an app's own writes never conflict with each other.)
+/// Empty when there is no factor.
+///
+/// Greedy, deterministically (as AETG builds its test suites): each row is the best of a few
+/// candidates, each started from one goal not covered yet, filled factor by factor with the
+/// value covering most goals with those set, then improved factor by factor against the whole
+/// row while that covers more.
+pub(super) fn covering(counts: &[usize], apps: &[usize]) -> Vec<Vec<u8>> {
     let k = counts.len();
     if k == 0 {
         return Vec::new();
     }
-    if k == 1 {
-        return (0..counts[0]).map(|v| vec![v as u8]).collect();
-    }
-    // uncovered[i][j] (i < j): the value pairs of factors i and j not covered yet.
-    let mut uncovered: Vec<Vec<Vec<bool>>> = (0..k)
-        .map(|i| (0..k).map(|j| if i < j { vec![true; counts[i] * counts[j]] } else { Vec::new() }).collect())
-        .collect();
-    let mut left: usize = (0..k).flat_map(|i| (i + 1..k).map(move |j| (i, j))).map(|(i, j)| counts[i] * counts[j]).sum();
-    let mut rows = Vec::new();
-    while left > 0 {
-        // The first pair not covered yet fixes two values of the row.
-        let (fi, fj, vi, vj) = (0..k)
-            .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
-            .find_map(|(i, j)| {
-                let p = uncovered[i][j].iter().position(|&u| u)?;
-                Some((i, j, p / counts[j], p % counts[j]))
-            })
-            .expect("a pair is left");
-        let mut row: Vec<Option<usize>> = vec![None; k];
-        row[fi] = Some(vi);
-        row[fj] = Some(vj);
-        // Every other factor, in order: the value covering most new pairs with those set.
-        for f in 0..k {
-            if row[f].is_some() {
-                continue;
-            }
-            let gain = |v: usize| {
-                (0..k)
-                    .filter_map(|g| row[g].map(|w| (g, w)))
-                    .filter(|&(g, w)| {
-                        let (a, b, x, y) = if g < f { (g, f, w, v) } else { (f, g, v, w) };
-                        uncovered[a][b][x * counts[b] + y]
-                    })
-                    .count()
-            };
-            let best = (0..counts[f]).max_by_key(|&v| (gain(v), std::cmp::Reverse(v))).unwrap_or(0);
-            row[f] = Some(best);
-        }
-        let row: Vec<usize> = row.into_iter().map(|v| v.unwrap_or(0)).collect();
-        for i in 0..k {
-            for j in i + 1..k {
-                let cell = &mut uncovered[i][j][row[i] * counts[j] + row[j]];
-                if *cell {
-                    *cell = false;
-                    left -= 1;
-                }
+    let mut left = Goals::new(counts, apps);
+    let mut rows: Vec<Vec<u8>> = vec![vec![0; k]];
+    left.cover(&vec![0; k]);
+    // Candidates per row: enough to find good rows, few enough that a system of many factors
+    // loads at once.
+    const CANDIDATES: usize = 24;
+    while left.count > 0 {
+        let mut best: Option<(usize, Vec<usize>)> = None;
+        for seed in left.uncovered().take(CANDIDATES) {
+            let row = left.row_from(seed);
+            let n = left.covered_by(&row);
+            if best.as_ref().is_none_or(|(m, _)| n > *m) {
+                best = Some((n, row));
             }
         }
+        let Some((_, row)) = best else { break };
+        left.cover(&row);
         rows.push(row.into_iter().map(|v| v as u8).collect());
     }
     rows
+}
+
+/// The goals of [`covering`] not covered yet: each factor's values, and the value pairs of
+/// every two factors of different apps.
+struct Goals<'a> {
+    counts: &'a [usize],
+    /// Per factor, its values not taken yet.
+    single: Vec<Vec<bool>>,
+    /// Per factors i < j of different apps, their value pairs (x * counts[j] + y) not taken
+    /// together yet; empty for two factors of one app.
+    pairs: Vec<Vec<Vec<bool>>>,
+    count: usize,
+}
+
+impl<'a> Goals<'a> {
+    fn new(counts: &'a [usize], apps: &[usize]) -> Goals<'a> {
+        let k = counts.len();
+        let single: Vec<Vec<bool>> = counts.iter().map(|&c| vec![true; c]).collect();
+        let pairs: Vec<Vec<Vec<bool>>> = (0..k)
+            .map(|i| {
+                (0..k)
+                    .map(|j| if i < j && apps[i] != apps[j] { vec![true; counts[i] * counts[j]] } else { Vec::new() })
+                    .collect()
+            })
+            .collect();
+        let count = single.iter().map(Vec::len).sum::<usize>()
+            + pairs.iter().flat_map(|p| p.iter().map(Vec::len)).sum::<usize>();
+        Goals { counts, single, pairs, count }
+    }
+
+    /// Whether factors f, g (f != g) at values v, w make a goal not covered yet.
+    fn pair_left(&self, f: usize, v: usize, g: usize, w: usize) -> bool {
+        let (i, x, j, y) = if f < g { (f, v, g, w) } else { (g, w, f, v) };
+        self.pairs[i][j].get(x * self.counts[j] + y) == Some(&true)
+    }
+
+    /// The goals not covered yet that factor f at value v covers with the factors set in `row`.
+    fn gain(&self, row: &[Option<usize>], f: usize, v: usize) -> usize {
+        usize::from(self.single[f][v])
+            + (0..row.len()).filter(|&g| g != f).filter(|&g| row[g].is_some_and(|w| self.pair_left(f, v, g, w))).count()
+    }
+
+    /// The goals not covered yet, as the values they fix: (factor, value) and maybe a second.
+    fn uncovered(&self) -> impl Iterator<Item = ((usize, usize), Option<(usize, usize)>)> + '_ {
+        let k = self.counts.len();
+        let pairs = (0..k).flat_map(move |i| {
+            (i + 1..k).flat_map(move |j| {
+                let c = self.counts[j];
+                (self.pairs[i][j].iter().enumerate()).filter(|p| *p.1).map(move |(p, _)| ((i, p / c), Some((j, p % c))))
+            })
+        });
+        let singles = (0..k)
+            .flat_map(move |i| (self.single[i].iter().enumerate()).filter(|p| *p.1).map(move |(x, _)| ((i, x), None)));
+        pairs.chain(singles)
+    }
+
+    /// A row from a seed goal (see [`covering`]).
+    fn row_from(&self, seed: ((usize, usize), Option<(usize, usize)>)) -> Vec<usize> {
+        let k = self.counts.len();
+        let mut row: Vec<Option<usize>> = vec![None; k];
+        let fixed = [Some(seed.0), seed.1];
+        for &(f, v) in fixed.iter().flatten() {
+            row[f] = Some(v);
+        }
+        let is_fixed = |f: usize| fixed.iter().flatten().any(|p| p.0 == f);
+        let best = |row: &[Option<usize>], f: usize| {
+            (0..self.counts[f]).max_by_key(|&v| (self.gain(row, f, v), std::cmp::Reverse(v))).unwrap_or(0)
+        };
+        for f in 0..k {
+            if row[f].is_none() {
+                row[f] = Some(best(&row, f));
+            }
+        }
+        // Each change covers strictly more goals, so this ends.
+        let mut better = true;
+        while better {
+            better = false;
+            for f in (0..k).filter(|&f| !is_fixed(f)) {
+                let (now, b) = (row[f].unwrap_or(0), best(&row, f));
+                if self.gain(&row, f, b) > self.gain(&row, f, now) {
+                    row[f] = Some(b);
+                    better = true;
+                }
+            }
+        }
+        row.into_iter().map(|v| v.unwrap_or(0)).collect()
+    }
+
+    /// How many goals not covered yet `row` covers.
+    fn covered_by(&self, row: &[usize]) -> usize {
+        let k = row.len();
+        (0..k)
+            .map(|i| {
+                usize::from(self.single[i][row[i]])
+                    + (i + 1..k).filter(|&j| self.pair_left(i, row[i], j, row[j])).count()
+            })
+            .sum()
+    }
+
+    fn cover(&mut self, row: &[usize]) {
+        let k = row.len();
+        for i in 0..k {
+            if std::mem::replace(&mut self.single[i][row[i]], false) {
+                self.count -= 1;
+            }
+            for j in i + 1..k {
+                let c = self.counts[j];
+                if let Some(cell) = self.pairs[i][j].get_mut(row[i] * c + row[j]) {
+                    if std::mem::replace(cell, false) {
+                        self.count -= 1;
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::covering;
 
-    /// Every two factors take every pair of their values in some row, row 0 is all zeros, and
-    /// the rows stay few (a product would be 3^k).
+    /// Every two factors of different apps take every pair of their values in some row, every
+    /// factor each of its values, row 0 is all zeros, and the rows stay few (a product would
+    /// be 3^k).
     #[test]
-    fn covering_has_every_pair() {
-        for counts in [vec![3, 3], vec![3, 4], vec![3, 3, 3, 3], vec![4, 3, 3, 4, 3, 3, 3, 3, 3], vec![3; 12]] {
-            let rows = covering(&counts);
+    fn covering_has_every_pair_across_apps() {
+        let cases: [(Vec<usize>, Vec<usize>); 6] = [
+            (vec![3, 3], vec![0, 1]),
+            (vec![3, 4], vec![0, 1]),
+            (vec![3, 3, 3, 3], vec![0, 1, 2, 3]),
+            (vec![4, 3, 3, 4, 3, 3, 3, 3, 3], vec![0, 0, 0, 1, 1, 1, 2, 2, 2]),
+            (vec![3; 12], (0..12).collect()),
+            (vec![3, 3, 4, 3, 3], vec![0, 0, 0, 0, 0]),
+        ];
+        for (counts, apps) in cases {
+            let rows = covering(&counts, &apps);
             assert!(rows[0].iter().all(|&v| v == 0), "{counts:?}: row 0 {:?}", rows[0]);
             for i in 0..counts.len() {
-                for j in i + 1..counts.len() {
+                for x in 0..counts[i] {
+                    assert!(rows.iter().any(|r| r[i] as usize == x), "{counts:?}: factor {i} never takes {x}");
+                }
+                for j in (i + 1..counts.len()).filter(|&j| apps[j] != apps[i]) {
                     for x in 0..counts[i] {
                         for y in 0..counts[j] {
                             assert!(
@@ -415,9 +555,12 @@ mod tests {
                 }
             }
             let max = counts.iter().max().unwrap();
+            eprintln!("{counts:?} {apps:?}: {} rows", rows.len());
             assert!(rows.len() <= 2 * max * max, "{counts:?}: {} rows", rows.len());
         }
-        assert_eq!(covering(&[3]), vec![vec![0], vec![1], vec![2]]);
-        assert!(covering(&[]).is_empty());
+        // One app's factors alone: each value once is enough.
+        assert_eq!(covering(&[3, 3, 4], &[0, 0, 0]).len(), 4);
+        assert_eq!(covering(&[3], &[0]), vec![vec![0], vec![1], vec![2]]);
+        assert!(covering(&[], &[]).is_empty());
     }
 }
