@@ -98,6 +98,9 @@ pub fn check_detected_load_options(
     {
         return Err(CheckError("--conflicts-on applies to SmartApps only".into()));
     }
+    if load.routines_keep_mode && !inputs.iter().any(|(_, input)| matches!(input, Ok(Input::SmartApps(_)) | Err(_))) {
+        return Err(CheckError("--routines-keep-mode applies to SmartApps only".into()));
+    }
     let option = match (load.bound, load.conflicts) {
         (Some(_), _) => "--bound",
         (None, true) => "--conflicts",

@@ -210,6 +210,9 @@ pub enum Command {
         /// As the run that printed the schedule: no property library on a home.
         #[arg(long)]
         no_default_properties: bool,
+        /// Routines leave the location mode as it is, as the run that printed the schedule had it.
+        #[arg(long)]
+        routines_keep_mode: bool,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -271,6 +274,11 @@ pub struct Common {
     /// Homes (docs/home-file.md): do not attach the property library to the home's devices.
     #[arg(long)]
     pub no_default_properties: bool,
+    /// A routine an app runs (`location.helloHome.execute`) leaves the location mode as it is,
+    /// as IoTCheck and the FSE 2020 study take it (SmartApps; docs/location-mode.md). Default:
+    /// the routine may set any mode, which the configurations pick.
+    #[arg(long)]
+    pub routines_keep_mode: bool,
     /// Ablation (SmartApps): store the attributes no app reads or writes, the conflict record
     /// of attributes one app writes, and `state` keys no code reads (left out by default;
     /// docs/reductions-homes.md).
@@ -441,6 +449,7 @@ impl Common {
             conflict_mode: self.conflict_mode.unwrap_or_default(),
             conflicts_on: self.conflicts_on,
             properties: crate::model::PropertyOptions::new(self.properties.as_deref(), self.no_default_properties),
+            routines_keep_mode: self.routines_keep_mode,
         }
     }
 
@@ -467,6 +476,7 @@ impl Common {
                 .then(|| self.conflict_mode.unwrap_or_default().as_str()),
             "conflicts_on": self.conflicts_on.map(|s| s.names()),
             "keep_dead_state": self.keep_dead_state,
+            "routines_keep_mode": self.routines_keep_mode,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,

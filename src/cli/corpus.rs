@@ -109,6 +109,7 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
             conflict_mode: run.conflict_mode.unwrap_or(crate::model::ConflictMode::End),
             conflicts_on: None,
             properties: Default::default(),
+            routines_keep_mode: false,
         },
         cancel: Some(cancel_flag()),
     }

@@ -87,6 +87,7 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             conflicts_on,
             properties,
             no_default_properties,
+            routines_keep_mode,
             ..
         } => {
             let load = LoadOptions {
@@ -95,6 +96,7 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
                 conflict_mode: conflict_mode.unwrap_or_default(),
                 conflicts_on,
                 properties: crate::model::PropertyOptions::new(properties.as_deref(), no_default_properties),
+                routines_keep_mode,
                 ..Default::default()
             };
             replay::replay(&files, &schedule, load)

@@ -474,13 +474,25 @@ pub fn run_pair(pair: FsePair, settings: &Settings, strategy: Option<&str>) -> F
             conflicts_on: group_scope(&row.pair.group).map(ConflictScope::new),
             ..settings.load
         },
-        Category::GlobalVariable | Category::PhysicalMedium => LoadOptions {
+        // IoTCheck's global-variable runs watch the location mode alone
+        // (`jpf-core/main-globalStateVariables.jpf`: `variables=locationMode`): so does the
+        // scope, which keeps no device's conflict ghost.
+        Category::GlobalVariable => LoadOptions {
+            conflicts: true,
+            conflicts_on: Some(ConflictScope::new(&["location.mode"])),
+            conflict_mode: crate::model::ConflictMode::Observe,
+            ..settings.load
+        },
+        Category::PhysicalMedium => LoadOptions {
             conflicts: true,
             conflicts_on: None,
             conflict_mode: crate::model::ConflictMode::Observe,
             ..settings.load
         },
     };
+    // The study's routines change no mode (IoTCheck's `Phrase.execute` prints the phrase; the
+    // manual study labels the apps that run routines readers of the mode): docs/location-mode.md.
+    let load = LoadOptions { routines_keep_mode: true, ..load };
     let m = match super::load_pair(&files, load) {
         Ok(m) => m,
         Err(e) => {

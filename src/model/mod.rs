@@ -605,6 +605,9 @@ pub struct LoadOptions {
     pub conflicts_on: Option<ConflictScope>,
     /// `--properties FILE`, `--no-default-properties` (SmartApps).
     pub properties: PropertyOptions,
+    /// `--routines-keep-mode`: a routine a SmartApp runs leaves the location mode as it is (the
+    /// FSE 2020 study's definition; docs/location-mode.md). Default: it may set any mode.
+    pub routines_keep_mode: bool,
 }
 
 /// An input turned into its transition system.
@@ -666,6 +669,7 @@ fn smartapp_options(options: LoadOptions) -> smartapp::SmartAppOptions {
         conflict_mode: options.conflict_mode,
         conflicts_on: options.conflicts_on,
         properties: options.properties,
+        routines_keep_mode: options.routines_keep_mode,
     }
 }
 

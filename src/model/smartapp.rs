@@ -58,6 +58,7 @@ mod home;
 mod initial;
 mod interp;
 mod load;
+mod mode_choices;
 mod packed;
 mod probe;
 mod properties;
@@ -92,6 +93,9 @@ struct App {
     settings: FxHashMap<String, Value>,
     /// The inputs a configured home binds (home.rs): fixed, never varied by the model.
     bound: Vec<String>,
+    /// Its single-valued `mode` inputs, in source order (`mode_choices.rs` varies them when the
+    /// app sets the mode).
+    mode_inputs: Vec<String>,
 }
 
 /// What a subscription listens to.
@@ -150,6 +154,10 @@ pub struct SmartAppOptions {
     pub conflicts_on: Option<crate::model::ConflictScope>,
     /// `--properties FILE`, `--no-default-properties` (properties.rs).
     pub properties: crate::model::PropertyOptions,
+    /// `--routines-keep-mode`: a routine an app runs (`location.helloHome.execute`) leaves the
+    /// location mode as it is, as IoTCheck and the FSE 2020 study take it; by default it may set
+    /// any mode (`mode_choices.rs`).
+    pub routines_keep_mode: bool,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -165,6 +173,9 @@ pub struct SmartState {
     /// Before installation, when the environment is still to choose the devices' states
     /// (`initial.rs`); false in every other state.
     root: bool,
+    /// The row of the modes a person picked (`mode_choices.rs`) the configuration chose: fixed
+    /// after the root, 0 when nothing varies.
+    picks: u16,
 }
 
 impl Clone for SmartState {
@@ -176,6 +187,7 @@ impl Clone for SmartState {
             writers: self.writers.clone(),
             fired: self.fired.clone(),
             root: self.root,
+            picks: self.picks,
         }
     }
     /// In place, value by value (stateful-dpor copies each state into the last step's
@@ -206,6 +218,20 @@ impl Clone for SmartState {
         self.writers.extend_from_slice(&src.writers[n..]);
         self.fired.clone_from(&src.fired);
         self.root = src.root;
+        self.picks = src.picks;
+    }
+}
+
+impl SmartState {
+    /// The root flag and the row of picks in one word (the encoding's and the packing's last):
+    /// the parts of a state nothing but the configuration choice sets.
+    fn root_word(&self) -> u32 {
+        self.root as u32 | (self.picks as u32) << 1
+    }
+
+    fn set_root_word(&mut self, w: u32) {
+        self.root = w & 1 != 0;
+        self.picks = (w >> 1) as u16;
     }
 }
 
@@ -244,6 +270,9 @@ pub struct SmartAppModel {
     /// one's choice name and the state after installing every app from it. Empty when there is
     /// one, then `init` is the state after installation and there is no root.
     configs: Vec<(String, SmartState)>,
+    /// The modes a person picks (mode inputs, routines) and the rows the configurations take
+    /// them from (`mode_choices.rs`).
+    picks: mode_choices::Picks,
     opts: SmartAppOptions,
     /// What the model cannot bind or run, `file:line: why` each (nothing is dropped silently).
     unsupported: Vec<String>,
@@ -440,8 +469,7 @@ impl SmartAppModel {
     /// (`device.attribute`), as (step, app name), in order; empty without `--conflicts`. Tells
     /// why a pair's conflict is not a home's (a third app's write between the two).
     pub fn writers_along(&self, path: &[Choice], variable: &str) -> Vec<(usize, String)> {
-        let Some(slot) = self.slots.iter().position(|(d, a)| format!("{}.{a}", self.devices[*d as usize]) == variable)
-        else {
+        let Some(slot) = self.slot_of_variable(variable) else {
             return Vec::new();
         };
         let (mut s, mut acc, mut out) = (self.initial(), Vec::new(), Vec::new());
@@ -484,6 +512,9 @@ impl Model for SmartAppModel {
         let mut flags = crate::model::load_flags(self.opts.bound, self.opts.conflicts);
         if self.opts.conflicts && self.opts.conflict_mode != crate::model::ConflictMode::Observe {
             flags.push_str(&format!(" --conflict-mode {}", self.opts.conflict_mode.as_str()));
+        }
+        if self.opts.routines_keep_mode {
+            flags.push_str(" --routines-keep-mode");
         }
         flags + &self.scope_flag() + self.property_flags()
     }
@@ -595,7 +626,7 @@ impl Model for SmartAppModel {
         }
     }
     fn write_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
-        let slot = self.slots.iter().position(|(d, a)| format!("{}.{a}", self.devices[*d as usize]) == variable)?;
+        let slot = self.slot_of_variable(variable)?;
         let app = self.apps.iter().position(|a| a.name == app)?;
         let (mut s, mut acc, mut places) = (self.initial(), Vec::new(), Vec::new());
         for (i, &c) in path.iter().enumerate() {
@@ -639,7 +670,7 @@ impl Model for SmartAppModel {
             out.extend(&s.fired);
         }
         if !self.configs.is_empty() {
-            out.push(s.root as u32);
+            out.push(s.root_word());
         }
     }
     fn outcome(&self, s: &SmartState) -> Outcome {
@@ -709,6 +740,11 @@ impl Model for SmartAppModel {
         }
         if before.mode != after.mode {
             parts.push(format!("mode: {} -> {}", before.mode, after.mode));
+        }
+        // A configuration also picks the modes a person chose (`mode_choices.rs`).
+        if before.root && !after.root && !self.picks.rows.is_empty() {
+            let picked = self.picks.describe(after.picks, |a| self.apps[a].name.clone());
+            parts.push(format!("picked: {}", picked.join(", ")));
         }
         if parts.is_empty() {
             String::new()

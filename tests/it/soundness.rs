@@ -42,7 +42,7 @@ use tracepor::model::{ConflictMode, ConflictScope, Model, ModelKind};
 use tracepor::trace::em::{parse_dependence, parse_trace};
 
 use crate::common::gen_em::{generate, generate_padded};
-use crate::common::gen_smartapp::{gen_loose_system, gen_saved_state_system, gen_system};
+use crate::common::gen_smartapp::{gen_loose_system, gen_mode_system, gen_saved_state_system, gen_system};
 use crate::events_common::gen::gen_model;
 use crate::events_common::Exhaustive;
 
@@ -106,8 +106,28 @@ const fn smartapp_options(
         conflict_mode,
         conflicts_on,
         properties: tracepor::model::PropertyOptions { file: None, no_library: false },
+        routines_keep_mode: false,
     }
 }
+
+/// Options for the systems of location-mode writers (`gen_mode_system`): the mode's conflicts
+/// with every attribute's, observed and ending their paths, under a bound; the mode alone
+/// (`--conflicts-on location.mode`, as `corpus` runs the study's global-variable pairs); and
+/// routines that keep the mode (`--routines-keep-mode`, the study's definition), which removes
+/// the routines' picks from the configurations.
+const MODE_OPTIONS: [(&str, SmartAppOptions); 6] = [
+    ("", smartapp_options(false, None, ConflictMode::Observe, None)),
+    ("--conflicts", smartapp_options(true, None, ConflictMode::Observe, None)),
+    ("--conflicts --conflict-mode end", smartapp_options(true, None, ConflictMode::End, None)),
+    ("--conflicts --bound 1", smartapp_options(true, Some(1), ConflictMode::Observe, None)),
+    ("--conflicts-on location.mode", smartapp_options(true, None, ConflictMode::Observe, Some(MODE))),
+    (
+        "--conflicts-on location.mode --routines-keep-mode",
+        SmartAppOptions { routines_keep_mode: true, ..smartapp_options(true, None, ConflictMode::Observe, Some(MODE)) },
+    ),
+];
+
+const MODE: ConflictScope = ConflictScope::of(&["location.mode"]);
 
 /// The switches under which strategy `name` is checked: none, and for `stateful-dpor` also
 /// `--lowest-first` (the order in which a new state fires its events changes what is explored).
@@ -457,10 +477,16 @@ fn every_strategy_reaches_the_exhaustive_findings_on_event_models() {
 /// Every strategy registered for SmartApps, under every option, against the exhaustive search on
 /// `files`; returns how many variants the baseline finished within `cap` states, and how many of
 /// those had more than one finding (an error or a nothing-enabled state) to lose.
-fn check_smartapps(tally: &mut Tally, what: &str, files: &[PathBuf], cap: u64) -> (usize, usize) {
+fn check_smartapps(
+    tally: &mut Tally,
+    what: &str,
+    files: &[PathBuf],
+    cap: u64,
+    options: &[(&'static str, SmartAppOptions)],
+) -> (usize, usize) {
     let names = registered::<SmartAppModel>();
     let (mut finished, mut rich) = (0, 0);
-    for (label, opts) in SMARTAPP_OPTIONS {
+    for &(label, opts) in options {
         let m = smartapp::load(files, opts).unwrap_or_else(|e| panic!("{what} does not load: {e}"));
         let Some((_, expected)) = baseline_within(&m, cap) else { continue };
         finished += 1;
@@ -493,13 +519,22 @@ fn check_smartapps(tally: &mut Tally, what: &str, files: &[PathBuf], cap: u64) -
 /// large space: the cap keeps a CI run short, and the assertion keeps the suite from passing
 /// on nothing).
 fn check_generated(tag: &str, gen: fn(&mut SmallRng) -> Vec<(String, String)>) -> (usize, usize, usize) {
+    check_generated_with(tag, gen, &SMARTAPP_OPTIONS)
+}
+
+/// [`check_generated`] under `options`.
+fn check_generated_with(
+    tag: &str,
+    gen: fn(&mut SmallRng) -> Vec<(String, String)>,
+    options: &[(&'static str, SmartAppOptions)],
+) -> (usize, usize, usize) {
     let mut tally = Tally::default();
     let (mut variants, mut finished, mut rich) = (0, 0, 0);
     for seed in 0..seeds() / 3 {
         let apps = gen(&mut SmallRng::seed_from_u64(seed));
         let files = apps::write(&format!("{tag}{seed}"), &apps);
-        let (f, r) = check_smartapps(&mut tally, &format!("{tag} seed {seed}"), &files, 20_000);
-        variants += SMARTAPP_OPTIONS.len();
+        let (f, r) = check_smartapps(&mut tally, &format!("{tag} seed {seed}"), &files, 20_000, options);
+        variants += options.len();
         finished += f;
         rich += r;
     }
@@ -537,6 +572,21 @@ fn every_strategy_reaches_the_exhaustive_findings_on_smartapps_with_saved_states
     assert!(rich * 3 >= finished, "only {rich} of {finished} saved-state variants have more than one finding");
 }
 
+/// The same on systems of location-mode writers (`gen_mode_system`: every form of mode write,
+/// to literal modes, mode inputs and routines the configurations pick, on the apps' own events
+/// and on the user's commands), under [`MODE_OPTIONS`].
+///
+/// Shown able to fail (docs/location-mode.md): with a planted bug in the monitors' run, the
+/// mode's write not handed to its monitor (`app_write` returning before the monitors' branch
+/// for the mode's slot), `monitors` loses conflicts on the mode: caught; with a direct write
+/// counted as automatic (the `manual` flag dropped in `GhostWrite` for the mode), `monitors`
+/// invents conflicts `full` does not have: caught.
+#[test]
+fn every_strategy_reaches_the_exhaustive_findings_on_mode_writers() {
+    let (_, finished, rich) = check_generated_with("modes", gen_mode_system, &MODE_OPTIONS);
+    assert!(rich * 3 >= finished, "only {rich} of {finished} mode variants have more than one finding");
+}
+
 /// The same on small real pairs of the IoTCheck corpus (the paper's Table A.2, at most six
 /// events), where the exhaustive search finishes within a cap.
 #[test]
@@ -560,7 +610,7 @@ fn every_strategy_reaches_the_exhaustive_findings_on_small_corpus_pairs() {
         .collect();
     assert!(pairs.len() >= 8, "only {} small pairs in the table", pairs.len());
     for (name, files) in &pairs {
-        finished += check_smartapps(&mut tally, name, files, 50_000).0;
+        finished += check_smartapps(&mut tally, name, files, 50_000, &SMARTAPP_OPTIONS).0;
     }
     assert!(finished * 2 >= pairs.len() * SMARTAPP_OPTIONS.len(), "the baseline finished only {finished} runs");
     tally.assert_sound("SmartApp corpus pairs");

@@ -28,7 +28,7 @@ use tracepor::explore::{self, registry, Limits, Outcomes, Search};
 use tracepor::model::smartapp::{self, GhostWrite, SmartAppModel, SmartAppOptions};
 use tracepor::model::{Choice, Model};
 
-use crate::common::gen_smartapp::{gen_crowded_home, gen_home};
+use crate::common::gen_smartapp::{gen_crowded_home, gen_home, gen_mode_home};
 
 type Key = (String, String, String);
 
@@ -148,13 +148,27 @@ fn monitors(m: &SmartAppModel) -> Outcomes {
 
 #[test]
 fn the_pair_view_finds_the_exhaustive_references_pair_findings_on_generated_homes() {
+    // Half the homes crowded (one switch, one sensor's events: third apps between often).
+    check_pair_view("pairs", 5000, |seed, rng| if seed % 2 == 0 { gen_home(rng) } else { gen_crowded_home(rng) });
+}
+
+/// The same on crowded homes of location-mode writers (`gen_mode_home`): the mode's monitor and
+/// its pair monitors, with the writes' values picked by the configurations and the user's
+/// commands among them.
+#[test]
+fn the_pair_view_finds_the_exhaustive_references_pair_findings_on_the_location_mode() {
+    check_pair_view("mode-pairs", 7000, |_, rng| gen_mode_home(rng));
+}
+
+/// `monitors` with its pair view against [`reference`] on `seeds() / 5` homes `gen` makes, from
+/// seed `first` on.
+fn check_pair_view(tag: &str, first: u64, gen: impl Fn(u64, &mut SmallRng) -> Vec<(String, String)>) {
     let (mut checked, mut with_pairs, mut pair_findings, mut direct_findings) = (0, 0, 0, 0);
     let mut failures = Vec::new();
     for seed in 0..seeds() / 5 {
-        // Half the homes crowded (one switch, one sensor's events: third apps between often).
-        let rng = &mut SmallRng::seed_from_u64(5000 + seed);
-        let apps = if seed % 2 == 0 { gen_home(rng) } else { gen_crowded_home(rng) };
-        let files = apps::write(&format!("pairs-{seed}"), &apps);
+        let rng = &mut SmallRng::seed_from_u64(first + seed);
+        let apps = gen(seed, rng);
+        let files = apps::write(&format!("{tag}-{seed}"), &apps);
         let m = smartapp::load(&files, SmartAppOptions { conflicts: true, ..Default::default() }).unwrap();
         let Some((direct, pairs)) = reference(&m) else { continue };
         checked += 1;
@@ -186,7 +200,7 @@ fn the_pair_view_finds_the_exhaustive_references_pair_findings_on_generated_home
         }
     }
     eprintln!(
-        "pair view: {checked} homes checked, {with_pairs} with pair findings ({pair_findings}), {direct_findings} direct findings"
+        "{tag}: {checked} homes checked, {with_pairs} with pair findings ({pair_findings}), {direct_findings} direct findings"
     );
     assert!(failures.is_empty(), "{} homes differ:\n{}", failures.len(), failures.join("\n"));
     assert!(checked * 2 >= (seeds() / 5) as usize, "only {checked} homes within the reference's cap");

@@ -131,11 +131,13 @@ impl SmartAppModel {
         }
     }
 
-    /// Per slot: (dead, no ghost kept), from the scan of every app (see the module header).
+    /// Per slot: (dead, no ghost kept), from the scan of every app (see the module header); the
+    /// second has one more entry, the location mode's ghost (`mode_slot`), not kept when at most
+    /// one app may set the mode.
     pub(super) fn unstored_slots(&self) -> (Vec<bool>, Vec<bool>) {
         let n = self.slots.len();
         if self.opts.keep_dead_state {
-            return (vec![false; n], vec![false; n]);
+            return (vec![false; n], vec![false; n + 1]);
         }
         let reach = self.reach();
         let mut writers = vec![0u32; n];
@@ -176,7 +178,8 @@ impl SmartAppModel {
         // outcome line is the result, and should show what the app did.
         let one_writer = |s: usize| self.opts.conflicts && writers[s] == 1 && !subscribed[s];
         let dead = (0..n).map(|s| !read[s] && (writers[s] == 0 || one_writer(s))).collect();
-        let no_ghost = (0..n).map(|s| writers[s] <= 1).collect();
+        let mode_writers = (0..self.apps.len()).filter(|&a| !self.left_out[a] && reach[a].sets_mode).count();
+        let no_ghost = (0..n).map(|s| writers[s] <= 1).chain([mode_writers <= 1]).collect();
         (dead, no_ghost)
     }
 }

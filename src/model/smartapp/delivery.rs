@@ -90,6 +90,14 @@ fn conflicts(last_writer: u8, last: &Value, app: usize, value: &Value, manual: b
 }
 
 impl SmartAppModel {
+    /// The device and attribute of `slot`: the location's `mode` for [`SmartAppModel::mode_slot`].
+    fn slot_names(&self, slot: usize) -> (&str, &str) {
+        match self.slots.get(slot) {
+            Some((dev, attr)) => (&self.devices[*dev as usize], attr),
+            None => ("location", "mode"),
+        }
+    }
+
     /// Both sides of a conflict on `slot` and its message.
     fn conflict_text(
         &self,
@@ -99,7 +107,7 @@ impl SmartAppModel {
         app: usize,
         value: &Value,
     ) -> (Box<crate::model::Conflict>, String) {
-        let (dev, attr) = &self.slots[slot];
+        let (dev, attr) = self.slot_names(slot);
         let other = &self.apps[other].name;
         let conflict = Box::new(crate::model::Conflict {
             variable: self.slot_variable(slot),
@@ -109,10 +117,10 @@ impl SmartAppModel {
             last_value: last.text(),
             between: Vec::new(),
         });
+        let whose = if slot == self.mode_slot() { "the location".to_string() } else { format!("the {dev} device") };
         let message = format!(
-            "apps {other} and {} both write `{attr}` of the {} device: {other} wrote {}, {} writes {}",
+            "apps {other} and {} both write `{attr}` of {whose}: {other} wrote {}, {} writes {}",
             self.apps[app].name,
-            self.devices[*dev as usize],
             last.text(),
             self.apps[app].name,
             value.text()
@@ -120,11 +128,17 @@ impl SmartAppModel {
         (conflict, message)
     }
 
-    /// The variable a conflict on `slot` names (`device.attribute`), and an app's name: what a
-    /// monitor compares with the conflicts already found (`explore/pair_monitors.rs`).
+    /// The variable a conflict on `slot` names (`device.attribute`; `location.mode`), and an
+    /// app's name: what a monitor compares with the conflicts already found
+    /// (`explore/pair_monitors.rs`).
     pub fn slot_variable(&self, slot: usize) -> String {
-        let (dev, attr) = &self.slots[slot];
-        format!("{}.{attr}", self.devices[*dev as usize])
+        let (dev, attr) = self.slot_names(slot);
+        format!("{dev}.{attr}")
+    }
+
+    /// The slot a conflict's variable names (the inverse of [`SmartAppModel::slot_variable`]).
+    pub(super) fn slot_of_variable(&self, variable: &str) -> Option<usize> {
+        (0..=self.slots.len()).find(|&s| self.slot_variable(s) == variable)
     }
 
     pub fn app_name(&self, app: usize) -> &str {
@@ -138,16 +152,19 @@ impl SmartAppModel {
     }
 
     /// The slots whose conflict ghost the state keeps: attributes two apps may write, stored,
-    /// in `--conflicts-on`'s scope (empty without `--conflicts`).
+    /// in `--conflicts-on`'s scope (empty without `--conflicts`); the location mode's
+    /// ([`SmartAppModel::mode_slot`]) among them, last.
     pub fn monitored_slots(&self) -> Vec<usize> {
-        (0..self.slots.len())
-            .filter(|&s| {
-                self.opts.conflicts
-                    && self.dead_slots.get(s) != Some(&true)
-                    && self.no_ghost.get(s) != Some(&true)
-                    && self.in_conflict_scope(s)
-            })
-            .collect()
+        (0..=self.slots.len()).filter(|&s| self.keeps_ghost(s)).collect()
+    }
+
+    /// Whether the state keeps the conflict ghost of `slot` (a device attribute, or the
+    /// location mode): under `--conflicts`, in its scope, stored, and two apps may write it.
+    pub(super) fn keeps_ghost(&self, slot: usize) -> bool {
+        self.opts.conflicts
+            && self.dead_slots.get(slot) != Some(&true)
+            && self.no_ghost.get(slot) != Some(&true)
+            && self.in_conflict_scope(slot)
     }
 
     /// Takes choice `c` from `s` keeping no ghost: the state's ghosts stay as they are (empty
@@ -215,8 +232,13 @@ impl SmartAppModel {
     pub(super) fn slot(&self, dev: u16, attr: &str) -> Option<usize> {
         self.slot_of.get(dev as usize)?.iter().find(|(a, _)| a == attr).map(|p| p.1)
     }
+    /// The location mode as an object of the accesses, and as the slot of its conflict ghost
+    /// (`SmartState::writers`, `GhostWrite::slot`): after every attribute's.
     pub(super) fn mode_object(&self) -> u32 {
         self.slots.len() as u32
+    }
+    pub(super) fn mode_slot(&self) -> usize {
+        self.slots.len()
     }
     pub(super) fn state_object(&self, app: usize) -> u32 {
         (self.slots.len() + 1 + app) as u32
@@ -381,64 +403,13 @@ impl Ctx<'_> {
         }
         // The conflict ghost of an attribute one app writes is not kept (`dead.rs`), nor of one
         // outside `--conflicts-on` (never a conflict: `in_conflict_scope`).
-        let ghost = self.m.opts.conflicts && self.m.no_ghost.get(slot) != Some(&true) && self.m.in_conflict_scope(slot);
+        let ghost = by.is_some() && self.m.keeps_ghost(slot);
         // A write that leaves the state as it was (the same value, and with `--conflicts` the
         // same last writer) is recorded as a read: see `unchanged_write_is_a_read`.
-        let new_writer = match (by, ghost) {
-            (Some(app), true) => {
-                let (w, last) = &self.st.writers[slot];
-                *w as usize != app + 1 || last != &value
-            }
-            _ => false,
-        };
-        let changes = new_writer || !loose_eq(&self.st.attrs[slot], &value);
+        let changes = self.new_writer(slot, by, ghost, &value) || !loose_eq(&self.st.attrs[slot], &value);
         self.touch(slot as u32, changes);
-        if let (Some(app), true, Some(out)) = (by, ghost, self.ghost_writes.as_mut()) {
-            // The monitors' run: the write is handed out, the ghost is neither read nor kept.
-            out.push(GhostWrite {
-                slot: slot as u32,
-                app: app as u8,
-                manual: self.manual,
-                line: self.line as u32,
-                sub: self.sub,
-                value: value.clone(),
-            });
-        } else if let (Some(app), true) = (by, ghost) {
-            let (w, last) = &self.st.writers[slot];
-            // A write on the user's direct command is the user's intent, not a conflict (as
-            // IoTCheck leaves its "manual" writes out); it is still the last write, so an
-            // automation undoing it conflicts.
-            if conflicts(*w, last, app, &value, self.manual) {
-                let (conflict, message) = self.m.conflict_text(slot, *w as usize - 1, last, app, &value);
-                if self.m.opts.conflict_mode == crate::model::ConflictMode::Observe {
-                    // Where the earlier side wrote is the place recorded last before this
-                    // point: marked, since later writes of this firing go on (`write_place`).
-                    if let Some(p) = self.places.as_mut() {
-                        p.push((usize::MAX - slot, *w as usize - 1, String::new()));
-                    }
-                    // Recorded, and the write goes on (see the module header).
-                    self.observed.push(ModelError {
-                        kind: "conflict",
-                        message,
-                        line: self.line,
-                        event: None,
-                        app: Some(conflict.app.clone()),
-                        conflict: Some(conflict),
-                        at: Some(self.place(app, self.line, self.sub)),
-                    });
-                } else {
-                    self.conflict = Some(conflict);
-                    self.fault = Some((app, self.line, self.sub));
-                    return self.err(format!("{CONFLICT}{message}"));
-                }
-            }
-            self.st.writers[slot] = ((app + 1) as u8, value.clone());
-            if self.places.is_some() {
-                let place = self.place(app, self.line, self.sub);
-                if let Some(p) = self.places.as_mut() {
-                    p.push((slot, app, place));
-                }
-            }
+        if let (Some(app), true) = (by, ghost) {
+            self.app_write(slot, app, &value)?;
         }
         // A device reports a change only; an app's command to the value held sends nothing. The
         // environment's event is a change by definition: the device came to this value (through
@@ -458,14 +429,106 @@ impl Ctx<'_> {
             v => v.text().into(),
         };
         let m = self.m;
+        // A switch an app flips on the user's direct command is flipped by the user, through
+        // the app: its handlers act on the user's command too (switch-changes-mode following a
+        // switch good-night-house turned on at a tap). Any other change the user's command
+        // causes is reported by a device and handled as an automation (a lock unlocked at a tap
+        // that another app locks again).
+        if by.is_some() {
+            self.user_event = self.manual && user_action(attr);
+        }
         self.deliver(Some(dev), &m.slot_text[slot], &text)
     }
 
+    /// Whether an app's write of `value` to `slot` makes it a new last writer (`ghost`: the
+    /// slot's ghost is kept): another app wrote it last, or another value.
+    fn new_writer(&self, slot: usize, by: Option<usize>, ghost: bool, value: &Value) -> bool {
+        match (by, ghost) {
+            (Some(app), true) => {
+                let (w, last) = &self.st.writers[slot];
+                *w as usize != app + 1 || last != value
+            }
+            _ => false,
+        }
+    }
+
+    /// An app's write of `slot` (a device attribute or the location mode) whose conflict ghost
+    /// is kept: in the monitors' run handed out, the ghost neither read nor kept; otherwise
+    /// checked against the ghost (IoTCheck's conflict) and made the ghost.
+    fn app_write(&mut self, slot: usize, app: usize, value: &Value) -> R<()> {
+        if let Some(out) = self.ghost_writes.as_mut() {
+            out.push(GhostWrite {
+                slot: slot as u32,
+                app: app as u8,
+                manual: self.manual,
+                line: self.line as u32,
+                sub: self.sub,
+                value: value.clone(),
+            });
+            return Ok(());
+        }
+        let (w, last) = &self.st.writers[slot];
+        // A write on the user's direct command is the user's intent, not a conflict (as
+        // IoTCheck leaves its "manual" writes out); it is still the last write, so an
+        // automation undoing it conflicts.
+        if conflicts(*w, last, app, value, self.manual) {
+            let (conflict, message) = self.m.conflict_text(slot, *w as usize - 1, last, app, value);
+            if self.m.opts.conflict_mode == crate::model::ConflictMode::Observe {
+                // Where the earlier side wrote is the place recorded last before this
+                // point: marked, since later writes of this firing go on (`write_place`).
+                if let Some(p) = self.places.as_mut() {
+                    p.push((usize::MAX - slot, *w as usize - 1, String::new()));
+                }
+                // Recorded, and the write goes on (see the module header).
+                self.observed.push(ModelError {
+                    kind: "conflict",
+                    message,
+                    line: self.line,
+                    event: None,
+                    app: Some(conflict.app.clone()),
+                    conflict: Some(conflict),
+                    at: Some(self.place(app, self.line, self.sub)),
+                });
+            } else {
+                self.conflict = Some(conflict);
+                self.fault = Some((app, self.line, self.sub));
+                return self.err(format!("{CONFLICT}{message}"));
+            }
+        }
+        self.st.writers[slot] = ((app + 1) as u8, value.clone());
+        if self.places.is_some() {
+            let mut place = self.place(app, self.line, self.sub);
+            // The study's distinction: a write on the user's command is a direct one.
+            if self.manual {
+                place.push_str("; direct: the user's own command");
+            }
+            if let Some(p) = self.places.as_mut() {
+                p.push((slot, app, place));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the location mode: the environment's mode event (`by` None: a change to `mode`
+    /// by definition), or an app's write (`setLocationMode`, `location.setMode`,
+    /// `location.mode = x`, a routine), which is a write of a shared attribute of the home
+    /// like a device's: under `--conflicts` checked against the mode's last app writer, and
+    /// delivered to the mode's subscribers when it changes the mode.
     pub(super) fn set_mode(&mut self, mode: Text, by: Option<usize>) -> R<()> {
-        let o = self.m.mode_object();
-        self.touch(o, *self.st.mode != *mode);
-        // As for a device: an app setting the mode it has changes nothing; the environment's
-        // mode event is a change to that mode.
+        // Given no mode (an unset optional input), an app changes nothing.
+        if by.is_some() && (mode.is_empty() || *mode == *"null") {
+            return Ok(());
+        }
+        let slot = self.m.mode_slot();
+        let ghost = by.is_some() && self.m.keeps_ghost(slot);
+        let value = Value::Str(mode.clone());
+        let changes = self.new_writer(slot, by, ghost, &value) || *self.st.mode != *mode;
+        self.touch(slot as u32, changes);
+        if let (Some(app), true) = (by, ghost) {
+            self.app_write(slot, app, &value)?;
+        }
+        // As for a device: an app setting the mode it has changes nothing more; the
+        // environment's mode event is a change to that mode.
         if *self.st.mode == *mode {
             if by.is_some() {
                 return Ok(());
@@ -473,7 +536,7 @@ impl Ctx<'_> {
         } else {
             self.st.mode = mode.clone();
             if let Some(app) = by.filter(|_| self.prop.is_some()) {
-                self.property_write(o, app);
+                self.property_write(slot as u32, app);
             }
         }
         self.deliver(None, &Text::Static("mode"), &mode)
@@ -562,7 +625,18 @@ impl Ctx<'_> {
         ])
     }
 
+    /// Runs a timer's method (`runIn`, `runOnce`, `runEvery*`, `schedule`) at once. On a hub it
+    /// runs later, as an execution of its own: an automation, even when the handler that set
+    /// the timer acted on the user's command (a light turned off some minutes after the user
+    /// turned it on is the app's doing, not the user's).
     pub(super) fn run_handler(&mut self, h: Value) -> R<()> {
+        let manual = std::mem::replace(&mut self.manual, false);
+        let r = self.run_timer(h);
+        self.manual = manual;
+        r
+    }
+
+    fn run_timer(&mut self, h: Value) -> R<()> {
         let app = self.app;
         match h {
             Value::Str(n) => {

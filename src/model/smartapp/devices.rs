@@ -122,8 +122,12 @@ pub(super) const CAPABILITIES: [&str; 50] = [
     "jawboneUser",
 ];
 
-/// Whether a `--conflicts-on` name (`attr` or `capability.attr`) names a modelled attribute.
+/// Whether a `--conflicts-on` name (`attr` or `capability.attr`) names a modelled attribute:
+/// also `location.mode` (or `mode`), the location mode, a shared attribute of the home.
 pub(super) fn known_scope_name(name: &str) -> bool {
+    if matches!(name, "location.mode" | "mode") {
+        return true;
+    }
     let has = |cap: &str, attr: &str| capability_attrs(cap).iter().any(|(a, _)| *a == attr);
     match name.split_once('.') {
         Some((cap, attr)) => has(cap, attr),
@@ -204,7 +208,7 @@ pub(super) fn event_values(ty: &str) -> &'static [&'static str] {
 /// touch is one too, told by [`EnvEvent::touch`]). What an app writes in direct response is the
 /// user's command, so it is never a conflict (see `Ctx::set_attr`).
 pub(super) fn user_action(attr: &str) -> bool {
-    matches!(attr, "button" | "nfcTouch" | "touch" | "threeAxis")
+    matches!(attr, "button" | "nfcTouch" | "touch" | "threeAxis" | "switch")
 }
 
 /// The device attribute a subscription's event name stands for: CoopBoss's `doorState` is the

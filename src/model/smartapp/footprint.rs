@@ -104,6 +104,9 @@ pub(super) struct Scan {
     /// (and, writing the value held, read) any of [`ANY_COMMAND_ATTR`], and reads nothing else.
     pub(super) computed_command: bool,
     pub(super) sets_mode: bool,
+    /// Runs a routine (`execute` called on a value: `location.helloHome.execute(phrase)`), which
+    /// may set the mode (`mode_choices.rs`).
+    pub(super) runs_routine: bool,
     pub(super) writes_state: bool,
     /// Keys of the app's `state` a read may name (`dead.rs`, write-only keys): `state.k` and
     /// `state['k']` anywhere but as the whole target of a plain assignment, or within an inert
@@ -306,7 +309,10 @@ impl Scan {
                         }
                         _ => self.reads_computed = true,
                     },
-                    n if SHARED_EFFECTS.contains(&n) => self.effects = true,
+                    n if SHARED_EFFECTS.contains(&n) => {
+                        self.effects = true;
+                        self.runs_routine |= n == "execute" && target.is_some();
+                    }
                     _ => {}
                 }
                 // `dev.currentSwitch()` is no query the interpreter knows; named all the same.
@@ -354,7 +360,7 @@ fn state_key_target(t: &Expr) -> bool {
 }
 
 /// Whether `t` is `location.mode`, or a member or index of it, or a call on it.
-fn names_location_mode(t: &Expr) -> bool {
+pub(super) fn names_location_mode(t: &Expr) -> bool {
     match t {
         Expr::Member { obj, name, .. } => {
             (name == "mode" && matches!(obj.as_ref(), Expr::Var(v) if v == "location")) || names_location_mode(obj)
@@ -452,7 +458,11 @@ impl SmartAppModel {
                     slots,
                     writes,
                     reads,
-                    sets_mode: sc.sets_mode || sc.dynamic || sc.computed_command,
+                    // A routine may set the mode unless routines keep it (`mode_choices.rs`).
+                    sets_mode: sc.sets_mode
+                        || (sc.runs_routine && !self.opts.routines_keep_mode)
+                        || sc.dynamic
+                        || sc.computed_command,
                     writes_state: sc.writes_state || sc.dynamic || sc.computed_command,
                 }
             })

@@ -56,7 +56,11 @@ impl SmartAppModel {
         let mode_used = reach.iter().any(|r| r.sets_mode)
             || self.subs.iter().any(|s| s.dev.is_none() && (s.attr == "location" || s.attr == "mode"));
         let modes: &[&'static str] = if mode_used { event_values("mode") } else { &[] };
-        let k_max = varied.iter().map(|v| v.1.len()).chain([modes.len()]).max().unwrap_or(0);
+        let k_max = varied.iter().map(|v| v.1.len()).chain([modes.len()]).max().unwrap_or(0).max(1);
+        // Each of these meets every row of the modes a person picks (`mode_choices.rs`): a zip
+        // would tie the installation's mode to the picked one (both cycle through the modes).
+        let rows = self.picks.len();
+        let k_max = k_max * rows;
         if k_max <= 1 {
             return;
         }
@@ -64,7 +68,8 @@ impl SmartAppModel {
         let subs = std::mem::take(&mut self.subs);
         let mut configs = vec![("init.0".to_string(), self.init.clone())];
         let mut notes = Vec::new();
-        for k in 1..k_max {
+        for i in 1..k_max {
+            let (k, row) = (i / rows, i % rows);
             let mut st = fresh.clone();
             for (slot, values) in &varied {
                 st.attrs[*slot] = values[k % values.len()].clone();
@@ -72,14 +77,15 @@ impl SmartAppModel {
             if !modes.is_empty() {
                 st.mode = Text::Static(modes[k % modes.len()]);
             }
+            st.picks = row as u16;
             let (st, made) = load::install(self, st, &mut notes);
             if !same_subscriptions(&made, &subs) && !self.unsupported.iter().any(|u| u.contains("init.")) {
                 let app = &self.apps[0].file;
                 self.unsupported.push(format!(
-                    "{app}:1: the apps subscribe differently when installed from configuration init.{k}: the subscriptions of init.0 are kept"
+                    "{app}:1: the apps subscribe differently when installed from configuration init.{i}: the subscriptions of init.0 are kept"
                 ));
             }
-            configs.push((format!("init.{k}"), st));
+            configs.push((format!("init.{i}"), st));
         }
         self.subs = subs;
         self.init.root = true;

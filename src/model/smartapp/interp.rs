@@ -204,6 +204,9 @@ impl Ctx<'_> {
                         for c in vals {
                             let cv = self.expr(c)?;
                             let hit = match &cv {
+                                // `case ~/re/:` matches a text the whole pattern matches
+                                // (Groovy's `Pattern.isCase`).
+                                _ if matches!(c, Expr::Unary("~", _)) => self.pattern_case(&cv, &v)?,
                                 Value::List(l) => l.iter().any(|x| loose_eq(x, &v)),
                                 _ => loose_eq(&cv, &v),
                             };
@@ -462,12 +465,29 @@ impl Ctx<'_> {
         })
     }
 
+    /// Whether `v`'s text matches the whole of the pattern `p` (a `case ~/re/:` of a `switch`).
+    fn pattern_case(&self, p: &Value, v: &Value) -> R<bool> {
+        match regex::Regex::new(&format!("^(?:{})$", p.text())) {
+            Ok(re) => Ok(!matches!(v, Value::Null) && re.is_match(&v.text())),
+            Err(_) => self.err(format!("pattern `{}` is no regular expression the model reads", p.text())),
+        }
+    }
+
+    /// The running app's input `name`: the configuration's pick for a varied mode input
+    /// (`mode_choices.rs`), else the value bound at load.
+    pub(super) fn setting(&self, name: &str) -> Option<Value> {
+        if let Some(v) = self.m.picks.input(self.app, name, self.st.picks) {
+            return Some(v);
+        }
+        self.m.apps[self.app].settings.get(name).cloned()
+    }
+
     pub(super) fn var(&mut self, n: &str) -> R<Value> {
         if let Some(v) = self.lookup(n) {
             return Ok(v);
         }
-        if let Some(v) = self.m.apps[self.app].settings.get(n) {
-            return Ok(v.clone());
+        if let Some(v) = self.setting(n) {
+            return Ok(v);
         }
         Ok(match n {
             "state" | "atomicState" => Value::Obj("state"),
@@ -529,7 +549,7 @@ impl Ctx<'_> {
     pub(super) fn member(&mut self, o: &Value, name: &str) -> R<Value> {
         Ok(match o {
             Value::Obj("state") => self.state_get(name),
-            Value::Obj("settings") => self.m.apps[self.app].settings.get(name).cloned().unwrap_or(Value::Null),
+            Value::Obj("settings") => self.setting(name).unwrap_or(Value::Null),
             Value::Obj("location") => match name {
                 "mode" | "currentMode" => {
                     let o = self.m.mode_object();
@@ -539,7 +559,7 @@ impl Ctx<'_> {
                 "modes" => list(["home", "away", "night"].iter().map(|m| map(vec![(lit("name"), s(m))])).collect()),
                 "contactBookEnabled" => Value::Bool(false),
                 "name" => lit("home"),
-                "helloHome" => Value::Obj("location"),
+                "helloHome" => Value::Obj("helloHome"),
                 "timeZone" | "zipCode" => Value::Null,
                 "latitude" | "longitude" => Value::Dec(33.6),
                 _ => Value::Null,
@@ -800,6 +820,27 @@ impl Ctx<'_> {
                     _ => Value::Null,
                 })
             }
+            // A routine (Hello Home phrase) sets the mode the person configured it with, if any:
+            // the configuration's pick for this call site (`mode_choices.rs`). Given no phrase
+            // (an unset optional input), nothing runs. The routines are a hub's four defaults.
+            Value::Obj("helloHome") => {
+                return Ok(match name {
+                    "execute" if !matches!(arg(0), Value::Null) => {
+                        if let Some(mode) = self.m.picks.routine(app, self.line, self.st.picks) {
+                            self.set_mode(mode, Some(app))?;
+                        }
+                        Value::Null
+                    }
+                    "getPhrases" => list(
+                        mode_choices::ROUTINES
+                            .iter()
+                            .enumerate()
+                            .map(|(i, r)| map(vec![(lit("id"), Value::Int(i as i64)), (lit("label"), lit(r))]))
+                            .collect(),
+                    ),
+                    _ => Value::Null,
+                });
+            }
             Value::Obj("state") => return Ok(Value::Null),
             Value::Obj("json") => {
                 return Ok(match name {
@@ -879,7 +920,7 @@ impl Ctx<'_> {
 pub(super) fn index(o: &Value, i: &Value, cx: &mut Ctx<'_>) -> Value {
     match o {
         Value::Obj("state") => cx.state_get(&i.text()),
-        Value::Obj("settings") => cx.m.apps[cx.app].settings.get(&i.text()).cloned().unwrap_or(Value::Null),
+        Value::Obj("settings") => cx.setting(&i.text()).unwrap_or(Value::Null),
         Value::Map(m) => map_get(m, i).cloned().unwrap_or(Value::Null),
         Value::List(l) => {
             let k = i.num().unwrap_or(0.0) as i64;

@@ -144,6 +144,7 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
             maps.insert(name.to_string(), fields);
         }
     });
+    let routines = super::mode_choices::RoutineLists::of(script);
     let mut out = Vec::new();
     let mut unread = Vec::new();
     each_call(script, &mut |e, line| {
@@ -189,9 +190,14 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
             Some(Expr::Map(m)) => m.iter().find(|(k, _)| matches!(k, Expr::Str(k) if &**k == "values")).map(|p| &p.1),
             _ => None,
         };
+        // A choice among the location's routines (`options: location.helloHome?.getPhrases()*.label`,
+        // through a local or a helper): the first of them, as a person picks one to use the
+        // app's feature (`mode_choices.rs`).
+        let routine = named.get("options").copied().or(metadata_values).is_some_and(|o| routines.names(o));
         let default = literal(named.get("defaultValue").copied())
             .or_else(|| first_option(named.get("options").copied()))
             .or_else(|| first_option(metadata_values))
+            .or_else(|| routine.then(|| s(super::mode_choices::ROUTINES[0])))
             .unwrap_or(Value::Null);
         // An optional choice among options computed from devices (nfc-tag-toggle's master
         // lock: `options: lock.collect{...}`) has no option to take before the devices are
@@ -354,8 +360,9 @@ pub(super) fn build_home(
     for (ai, (path, script)) in parsed.into_iter().enumerate() {
         let file = path.display().to_string();
         let mut settings = FxHashMap::default();
+        let mut mode_inputs = Vec::new();
         let (found, unread) = inputs(&script);
-        for (line, why) in unread {
+        for (line, why) in unread.into_iter().chain(super::mode_choices::unmodelled_mode_writes(&script)) {
             unsupported.push(format!("{file}:{line}: {why}"));
         }
         let mut bound = Vec::new();
@@ -366,7 +373,10 @@ pub(super) fn build_home(
             if bound.contains(&input.name) {
                 continue;
             }
-            let Input { name, ty, default, line, unset, .. } = input;
+            let Input { name, ty, default, line, unset, multiple, .. } = input;
+            if ty == "mode" && !multiple && !unset && !mode_inputs.contains(&name) {
+                mode_inputs.push(name.clone());
+            }
             let v = if unset {
                 Value::Null
             } else if ty.starts_with("capability.") || ty.starts_with("device.") {
@@ -389,7 +399,7 @@ pub(super) fn build_home(
         }
         let methods = script.methods.iter().enumerate().map(|(i, m)| (m.name.clone(), i)).collect();
         let callable = callable::callable(&script);
-        apps.push(App { name: app_name(&path), file, script, methods, callable, settings, bound });
+        apps.push(App { name: app_name(&path), file, script, methods, callable, settings, bound, mode_inputs });
     }
     // Attribute slots: each device's capability attributes, plus any subscribed attribute.
     let mut slots: Vec<(u16, String)> = Vec::new();
@@ -559,16 +569,21 @@ pub(super) fn build_home(
             attrs: init_attrs,
             mode: Text::Static("home"),
             states: Vec::new(),
-            // Kept (and copied with each state) only where conflicts are checked.
-            writers: vec![(0, Value::Null); if opts.conflicts { nslots } else { 0 }],
+            // Kept (and copied with each state) only where conflicts are checked: one per
+            // attribute slot, then the location mode's.
+            writers: vec![(0, Value::Null); if opts.conflicts { nslots + 1 } else { 0 }],
             fired: Vec::new(),
             root: false,
+            picks: 0,
         },
         configs: Vec::new(),
+        picks: mode_choices::Picks::default(),
         opts,
     };
     model.init.states = vec![Vec::new(); model.apps.len()];
     model.init.fired = vec![0; model.events.len()];
+    // The modes a person picks (row 0, the inputs' defaults, installs `init`).
+    model.picks = model.mode_picks();
     // Installing runs every app, with every ghost.
     model.keep_all_apps();
     // Install every app (IoTCheck runs installed() first): subscriptions, initial state.
@@ -665,10 +680,12 @@ capability.attribute, e.g. `musicPlayer.level`)"
 impl SmartAppModel {
     /// Whether an app's write of `slot` can be a conflict: every slot without `--conflicts-on`,
     /// else those the scope names (see [`crate::model::ConflictScope`]).
+    /// The location mode's slot ([`SmartAppModel::mode_slot`]) is `location.mode` (also named
+    /// `mode`).
     pub(super) fn in_conflict_scope(&self, slot: usize) -> bool {
-        self.opts.conflicts_on.is_none_or(|scope| {
-            let (d, attr) = &self.slots[slot];
-            self.device_caps[*d as usize].iter().any(|cap| scope.contains(cap, attr))
+        self.opts.conflicts_on.is_none_or(|scope| match self.slots.get(slot) {
+            Some((d, attr)) => self.device_caps[*d as usize].iter().any(|cap| scope.contains(cap, attr)),
+            None => scope.contains("location", "mode"),
         })
     }
 

@@ -164,7 +164,7 @@ impl SmartAppModel {
     /// [`Model::enabled`] of the state packed as `words`, without unpacking it.
     pub fn enabled_packed(&self, p: &Packer, words: &[u32], out: &mut Vec<Choice>) {
         let n = p.width();
-        self.enabled_in(words[n - 1] != 0, &p.fired.values[words[n - 2] as usize], out);
+        self.enabled_in(words[n - 1] & 1 != 0, &p.fired.values[words[n - 2] as usize], out);
     }
 }
 
@@ -175,7 +175,7 @@ impl Packer {
     }
 
     /// The parts every firing may depend on besides the objects of its footprint: the ghosts,
-    /// the fire counts and the root flag (the last three words).
+    /// the fire counts and the root flag with the row of picks (the last three words).
     pub fn always(&self) -> std::ops::Range<usize> {
         self.width() - 3..self.width()
     }
@@ -202,7 +202,7 @@ impl Packer {
         }
         out.push(self.writers.intern(&s.writers, &mut scratch));
         out.push(self.fired.intern(&s.fired, &mut scratch));
-        out.push(s.root as u32);
+        out.push(s.root_word());
     }
 
     /// Packs `s` reading only, where `like` (packed as `like_words`) is a state it may share
@@ -227,7 +227,7 @@ impl Packer {
         out.push(id);
         let Some(id) = self.fired.find_like(&s.fired, &like.fired, next(), &mut scratch) else { return false };
         out.push(id);
-        out.push(s.root as u32);
+        out.push(s.root_word());
         true
     }
 
@@ -247,6 +247,6 @@ impl Packer {
         }
         s.writers.clone_from(&self.writers.values[words[n + 1 + a] as usize]);
         s.fired.clone_from(&self.fired.values[words[n + 2 + a] as usize]);
-        s.root = words[n + 3 + a] != 0;
+        s.set_root_word(words[n + 3 + a]);
     }
 }

@@ -54,6 +54,7 @@ pub const ENDING: SmartAppOptions = SmartAppOptions {
     keep_dead_state: false,
     conflicts_on: None,
     properties: tracepor::model::PropertyOptions { file: None, no_library: false },
+    routines_keep_mode: false,
 };
 
 /// The source of the app shape most of these tests write: app `name` with `inputs` (input

@@ -777,3 +777,126 @@ fn gen_copier(rng: &mut SmallRng, index: usize) -> String {
     }
     src
 }
+
+/// A system of location-mode writers (docs/location-mode.md): two or three apps that set the
+/// mode in every way an app can (`setLocationMode`, `location.setMode`, `location.mode = x`,
+/// a routine run by `location.helloHome.execute`), to a literal mode or to a mode input the
+/// person picks (varied by the configurations, src/model/smartapp/mode_choices.rs), on their
+/// own (a sensor event, a mode change, a schedule, a timer) or on the user's command (their
+/// touch, a button, a switch flipped, and a switch an app flips on the user's command). Some
+/// write behind a guard on the mode (`if (location.mode != newMode)`), as the corpus's do, and
+/// one app may only read the mode. For the soundness suites (tests/soundness.rs).
+pub fn gen_mode_system(rng: &mut SmallRng) -> Vec<(String, String)> {
+    let mut apps: Vec<(String, String)> =
+        (0..rng.gen_range(2..=3)).map(|i| (format!("mode{i}"), gen_mode_app(rng, i, false))).collect();
+    if apps.len() == 2 && rng.gen_bool(0.3) {
+        apps.push(("mode2".into(), gen_mode_reader(rng)));
+    }
+    apps
+}
+
+/// A crowded home of mode writers (the pair view on the mode, tests/soundness_pairs.rs): three
+/// to five apps whose handlers run on one contact sensor's events or their own touch and set
+/// the mode, so that a third app's write often stands between two others'.
+pub fn gen_mode_home(rng: &mut SmallRng) -> Vec<(String, String)> {
+    (0..rng.gen_range(3..=5)).map(|i| (format!("modehome{i}"), gen_mode_app(rng, i, true))).collect()
+}
+
+/// The triggers of a mode writer's handlers: (subscription, whether the user's own command).
+const MODE_TRIGGERS: [(&str, bool); 6] = [
+    ("subscribe(contact1, \"contact.open\", h{h})", false),
+    ("subscribe(location, \"mode\", h{h})", false),
+    ("subscribe(contact1, \"contact\", h{h})", false),
+    ("subscribe(app, h{h})", true),
+    ("subscribe(button1, \"button.pushed\", h{h})", true),
+    ("subscribe(sw, \"switch\", h{h})", true),
+];
+
+fn gen_mode_app(rng: &mut SmallRng, index: usize, crowded: bool) -> String {
+    let mut src = format!("definition(name: \"Mode{index}\", namespace: \"gen\", author: \"tracepor tests\")\n");
+    let with_input = rng.gen_bool(0.5);
+    let with_routine = rng.gen_bool(0.3);
+    // The page declares the mode input and the routine input (its options the location's
+    // routines, through a local, as the corpus's apps write it).
+    let mut section = String::from(
+        "            input \"sw\", \"capability.switch\"\n            input \"contact1\", \"capability.contactSensor\"\n            input \"button1\", \"capability.button\"\n",
+    );
+    if with_input {
+        section.push_str("            input \"newMode\", \"mode\", title: \"Mode?\"\n");
+    }
+    let mut routines = String::new();
+    if with_routine {
+        routines.push_str("    def phrases = location.helloHome?.getPhrases()*.label\n");
+        section.push_str(
+            "            input \"phrase\", \"enum\", title: \"Routine\", required: false, options: phrases\n",
+        );
+    }
+    src.push_str(&format!(
+        "preferences {{ page(name: \"p\") }}\ndef p() {{\n{routines}    dynamicPage(name: \"p\") {{\n        section(\"s\") {{\n{section}        }}\n    }}\n}}\n"
+    ));
+    let handlers = rng.gen_range(1..=2);
+    src.push_str("def installed() {\n");
+    // A schedule opening installed() is an event of its own (a hub's timer), running `h0`.
+    let scheduled = !crowded && rng.gen_bool(0.2);
+    if scheduled {
+        src.push_str("    schedule(\"0 0 7 * * ?\", h0)\n");
+    }
+    for h in usize::from(scheduled)..handlers {
+        let t = if crowded { [0, 0, 2, 3][rng.gen_range(0..4)] } else { rng.gen_range(0..MODE_TRIGGERS.len()) };
+        src.push_str(&format!("    {}\n", MODE_TRIGGERS[t].0.replace("{h}", &h.to_string())));
+    }
+    src.push_str("}\n");
+    let mut later = false;
+    handler_bodies(rng, handlers, &mut src, |rng, src| {
+        for _ in 0..rng.gen_range(1..=2) {
+            mode_statement(rng, src, "    ", with_input, with_routine, &mut later);
+        }
+    });
+    if later {
+        // A timer's method: on a hub it runs later, as an automation of its own.
+        src.push_str("def later() {\n");
+        let mut again = true;
+        mode_statement(rng, &mut src, "    ", with_input, with_routine, &mut again);
+        src.push_str("}\n");
+    }
+    src
+}
+
+/// One statement of a mode writer: a mode write in one of its forms, a switch flipped (which
+/// runs the switch's subscribers), a timer, or a write behind a guard on the mode.
+fn mode_statement(rng: &mut SmallRng, src: &mut String, pad: &str, input: bool, routine: bool, later: &mut bool) {
+    let mode = |rng: &mut SmallRng| {
+        if input && rng.gen_bool(0.6) {
+            "newMode".to_string()
+        } else {
+            format!("\"{}\"", MODES[rng.gen_range(0..3)])
+        }
+    };
+    match rng.gen_range(0..9) {
+        0 | 1 => src.push_str(&format!("{pad}setLocationMode({})\n", mode(rng))),
+        2 => src.push_str(&format!("{pad}location.setMode({})\n", mode(rng))),
+        3 => src.push_str(&format!("{pad}location.mode = {}\n", mode(rng))),
+        4 if routine => src.push_str(&format!("{pad}location.helloHome?.execute(phrase)\n")),
+        4 | 5 => src.push_str(&format!("{pad}sw.{}()\n", ["on", "off"][rng.gen_range(0..2)])),
+        6 if !*later => {
+            *later = true;
+            src.push_str(&format!("{pad}runIn(60, later)\n"));
+        }
+        _ => {
+            let m = mode(rng);
+            src.push_str(&format!("{pad}if (location.mode != {m}) {{\n{pad}    setLocationMode({m})\n{pad}}}\n"));
+        }
+    }
+}
+
+/// An app that reads the mode only (as most of the study's apps do): its handler, on a mode
+/// change or a contact event, branches on the mode and turns the switch on or off.
+fn gen_mode_reader(rng: &mut SmallRng) -> String {
+    let mut src = "definition(name: \"ModeReader\", namespace: \"gen\", author: \"tracepor tests\")\n".to_string();
+    src.push_str(&inputs(rng, [("sw", "switch"), ("contact1", "contactSensor")].into_iter()));
+    let ev = ["subscribe(location, \"mode\", h0)", "subscribe(contact1, \"contact.open\", h0)"][rng.gen_range(0..2)];
+    src.push_str(&format!("def installed() {{\n    {ev}\n}}\n"));
+    let m = MODES[rng.gen_range(0..3)];
+    src.push_str(&format!("def h0(evt) {{\n    if (location.mode == \"{m}\") {{ sw.off() }} else {{ sw.on() }}\n}}\n"));
+    src
+}
