@@ -268,26 +268,19 @@ impl<'m, M: Registered> Check<'m, M> {
         if entry.records_graph {
             search.graph = self.graph_limit.map(StateGraph::new);
         }
-        let deadline = search.report_deadline();
-        // The race analysis after the search keeps to the run's limits.
-        let budget = crate::explore::races::Budget {
-            deadline: self.limits.time.and_then(|t| std::time::Instant::now().checked_add(t)),
-            max_memory_bytes: self.limits.max_memory_bytes,
-            transitions: self.limits.max_transitions,
-            cancel: self.cancel.clone(),
-        };
         search.keep_static_hb = races;
         strategy.run(&mut search);
+        // One budget for everything after the search (explore/budget.rs): the strategy's own
+        // passes used it already; the report's replays and the race analysis share what is left.
+        let budget = search.wrap_up();
         let graph = search.graph.take();
         let hb0 = search.static_hb.take();
         let (stats, found) = search.finish();
         let finished = stats.finished;
-        let mut report = RunReport::new(&self.file, self.model, &label, stats, found, deadline);
+        let mut report = RunReport::new(&self.file, self.model, &label, stats, found, &budget);
         if let Some(m) = self.model.as_em().filter(|_| races) {
-            let budget = crate::explore::races::Budget {
-                transitions: budget.transitions.map(|t| t.saturating_sub(report.transitions)),
-                ..budget
-            };
+            // Replaying an outcome's run counts its steps against the transitions left.
+            budget.set_steps(self.limits.max_transitions.map(|t| t.saturating_sub(report.transitions)));
             report.races =
                 Some(crate::explore::races::analyse_within(m, &report.found, finished, &budget, hb0.as_ref()));
         }

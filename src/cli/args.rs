@@ -339,6 +339,10 @@ pub struct Common {
     /// Never show progress.
     #[arg(long)]
     pub no_progress: bool,
+    /// What `--time-limit` counts from (not an option): `check` sets its own start, so that
+    /// reading and setting up count; None, each run's search start (`compare`, `regress`).
+    #[arg(skip)]
+    pub since: Option<std::time::Instant>,
 }
 
 /// Where `corpus` and `corpus-merge` also write their table.
@@ -393,6 +397,7 @@ impl Common {
     pub fn limits(&self) -> Limits {
         Limits {
             time: self.time_limit.map(Duration::from_secs_f64),
+            since: self.since,
             max_states: self.max_states,
             max_transitions: None,
             // Without --max-memory, half of physical memory: a search ends cleanly before the

@@ -47,6 +47,9 @@ pub fn check(
     common: &Common,
 ) -> Result<i32, Fail> {
     let (dot, expect) = (out.dot.as_deref(), out.expect.as_deref());
+    // The time limit bounds the whole run from here (just after the arguments are parsed):
+    // reading and setting up count against it.
+    let common = &Common { since: Some(std::time::Instant::now()), ..common.clone() };
     super::bound_inputs(common.max_memory);
     let file = joined(files);
     crate::validate::distinct_outputs(&[

@@ -322,8 +322,15 @@ pub trait Model: Sync {
     fn encode(&self, s: &Self::State, out: &mut Vec<u32>);
     /// Where `app` last wrote `variable` along `path` (`file:line, handler h`): the earlier side
     /// of a conflict the last step of `path` ends in, for reports. None when the model keeps no
-    /// places (the default) or the write is not on the path.
-    fn write_place(&self, _path: &[Choice], _variable: &str, _app: &str) -> Option<String> {
+    /// places (the default) or the write is not on the path, or when `budget` (polled at each
+    /// step of the replay; explore/budget.rs) is spent first.
+    fn write_place(
+        &self,
+        _path: &[Choice],
+        _variable: &str,
+        _app: &str,
+        _budget: &crate::explore::Budget,
+    ) -> Option<String> {
         None
     }
     /// The outcome of a state in which nothing is enabled.
