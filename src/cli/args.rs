@@ -65,9 +65,14 @@ pub enum Command {
         #[arg(long)]
         no_races: bool,
         /// EM traces: explain each outcome against the recorded run in the text report (the
-        /// JSON always has them, as `outcomes_explained`).
-        #[arg(long)]
+        /// JSON always has them, as `outcomes_explained`); turns the race report on.
+        #[arg(long, conflicts_with = "no_races")]
         explain: bool,
+        /// Also exit 1 on these findings, for CI: `races`, a race that changes an outcome (EM
+        /// traces; turns the race report on). A race report a limit cut short exits 3 when
+        /// nothing was found. Default: errors and deadlocks only (docs/cli.md).
+        #[arg(long, value_enum, value_name = "FINDINGS", value_delimiter = ',', conflicts_with = "no_races")]
+        fail_on: Vec<FailOn>,
         #[command(flatten)]
         common: Common,
     },
@@ -239,6 +244,13 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+}
+
+/// What `check --fail-on` also fails on.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// A race that changes an outcome (the race report's `races_changing_outcome`).
+    Races,
 }
 
 #[derive(Args, Clone)]

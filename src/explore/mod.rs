@@ -251,6 +251,17 @@ impl<'m, M: Model> Search<'m, M> {
         budget
     }
 
+    /// A phase after the search proper that finds what the run reports (`monitors`' searches
+    /// on its recorded graph) ended early because the run's budget ([`Search::wrap_up`]) was
+    /// spent: the run then did not finish, and says why.
+    pub fn cut_short(&mut self) {
+        if let Some(reason) = self.after.as_ref().and_then(|b| b.reached()) {
+            if self.stop.is_none() {
+                self.stop = Some(reason);
+            }
+        }
+    }
+
     /// Counts a newly stored state (stateful strategies).
     #[inline]
     pub fn new_state(&mut self) {

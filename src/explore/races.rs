@@ -355,7 +355,15 @@ pub fn analyse_within(
     }
     let (built_races, built0) = match (has_sync && early.is_none(), kept.is_some()) {
         (false, true) => (None, None),
-        (sync, kept) => hb::both(model, sync, !kept, upto),
+        (sync, kept) => match hb::both_within(model, sync, !kept, upto, budget) {
+            Some(built) => built,
+            None => {
+                let why = budget.reached().map_or("a limit reached", |r| r.describe());
+                report.not_analysed = Some(format!("{why} during the happens-before passes"));
+                report.time_s = started.elapsed().as_secs_f64();
+                return report;
+            }
+        },
     };
     let hb0: &dyn Order = match (kept, &built0) {
         (Some(k), _) => k,

@@ -431,6 +431,11 @@ pub trait Model: Sync {
     fn unsupported(&self) -> Vec<String> {
         Vec::new()
     }
+    /// What the reading of the input warns of, one sentence each (a DroidRacer log cut short,
+    /// explored as the prefix it holds): reported (text, JSON `warnings`) beside the findings.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Parts of the input left out of the search because the property checked cannot see them
     /// (SmartApps that write nothing shared, under `--conflicts`), one line each with why:
     /// reported (text, JSON, `stats`) as their own errors are then not looked for.

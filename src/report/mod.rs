@@ -98,6 +98,9 @@ pub struct RunReport {
     /// What of the input the model could not bind or run (`file:line: why`), so that a
     /// silent part of an app is never mistaken for a checked one.
     pub unsupported: Vec<String>,
+    /// What the reading of the input warns of ([`Model::warnings`]): a DroidRacer log cut short,
+    /// explored as the prefix it holds (where it stops, what was closed).
+    pub warnings: Vec<String>,
     /// What the search left out because the property cannot see it ([`Model::left_out`]):
     /// SmartApps not interleaved under `--conflicts`, whose own exceptions are not looked for.
     pub left_out: Vec<String>,
@@ -264,6 +267,7 @@ impl RunReport {
             blocked: stats.blocked,
             consistency_s: stats.consistency_s,
             unsupported: model.unsupported(),
+            warnings: model.warnings(),
             left_out: model.left_out(),
             races: None,
             found,
