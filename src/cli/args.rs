@@ -57,9 +57,14 @@ pub enum Command {
         /// Android traces: leave out the race report.
         #[arg(long)]
         no_races: bool,
-        /// Android traces: explain how outcomes differ.
-        #[arg(long)]
+        /// Android traces: explain how outcomes differ (turns the race report on).
+        #[arg(long, conflicts_with = "no_races")]
         explain: bool,
+        /// Also exit 1 on these findings, for CI: `races`, a race that changes an outcome (EM
+        /// traces; turns the race report on). A race report a limit cut short exits 3 when
+        /// nothing was found. Default: errors and deadlocks only (docs/cli.md).
+        #[arg(long, value_enum, value_name = "FINDINGS", value_delimiter = ',', conflicts_with = "no_races")]
+        fail_on: Vec<FailOn>,
         #[command(flatten)]
         common: Common,
     },
@@ -244,6 +249,13 @@ pub enum Command {
     },
 }
 
+/// What `check --fail-on` also fails on.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// A race that changes an outcome (the race report's `races_changing_outcome`).
+    Races,
+}
+
 #[derive(Args, Clone)]
 pub struct Common {
     // The help says each option in a line or two of plain words; docs/cli.md has the details,
@@ -339,6 +351,10 @@ pub struct Common {
     /// Never show progress.
     #[arg(long)]
     pub no_progress: bool,
+    /// What `--time-limit` counts from (not an option): `check` sets its own start, so that
+    /// reading and setting up count; None, each run's search start (`compare`, `regress`).
+    #[arg(skip)]
+    pub since: Option<std::time::Instant>,
 }
 
 /// Where `corpus` and `corpus-merge` also write their table.
@@ -393,6 +409,7 @@ impl Common {
     pub fn limits(&self) -> Limits {
         Limits {
             time: self.time_limit.map(Duration::from_secs_f64),
+            since: self.since,
             max_states: self.max_states,
             max_transitions: None,
             // Without --max-memory, half of physical memory: a search ends cleanly before the

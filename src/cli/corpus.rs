@@ -43,6 +43,10 @@ pub fn corpus(pairs: &Path, smartapps: Option<PathBuf>, rows: Rows) -> Result<i3
                 groups.join(", ")
             )));
         }
+        // IoTCheck's pairs always check its conflicts; the VMCAI tables only with --conflicts.
+        (Table::Vmcai(_), _) if run.conflict_mode.is_some() && !run.conflicts => {
+            return Err(Fail("--conflict-mode applies with --conflicts only".into()))
+        }
         (Table::Fse(_), _) if out.svg.is_some() => {
             return Err(Fail("--svg draws the VMCAI tables' reductions; IoTCheck's pairs have none".into()))
         }

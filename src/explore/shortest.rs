@@ -92,6 +92,7 @@ pub fn shortest_schedules<M: Model>(search: &mut Search<'_, M>) {
     if targets.is_empty() {
         return;
     }
+    let budget = search.wrap_up();
     let mut seen = if search.options.hash_compact {
         Visited::Fingerprints(FingerprintSet::new())
     } else {
@@ -122,7 +123,7 @@ pub fn shortest_schedules<M: Model>(search: &mut Search<'_, M>) {
     'levels: while !level.is_empty() && !targets.is_empty() {
         let deeper = targets.below(depth);
         for (state, id) in level.drain(..) {
-            if search.past_limits() {
+            if budget.poll() {
                 break 'levels;
             }
             enabled.clear();
@@ -211,10 +212,10 @@ mod tests {
         assert!(f.schedule.len() < first);
 
         let (first, mut cut) = searched();
-        // Ctrl-C, seen at the pass's first limit check.
+        // Ctrl-C, seen at the pass's first poll.
         cut.cancel.store(true, Ordering::Relaxed);
-        cut.tick = 4095;
         shortest_schedules(&mut cut);
+        assert_eq!(cut.wrap_up().polls(), 1, "the pass stopped at its first poll");
         let f = cut.found.errors().next().unwrap();
         assert_eq!((f.graph_shortest_from, f.schedule.len()), (None, first));
         assert!(!cut.stopped(), "the search itself finished");

@@ -322,8 +322,15 @@ pub trait Model: Sync {
     fn encode(&self, s: &Self::State, out: &mut Vec<u32>);
     /// Where `app` last wrote `variable` along `path` (`file:line, handler h`): the earlier side
     /// of a conflict the last step of `path` ends in, for reports. None when the model keeps no
-    /// places (the default) or the write is not on the path.
-    fn write_place(&self, _path: &[Choice], _variable: &str, _app: &str) -> Option<String> {
+    /// places (the default) or the write is not on the path, or when `budget` (polled at each
+    /// step of the replay; explore/budget.rs) is spent first.
+    fn write_place(
+        &self,
+        _path: &[Choice],
+        _variable: &str,
+        _app: &str,
+        _budget: &crate::explore::Budget,
+    ) -> Option<String> {
         None
     }
     /// The property an error of kind `property` violates (SmartApps, docs/properties.md).
@@ -426,6 +433,11 @@ pub trait Model: Sync {
     /// What of the input the model cannot bind or run, one `file:line: why` each: reported
     /// (text, JSON, `stats`) so that nothing is dropped silently. Empty when all is modelled.
     fn unsupported(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// What the reading of the input warns of, one sentence each (a DroidRacer log cut short,
+    /// explored as the prefix it holds): reported (text, JSON `warnings`) beside the findings.
+    fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
     /// Parts of the input left out of the search because the property checked cannot see them

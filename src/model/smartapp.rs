@@ -625,11 +625,20 @@ impl Model for SmartAppModel {
             });
         }
     }
-    fn write_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
+    fn write_place(
+        &self,
+        path: &[Choice],
+        variable: &str,
+        app: &str,
+        budget: &crate::explore::Budget,
+    ) -> Option<String> {
         let slot = self.slot_of_variable(variable)?;
         let app = self.apps.iter().position(|a| a.name == app)?;
         let (mut s, mut acc, mut places) = (self.initial(), Vec::new(), Vec::new());
         for (i, &c) in path.iter().enumerate() {
+            if budget.poll() {
+                return None;
+            }
             acc.clear();
             let from = places.len();
             if self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places), None, None).is_err() {

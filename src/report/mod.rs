@@ -11,7 +11,7 @@ pub mod text;
 use serde::Serialize;
 
 use crate::explore::shorten::{shorten, Finding};
-use crate::explore::{Outcomes, Stats, StopReason};
+use crate::explore::{Budget, Outcomes, Stats, StopReason};
 use crate::model::{format_schedule, Choice, Conflict, Model, ModelError, ModelKind};
 
 /// One error or deadlock, as cli.md's JSON has it.
@@ -101,6 +101,9 @@ pub struct RunReport {
     /// What of the input the model could not bind or run (`file:line: why`), so that a
     /// silent part of an app is never mistaken for a checked one.
     pub unsupported: Vec<String>,
+    /// What the reading of the input warns of ([`Model::warnings`]): a DroidRacer log cut short,
+    /// explored as the prefix it holds (where it stops, what was closed).
+    pub warnings: Vec<String>,
     /// What the search left out because the property cannot see it ([`Model::left_out`]):
     /// SmartApps not interleaved under `--conflicts`, whose own exceptions are not looked for.
     pub left_out: Vec<String>,
@@ -150,27 +153,28 @@ impl ErrorReport {
 }
 
 impl RunReport {
-    /// `deadline`: when shortening schedules must stop, so that the run's time limit holds
-    /// ([`crate::explore::Search::report_deadline`]).
+    /// `budget`: the run's budget after its search ([`crate::explore::Search::wrap_up`]), which
+    /// every replay here polls at each step: once it is spent, schedules stay as found and the
+    /// places of earlier writes are left out, so that the run's limits hold.
     pub fn new<M: Model>(
         file: &str,
         model: &M,
         strategy: &str,
         stats: Stats,
         found: Outcomes,
-        deadline: Option<std::time::Instant>,
+        budget: &Budget,
     ) -> Self {
         // A search's first schedule to an error is rarely short (a depth-first search reaches it
         // deep): shorten it by replay before showing it.
         let mut errors: Vec<ErrorReport> = found
             .errors()
             .map(|f| {
-                let short = shorten(model, &f.schedule, &Finding::Error(&f.error), deadline);
+                let short = shorten(model, &f.schedule, &Finding::Error(&f.error), budget);
                 // Who wrote what before a conflict depends on the path: take it from the
                 // schedule shown, not the one first found (a replay only when they differ).
                 let shown_is_found = f.graph_shortest_from.is_none() && short.len() == f.schedule.len();
                 let conflict = (!shown_is_found)
-                    .then(|| error_at_end(model, &short, &f.error))
+                    .then(|| error_at_end(model, &short, &f.error, budget))
                     .flatten()
                     .filter(|e| e.kind == f.error.kind && e.line == f.error.line)
                     .and_then(|e| e.conflict)
@@ -179,7 +183,8 @@ impl RunReport {
                 // Replay may still cut a graph-shortest schedule (through states the reduction
                 // never stored); either way the report gives the length first found.
                 let first = f.graph_shortest_from.unwrap_or(f.schedule.len());
-                let last_at = conflict.as_ref().and_then(|c| model.write_place(&short, &c.variable, &c.last_app));
+                let last_at =
+                    conflict.as_ref().and_then(|c| model.write_place(&short, &c.variable, &c.last_app, budget));
                 ErrorReport {
                     kind: f.error.kind.to_string(),
                     message: crate::model::shown_message(model.kind(), &f.error.message, conflict.as_ref()),
@@ -206,7 +211,7 @@ impl RunReport {
                 let list: Vec<String> = stuck.iter().map(u32::to_string).collect();
                 // What each stuck thread waits for, in the state the schedule reaches.
                 let mut s = model.initial();
-                let waits = if schedule.iter().all(|&c| model.step(&mut s, c).is_ok()) {
+                let waits = if schedule.iter().all(|&c| !budget.poll() && model.step(&mut s, c).is_ok()) {
                     model.stuck_threads(&s)
                 } else {
                     Vec::new()
@@ -267,6 +272,7 @@ impl RunReport {
             blocked: stats.blocked,
             consistency_s: stats.consistency_s,
             unsupported: model.unsupported(),
+            warnings: model.warnings(),
             left_out: model.left_out(),
             races: None,
             found,
@@ -316,11 +322,15 @@ fn smartapps_flag(kind: ModelKind) -> String {
 }
 
 /// The error the last step of `path` ends in, if it does; or, under `--conflict-mode observe`,
-/// the conflict it observes at `like`'s line between `like`'s two apps (the first such).
-fn error_at_end<M: Model>(model: &M, path: &[Choice], like: &ModelError) -> Option<ModelError> {
+/// the conflict it observes at `like`'s line between `like`'s two apps (the first such). None
+/// when `budget` is spent first.
+fn error_at_end<M: Model>(model: &M, path: &[Choice], like: &ModelError, budget: &Budget) -> Option<ModelError> {
     let mut s = model.initial();
     let mut seen = Vec::new();
     for (i, &c) in path.iter().enumerate() {
+        if budget.poll() {
+            return None;
+        }
         seen.clear();
         let result = model.step_observing(&mut s, c, None, &mut seen);
         if i + 1 == path.len() {

@@ -24,6 +24,9 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     rule(&mut out, "system under test");
     let _ = writeln!(out, "{} ({})", r.file, r.model);
     let _ = writeln!(out, "{sut}");
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
     if !r.unsupported.is_empty() {
         let _ = writeln!(out, "not modelled ({}):", r.unsupported.len());
         for u in &r.unsupported {

@@ -309,8 +309,9 @@ fn shortening_stops_at_its_deadline() {
     let (_, found) = search.finish();
     let f = found.errors().max_by_key(|f| f.schedule.len()).expect("a conflict");
     let target = Finding::Error(&f.error);
-    let cut = shorten(&m, &f.schedule, &target, None);
+    let cut = shorten(&m, &f.schedule, &target, &tracepor::explore::Budget::unlimited());
     assert!(cut.len() < f.schedule.len(), "{} steps not cut", f.schedule.len());
     let past = std::time::Instant::now();
-    assert_eq!(shorten(&m, &f.schedule, &target, Some(past)), f.schedule);
+    let spent = tracepor::explore::Budget::unlimited().until(Some(past));
+    assert_eq!(shorten(&m, &f.schedule, &target, &spent), f.schedule);
 }

@@ -194,7 +194,7 @@ fn check_report(what: &str, m: &EmModel, report: &RaceReport, outcomes: &[(Strin
         got.sort();
         assert_eq!(got, want, "{what}: race pairs");
     }
-    assert_eq!(report.pairs as usize, listed.len(), "{what}: pair count");
+    assert_eq!(report.pairs, Some(listed.len() as u64), "{what}: pair count");
     let before = naive_hb0(m);
     let views: Vec<View> = outcomes
         .iter()
@@ -270,7 +270,7 @@ fn verdicts_on_benchmark_traces_and_fixtures_match_the_brute_force() {
         }
         races += check_against_full(&d.display().to_string(), &m);
         let r = Check::new(&m).races(true).run().races.unwrap();
-        harmful += r.changes_outcome;
+        harmful += r.changes_outcome.expect("analysed");
         traces += 1;
     }
     eprintln!("{traces} traces, {races} races, {harmful} change an outcome");
@@ -300,8 +300,8 @@ fn verdicts_on_generated_traces_match_the_brute_force() {
         let what = format!("seed {seed}\n{text}");
         races += check_against_full(&what, &m);
         let r = Check::new(&m).races(true).run().races.unwrap();
-        benign += r.benign;
-        harmful += r.changes_outcome;
+        benign += r.benign.expect("analysed");
+        harmful += r.changes_outcome.expect("analysed");
         traces += 1;
     }
     eprintln!("{traces} generated traces, {races} races: {harmful} change an outcome, {benign} benign");
@@ -319,13 +319,17 @@ fn verdicts_on_the_tacas_apps_match_the_brute_force() {
         let report = Check::new(&m).limits(within(MUST_FINISH)).races(true).run();
         assert!(report.finished, "{app}");
         let races = report.races.as_ref().unwrap();
-        assert!(races.pairs > 0, "{app}: no races");
+        assert!(races.pairs > Some(0), "{app}: no races");
         assert!(races.races.iter().all(|r| r.changes_outcome.is_some()), "{app}: a race without a verdict");
         let outcomes: Vec<(String, String)> =
             races.outcomes.iter().map(|o| (o.outcome.clone(), o.schedule.clone())).collect();
         // That set is the exhaustive one: tests/optimal.rs checks it against em-dpor's.
         let n = check_report(app, &m, races, &outcomes, m.trace.ops.len() <= 700);
-        eprintln!("{app}: {n} races, {} change an outcome, {} benign", races.changes_outcome, races.benign);
+        eprintln!(
+            "{app}: {n} races, {} change an outcome, {} benign",
+            races.changes_outcome.unwrap_or(0),
+            races.benign.unwrap_or(0)
+        );
     }
 }
 
@@ -343,7 +347,7 @@ fn race_analysis_keeps_to_the_transition_budget() {
     let free = run(None);
     assert!(free.finished);
     let all = free.races.as_ref().unwrap();
-    assert!(all.partial.is_none() && all.undecided == 0 && all.changes_outcome > 0);
+    assert!(all.partial.is_none() && all.undecided == Some(0) && all.changes_outcome > Some(0));
     let t = free.transitions;
     // One transition left after the search: not enough to replay any outcome's run.
     let tight = run(Some(t + 1));
@@ -353,7 +357,7 @@ fn race_analysis_keeps_to_the_transition_budget() {
     assert!(why.contains("0 of") && why.contains("transition"), "{why}");
     assert!(r.outcomes.is_empty(), "no outcome can have been analysed");
     assert_eq!(r.pairs, all.pairs, "the race pairs are found before the replays");
-    assert_eq!((r.changes_outcome, r.benign, r.undecided), (0, 0, all.pairs));
+    assert_eq!((r.changes_outcome, r.benign, r.undecided), (Some(0), Some(0), all.pairs));
     assert!(r.races.iter().all(|x| x.changes_outcome.is_none()));
     let text = tracepor::report::races::render(r, false);
     assert!(text.contains("partial") && text.contains("undecided (analysis stopped)"), "{text}");
@@ -368,12 +372,12 @@ fn race_analysis_keeps_to_the_transition_budget() {
         last = a.outcomes.len();
         some |= a.partial.is_some() && !a.outcomes.is_empty();
         if a.partial.is_none() {
-            assert_eq!((a.changes_outcome, a.undecided), (all.changes_outcome, 0));
+            assert_eq!((a.changes_outcome, a.undecided), (all.changes_outcome, Some(0)));
         }
     }
     assert!(some, "no budget stopped the analysis part way");
     // A budget with room for every replay changes nothing.
     let roomy = run(Some(t + 10_000_000)).races.unwrap();
     assert!(roomy.partial.is_none());
-    assert_eq!((roomy.changes_outcome, roomy.benign, roomy.undecided), (all.changes_outcome, all.benign, 0));
+    assert_eq!((roomy.changes_outcome, roomy.benign, roomy.undecided), (all.changes_outcome, all.benign, Some(0)));
 }

@@ -165,7 +165,7 @@ pub(crate) fn figure_html(f: &Figure, bare: bool) -> String {
         let _ = write!(
             out,
             "<p>{}</p>",
-            badge("warn", &format!("{} marks past the first {} not drawn", d.cut, lanes::MAX_ROWS))
+            badge("warn", &format!("{} marks not drawn: at most {} rows, around the pair", d.cut, lanes::MAX_ROWS))
         );
     }
     match &d.folded {
