@@ -65,6 +65,7 @@ mod properties;
 mod quiet;
 mod self_keys;
 mod slice;
+mod timers;
 mod value;
 
 use builtins::*;
@@ -133,8 +134,10 @@ struct EnvEvent {
     dev: Option<u16>,
     attr: Text,
     value: Text,
-    /// `schedule` events: the app method they run.
+    /// A timer's event (`timers.rs`): the app and the method it runs when pending.
     run: Option<(usize, String)>,
+    /// A timer IoTCheck's Extractor lists too (an opening `schedule`): counted in the paper's Evt.
+    extractor: bool,
     /// An app touch (`subscribe(app, h)`): the one app tapped, whose handlers alone run.
     touch: Option<usize>,
 }
@@ -297,6 +300,9 @@ pub struct SmartAppModel {
     guard_verdicts: Vec<GuardVerdict>,
     /// The safety properties checked (properties.rs); empty without any.
     props: properties::Props,
+    /// What the explored firings met that the model does not carry out, `file:line: what` each
+    /// (`Ctx::unmodelled`): listed with `unsupported`, once each.
+    met: std::sync::Mutex<Vec<String>>,
 }
 
 /// Ways a handler run ends early.
@@ -364,6 +370,9 @@ struct Ctx<'m> {
     /// The running handler acts on the user's direct command: its writes are the user's intent
     /// (never a conflict), though they become the last write (see `set_attr`).
     manual: bool,
+    /// What the firing met that the model does not carry out, as (app, line, what): a call
+    /// of no function or method the interpreter knows (`builtins.rs`, `Ctx::unmodelled`).
+    unknown: Vec<(usize, usize, String)>,
 }
 
 /// One thing a firing did, as a lane diagram draws it: an access (or, `None`, a handler
@@ -430,6 +439,7 @@ impl<'m> Ctx<'m> {
             user_event: false,
             manual: false,
             prop: None,
+            unknown: Vec::new(),
         }
     }
 
@@ -692,7 +702,7 @@ impl Model for SmartAppModel {
             if !st.is_empty() {
                 text.push_str(&format!(" | state {}:", self.apps[ai].name));
                 for (k, v) in st {
-                    text.push_str(&format!(" {k}={}", v.text()));
+                    text.push_str(&format!(" {}={}", timers::key_text(k), v.text()));
                 }
             }
         }
@@ -772,7 +782,10 @@ impl Model for SmartAppModel {
         )
     }
     fn unsupported(&self) -> Vec<String> {
-        self.unsupported.clone()
+        let mut met = self.met.lock().map(|m| m.clone()).unwrap_or_default();
+        // The order the search met them in depends on the strategy: sorted.
+        met.sort();
+        self.unsupported.iter().cloned().chain(met.into_iter().filter(|m| !self.unsupported.contains(m))).collect()
     }
     fn left_out(&self) -> Vec<String> {
         SmartAppModel::left_out(self)

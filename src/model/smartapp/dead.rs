@@ -123,7 +123,8 @@ impl SmartAppModel {
     /// ran with everything stored).
     pub(super) fn drop_unread_keys(&mut self) {
         let reads = &self.state_reads;
-        let keep = |a: usize, k: &Text| reads[a].as_ref().is_none_or(|r| r.contains(&**k));
+        // The model's own keys (a timer pending, `timers.rs`) are no key Groovy names: kept.
+        let keep = |a: usize, k: &Text| timers::is_reserved(k) || reads[a].as_ref().is_none_or(|r| r.contains(&**k));
         for st in std::iter::once(&mut self.init).chain(self.configs.iter_mut().map(|c| &mut c.1)) {
             for (a, keys) in st.states.iter_mut().enumerate() {
                 keys.retain(|(k, _)| keep(a, k));

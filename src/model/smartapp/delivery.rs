@@ -298,9 +298,8 @@ impl SmartAppModel {
         cx.ghost_writes = writes.as_deref_mut().map(std::mem::take);
         cx.user_event = ev.touch.is_some() || user_action(&ev.attr);
         let r = if let Some((app, method)) = &ev.run {
-            cx.app = *app;
             cx.method = Some(method);
-            cx.call_method(*app, method, Vec::new()).map(|_| ())
+            cx.fire_timer(*app, method)
         } else if let Some(d) = ev.dev {
             cx.set_attr(d, &ev.attr, Value::Str(ev.value.clone()), None)
         } else if ev.attr == "mode" {
@@ -334,6 +333,9 @@ impl SmartAppModel {
                 o.event = Some(ev.name.clone());
                 seen.push(o);
             }
+        }
+        if !cx.unknown.is_empty() {
+            self.note_unmodelled(std::mem::take(&mut cx.unknown));
         }
         let app = cx.app;
         let at = cx.fault_place();

@@ -496,6 +496,7 @@ impl Ctx<'_> {
             "app" => Value::Obj("app"),
             "settings" => Value::Obj("settings"),
             "Math" => Value::Obj("Math"),
+            n if builtins::class_object(n).is_some() => builtins::class_object(n).unwrap_or(Value::Null),
             _ => {
                 if self.m.apps[self.app].methods.contains_key(n) {
                     // A method named as a value (a handler reference).
@@ -512,17 +513,37 @@ impl Ctx<'_> {
         })
     }
 
+    /// A key of the running app's `state`, as Groovy reads it (a reserved key, `timers.rs`, is
+    /// no key of the app's: null).
     pub(super) fn state_get(&mut self, key: &str) -> Value {
+        if timers::is_reserved(key) {
+            return Value::Null;
+        }
+        self.state_fetch(key)
+    }
+
+    /// A key of the running app's `state`, reserved keys included.
+    pub(super) fn state_fetch(&mut self, key: &str) -> Value {
         let o = self.m.state_object(self.app);
         self.touch(o, false);
         self.st.states[self.app].iter().find(|(k, _)| k == key).map_or(Value::Null, |(_, v)| v.clone())
     }
 
+    /// Stores a key of the running app's `state` as Groovy does (a reserved key, `timers.rs`, is
+    /// no key of the app's: nothing is stored).
     pub(super) fn state_set(&mut self, key: &str, v: Value) {
         // A key no code of the app reads is not stored, and its write touches nothing (`dead.rs`).
-        if self.m.state_reads.get(self.app).is_some_and(|r| r.as_ref().is_some_and(|r| !r.contains(key))) {
+        if timers::is_reserved(key)
+            || self.m.state_reads.get(self.app).is_some_and(|r| r.as_ref().is_some_and(|r| !r.contains(key)))
+        {
             return;
         }
+        self.state_store(key, v)
+    }
+
+    /// Stores a key of the running app's `state`, reserved keys included (never dropped by the
+    /// reductions: their key sets hold the keys Groovy names).
+    pub(super) fn state_store(&mut self, key: &str, v: Value) {
         let o = self.m.state_object(self.app);
         let st = &mut self.st.states[self.app];
         let at = st.iter().position(|(k, _)| k == key);
@@ -765,22 +786,13 @@ impl Ctx<'_> {
                 self.subscribe(&a);
                 Value::Null
             }
-            "runIn" | "runOnce" => {
-                let h = if matches!(arg(0), Value::Map(_)) { arg(2) } else { arg(1) };
-                self.run_handler(h)?;
+            // A timer is set pending; the hub runs its method later, as an event (`timers.rs`).
+            n if timers::timer_handler_position(n).is_some() => {
+                self.set_timer(n, &a)?;
                 Value::Null
             }
-            n if n.starts_with("runEvery") => {
-                let h = if matches!(arg(0), Value::Map(_)) { arg(1) } else { arg(0) };
-                self.run_handler(h)?;
-                Value::Null
-            }
-            "schedule" => {
-                // In installed()/initialize() the Extractor makes it an event; elsewhere it runs.
-                if self.installing.is_none() {
-                    let h = if matches!(arg(0), Value::Map(_)) { arg(2) } else { arg(1) };
-                    self.run_handler(h)?;
-                }
+            "unschedule" => {
+                self.unschedule(&a);
                 Value::Null
             }
             "setLocationMode" => {
@@ -796,7 +808,7 @@ impl Ctx<'_> {
             "parseJson" => parse_json(&arg(0).text()),
             "toDateTime" => Value::Int(NOW),
             "location" => Value::Obj("location"),
-            _ => Value::Null,
+            _ => self.unknown_function(name),
         })
     }
 
@@ -817,7 +829,7 @@ impl Ctx<'_> {
                         self.touch(o, false);
                         Value::Str(self.st.mode.clone())
                     }
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 })
             }
             // A routine (Hello Home phrase) sets the mode the person configured it with, if any:
@@ -841,12 +853,14 @@ impl Ctx<'_> {
                     _ => Value::Null,
                 });
             }
-            Value::Obj("state") => return Ok(Value::Null),
             Value::Obj("json") => {
                 return Ok(match name {
                     "parseText" | "parse" => parse_json(&arg(0).text()),
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 })
+            }
+            Value::Obj(class) if builtins::class_object(class).is_some() => {
+                return Ok(self.class_method(class, name, &a))
             }
             // A random number is one fixed value of its range, the middle (drawing it would be a
             // choice of the environment the model does not make): Hue Party Mode's colour.
@@ -857,7 +871,7 @@ impl Ctx<'_> {
                     "nextInt" | "nextLong" => Value::Int(0),
                     "nextDouble" | "nextFloat" => Value::Dec(0.5),
                     "nextBoolean" => Value::Bool(false),
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 });
             }
             Value::Obj("Math") => {
@@ -870,7 +884,7 @@ impl Ctx<'_> {
                     "round" => Value::Int(x.round() as i64),
                     "floor" => Value::Dec(x.floor()),
                     "ceil" => Value::Dec(x.ceil()),
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 });
             }
             Value::Closure(c) if name == "call" => return self.call_closure(c, a),

@@ -424,13 +424,19 @@ pub(super) fn build_home(
     // (type, device, values, owning app or usize::MAX, attribute set)
     let mut groups: Vec<(String, Option<u16>, Vec<String>, usize, String)> = Vec::new();
     for (ai, app) in apps.iter().enumerate() {
-        for h in opening_schedule(&app.script) {
+        // Each method the app hands to a timer: an event the hub fires when it is due (`timers.rs`).
+        let (timers, odd) = timers::timer_calls(app);
+        for (line, why) in odd {
+            unsupported.push(format!("{}:{line}: {why}", app.file));
+        }
+        for t in timers {
             events.push(EnvEvent {
-                name: format!("schedule.{}.{h}", app.name),
+                name: format!("schedule.{}.{}", app.name, t.method),
                 dev: None,
                 attr: Text::Static("schedule"),
                 value: Text::Static(""),
-                run: Some((ai, h)),
+                run: Some((ai, t.method)),
+                extractor: t.extractor,
                 touch: None,
             });
         }
@@ -477,6 +483,7 @@ pub(super) fn build_home(
                     attr: Text::Static("app"),
                     value: Text::Static("touch"),
                     run: None,
+                    extractor: false,
                     touch: Some(ai),
                 });
                 continue;
@@ -526,7 +533,15 @@ pub(super) fn build_home(
             if events.iter().any(|e| e.name == name) {
                 name = format!("{name}.{}", apps[ai.min(apps.len() - 1)].name);
             }
-            events.push(EnvEvent { name, dev, attr: attr.clone().into(), value: v.into(), run: None, touch: None });
+            events.push(EnvEvent {
+                name,
+                dev,
+                attr: attr.clone().into(),
+                value: v.into(),
+                run: None,
+                extractor: false,
+                touch: None,
+            });
         }
     }
     let mut slot_of = vec![Vec::new(); devices.len()];
@@ -565,6 +580,7 @@ pub(super) fn build_home(
         guarded: Vec::new(),
         guard_verdicts: Vec::new(),
         props: Default::default(),
+        met: Default::default(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -626,7 +642,8 @@ pub(super) fn install(
         if let Err(Flow::Error(why, line)) = cx.call_method(ai, entry, Vec::new()) {
             unsupported.push(format!("{file}:{line}: installing stopped: {}", why.trim_start_matches(CONFLICT)));
         }
-        for (line, why) in std::mem::take(&mut cx.problems) {
+        let met: Vec<(usize, String)> = cx.unknown.drain(..).map(|(_, l, w)| (l, w)).collect();
+        for (line, why) in std::mem::take(&mut cx.problems).into_iter().chain(met) {
             // Said once per line: a subscription on no input is listed already.
             if !unsupported.iter().any(|u| u.starts_with(&format!("{file}:{line}:"))) {
                 unsupported.push(format!("{file}:{line}: {why}"));
