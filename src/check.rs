@@ -98,6 +98,15 @@ pub fn check_detected_load_options(
     {
         return Err(CheckError("--conflicts-on applies to SmartApps only".into()));
     }
+    // `--no-physical` turns off what `--conflicts` adds to SmartApps (model/smartapp/physical.rs).
+    if load.no_physical && !load.conflicts && load.conflicts_on.is_none() {
+        return Err(CheckError(
+            "--no-physical turns off the physical channels of --conflicts: without --conflicts there are none".into(),
+        ));
+    }
+    if load.no_physical && !inputs.iter().any(|(_, input)| matches!(input, Ok(Input::SmartApps(_)) | Err(_))) {
+        return Err(CheckError("--no-physical applies to SmartApps only".into()));
+    }
     let option = match (load.bound, load.conflicts) {
         (Some(_), _) => "--bound",
         (None, true) => "--conflicts",

@@ -101,7 +101,7 @@ const fn smartapp_options(
     conflict_mode: ConflictMode,
     conflicts_on: Option<ConflictScope>,
 ) -> SmartAppOptions {
-    SmartAppOptions { conflicts, bound, keep_dead_state: false, conflict_mode, conflicts_on }
+    SmartAppOptions { conflicts, bound, keep_dead_state: false, conflict_mode, conflicts_on, no_physical: false }
 }
 
 /// The switches under which strategy `name` is checked: none, and for `stateful-dpor` also

@@ -113,7 +113,14 @@ fn check_homes(tag: &str, gen: fn(&mut SmallRng) -> Vec<(String, String)>, seeds
         let input = apps.iter().map(|(n, s)| format!("// {n}\n{s}")).collect::<Vec<_>>().join("\n");
         for (label, conflicts, bound, conflict_mode, conflicts_on) in OPTIONS {
             t.variants += 1;
-            let opts = SmartAppOptions { conflicts, bound, keep_dead_state: true, conflict_mode, conflicts_on };
+            let opts = SmartAppOptions {
+                conflicts,
+                bound,
+                keep_dead_state: true,
+                conflict_mode,
+                conflicts_on,
+                no_physical: false,
+            };
             let kept = smartapp::load(&files, opts).unwrap_or_else(|e| panic!("seed {seed} does not load: {e}"));
             let limits = Limits { max_states: Some(CAP), ..Limits::default() };
             let (base, expected) = run(&kept, "full", Ablation::default(), limits);

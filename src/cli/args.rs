@@ -210,6 +210,9 @@ pub enum Command {
         /// Conflicts on these attributes only, as the run that printed the schedule did.
         #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
         conflicts_on: Option<crate::model::ConflictScope>,
+        /// No physical channels between SmartApps, as the run that printed the schedule had.
+        #[arg(long)]
+        no_physical: bool,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -275,6 +278,12 @@ pub struct Common {
     /// docs/reductions-homes.md).
     #[arg(long)]
     pub keep_dead_state: bool,
+    /// SmartApps with --conflicts: no physical channels between the apps (a light one app turns
+    /// on is then never seen by another app's illuminance sensor; docs/physical.md). Default:
+    /// the room carries light, motion, water, temperature and sound, and physical conflicts
+    /// are reported.
+    #[arg(long)]
+    pub no_physical: bool,
     /// Folder of the apps an app list names (IoTCheck's appLists format, one APP.groovy a
     /// line; docs/homes.md). Default: the list's folder, then ../smartapps beside it.
     #[arg(long, value_name = "DIR")]
@@ -387,6 +396,9 @@ pub struct CorpusRun {
     /// Ablation: store the attributes no app reads or writes, as the same option of check does.
     #[arg(long)]
     pub keep_dead_state: bool,
+    /// No physical channels between the apps, as the same option of check.
+    #[arg(long)]
+    pub no_physical: bool,
 }
 
 impl Common {
@@ -448,6 +460,7 @@ impl Common {
             keep_dead_state: self.keep_dead_state,
             conflict_mode: self.conflict_mode.unwrap_or_default(),
             conflicts_on: self.conflicts_on,
+            no_physical: self.no_physical,
         }
     }
 
@@ -474,6 +487,7 @@ impl Common {
                 .then(|| self.conflict_mode.unwrap_or_default().as_str()),
             "conflicts_on": self.conflicts_on.map(|s| s.names()),
             "keep_dead_state": self.keep_dead_state,
+            "no_physical": self.no_physical,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,

@@ -108,6 +108,7 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
             // runs); `homes` below observes.
             conflict_mode: run.conflict_mode.unwrap_or(crate::model::ConflictMode::End),
             conflicts_on: None,
+            no_physical: run.no_physical,
         },
         cancel: Some(cancel_flag()),
     }

@@ -78,12 +78,13 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             }
         }
         Command::CorpusMerge { shards, out, jsonl } => corpus::merge(&shards, &out, jsonl),
-        Command::Replay { files, schedule, bound, conflicts, conflict_mode, conflicts_on, .. } => {
+        Command::Replay { files, schedule, bound, conflicts, conflict_mode, conflicts_on, no_physical, .. } => {
             let load = LoadOptions {
                 bound,
                 conflicts: conflicts || conflicts_on.is_some(),
                 conflict_mode: conflict_mode.unwrap_or_default(),
                 conflicts_on,
+                no_physical,
                 ..Default::default()
             };
             replay::replay(&files, &schedule, load)

@@ -571,6 +571,9 @@ pub struct LoadOptions {
     /// `--conflicts-on`: only these attributes can be a conflict (SmartApps; implies
     /// `conflicts`). None: every attribute.
     pub conflicts_on: Option<ConflictScope>,
+    /// `--no-physical`: no physical channels between SmartApps under `--conflicts`
+    /// (model/smartapp/physical.rs).
+    pub no_physical: bool,
 }
 
 /// An input turned into its transition system.
@@ -625,6 +628,7 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
                 keep_dead_state: options.keep_dead_state,
                 conflict_mode: options.conflict_mode,
                 conflicts_on: options.conflicts_on,
+                no_physical: options.no_physical,
             };
             Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
         }

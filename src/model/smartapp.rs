@@ -58,6 +58,7 @@ mod initial;
 mod interp;
 mod load;
 mod packed;
+mod physical;
 mod probe;
 mod quiet;
 mod self_keys;
@@ -71,6 +72,7 @@ use encode::*;
 pub use guarded::GuardVerdict;
 pub use load::{conflict_scope, load};
 pub use packed::Packer;
+pub use physical::{table_markdown as physical_table, PHYSICAL_CONFLICT};
 pub use probe::{Probe, Varying};
 use value::*;
 pub use value::{Text, Value};
@@ -142,6 +144,8 @@ pub struct SmartAppOptions {
     pub conflict_mode: crate::model::ConflictMode,
     /// `--conflicts-on`: the attributes a conflict may be on (None: all; `load.rs`).
     pub conflicts_on: Option<crate::model::ConflictScope>,
+    /// `--no-physical`: no physical channels between apps under `--conflicts` (`physical.rs`).
+    pub no_physical: bool,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -255,6 +259,8 @@ pub struct SmartAppModel {
     /// (`guarded.rs`), and the verdict on every key read under an `if`.
     guarded: Vec<guarded::GuardedKey>,
     guard_verdicts: Vec<GuardVerdict>,
+    /// Under `--conflicts`: the physical channels between the apps (`physical.rs`).
+    room: physical::Room,
 }
 
 /// Ways a handler run ends early.
@@ -320,6 +326,9 @@ struct Ctx<'m> {
     /// The running handler acts on the user's direct command: its writes are the user's intent
     /// (never a conflict), though they become the last write (see `set_attr`).
     manual: bool,
+    /// What the room needs of the firing: the acts of a handler a physical event runs
+    /// (`physical.rs`).
+    watch: physical::Watch,
 }
 
 /// One thing a firing did, as a lane diagram draws it: an access (or, `None`, a handler
@@ -385,6 +394,7 @@ impl<'m> Ctx<'m> {
             ghost_writes: None,
             user_event: false,
             manual: false,
+            watch: physical::Watch::default(),
         }
     }
 
@@ -468,6 +478,9 @@ impl Model for SmartAppModel {
         let mut flags = crate::model::load_flags(self.opts.bound, self.opts.conflicts);
         if self.opts.conflicts && self.opts.conflict_mode != crate::model::ConflictMode::Observe {
             flags.push_str(&format!(" --conflict-mode {}", self.opts.conflict_mode.as_str()));
+        }
+        if self.opts.conflicts && self.opts.no_physical {
+            flags.push_str(" --no-physical");
         }
         flags + &self.scope_flag()
     }
@@ -576,6 +589,10 @@ impl Model for SmartAppModel {
         }
     }
     fn write_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
+        // A physical conflict's actuating side (`physical.rs`).
+        if let Some(medium) = SmartAppModel::medium_named(variable) {
+            return self.actuation_place(path, medium, app);
+        }
         let slot = self.slots.iter().position(|(d, a)| format!("{}.{a}", self.devices[*d as usize]) == variable)?;
         let app = self.apps.iter().position(|a| a.name == app)?;
         let (mut s, mut acc, mut places) = (self.initial(), Vec::new(), Vec::new());
@@ -698,13 +715,15 @@ impl Model for SmartAppModel {
         }
     }
     fn summary(&self) -> String {
+        let (channels, physical) = self.room_figures();
         format!(
-            "{} apps ({}), {} devices, {} events, {} subscriptions",
+            "{} apps ({}), {} devices, {} events, {} subscriptions{}",
             self.apps.len(),
             self.app_names().join(", "),
             self.devices.len(),
-            self.events.len(),
-            self.subs.len()
+            self.events.len() - physical,
+            self.subs.len(),
+            if channels == 0 { String::new() } else { self.room_summary() }
         )
     }
     fn unsupported(&self) -> Vec<String> {
@@ -714,16 +733,23 @@ impl Model for SmartAppModel {
         SmartAppModel::left_out(self)
     }
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
-        std::collections::BTreeMap::from([
+        let (channels, physical) = self.room_figures();
+        let mut stats = std::collections::BTreeMap::from([
             ("unsupported".to_string(), self.unsupported.len() as u64),
             ("apps".to_string(), self.apps.len() as u64),
             ("devices".to_string(), self.devices.len() as u64),
-            ("events".to_string(), self.events.len() as u64),
+            // The Extractor's events (the paper's Evt.); the room's are counted apart.
+            ("events".to_string(), (self.events.len() - physical) as u64),
             ("configurations".to_string(), self.configs.len().max(1) as u64),
             ("subscriptions".to_string(), self.subs.len() as u64),
-            ("attributes".to_string(), self.slots.len() as u64),
+            ("attributes".to_string(), (self.slots.len() - 2 * channels) as u64),
             ("methods".to_string(), self.apps.iter().map(|a| a.script.methods.len() as u64).sum()),
-        ])
+        ]);
+        if channels > 0 {
+            stats.insert("physical_channels".to_string(), channels as u64);
+            stats.insert("physical_events".to_string(), physical as u64);
+        }
+        stats
     }
 }
 

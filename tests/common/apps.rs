@@ -49,6 +49,7 @@ pub const ENDING: SmartAppOptions = SmartAppOptions {
     bound: None,
     keep_dead_state: false,
     conflicts_on: None,
+    no_physical: false,
 };
 
 /// The source of the app shape most of these tests write: app `name` with `inputs` (input

@@ -54,6 +54,9 @@ pub struct GhostWrite {
     /// The subscription whose handler made it.
     pub sub: Option<usize>,
     pub value: Value,
+    /// Not a write: a physical conflict observed (`physical.rs`), carried with the writes so
+    /// that the monitors' run reports it ([`SmartAppModel::physical_finding`] reads it back).
+    pub physical: bool,
 }
 
 impl GhostWrite {
@@ -66,6 +69,7 @@ impl GhostWrite {
             self.manual as u32,
             self.line,
             self.sub.map_or(u32::MAX, |s| s as u32),
+            self.physical as u32,
         ]);
         encode_value(&self.value, out);
     }
@@ -143,6 +147,7 @@ impl SmartAppModel {
         (0..self.slots.len())
             .filter(|&s| {
                 self.opts.conflicts
+                    && !self.room.owns(s)
                     && self.dead_slots.get(s) != Some(&true)
                     && self.no_ghost.get(s) != Some(&true)
                     && self.in_conflict_scope(s)
@@ -272,7 +277,10 @@ impl SmartAppModel {
         let mut writes = writes;
         cx.ghost_writes = writes.as_deref_mut().map(std::mem::take);
         cx.user_event = ev.touch.is_some() || user_action(&ev.attr);
-        let r = if let Some((app, method)) = &ev.run {
+        let r = if let Some((channel, high)) = self.room.event(e) {
+            // A physical event: the room settles (`physical.rs`).
+            cx.room_settle(channel, high)
+        } else if let Some((app, method)) = &ev.run {
             cx.app = *app;
             cx.method = Some(method);
             cx.call_method(*app, method, Vec::new()).map(|_| ())
@@ -326,6 +334,9 @@ impl SmartAppModel {
 
 impl Ctx<'_> {
     pub(super) fn touch(&mut self, object: u32, write: bool) {
+        if write {
+            self.room_act();
+        }
         self.acc.push(Access { object, write });
         self.logged(Some(Access { object, write }));
     }
@@ -382,6 +393,7 @@ impl Ctx<'_> {
                 line: self.line as u32,
                 sub: self.sub,
                 value: value.clone(),
+                physical: false,
             });
         } else if let (Some(app), true) = (by, ghost) {
             let (w, last) = &self.st.writers[slot];
@@ -419,6 +431,13 @@ impl Ctx<'_> {
                     p.push((slot, app, place));
                 }
             }
+        }
+        // What the room carries (`physical.rs`): an app's change moves a medium; the
+        // environment's report of a sensor is the environment's value again.
+        match by {
+            Some(app) if !loose_eq(&self.st.attrs[slot], &value) => self.room_actuated(slot, app, &value),
+            None => self.room_reported(slot),
+            Some(_) => {}
         }
         // A device reports a change only; an app's command to the value held sends nothing. The
         // environment's event is a change by definition: the device came to this value (through
@@ -483,10 +502,12 @@ impl Ctx<'_> {
             self.logged(None);
             self.manual = manual;
             self.depth += 1;
+            let acts = self.room_handler_starts();
             let r = match &sub.handler {
                 Handler::Method(m) => self.call_method(sub.app, m, smallvec![evt]).map(|_| ()),
                 Handler::Closure(c) => self.call_closure(c, smallvec![evt]).map(|_| ()),
             };
+            self.room_handler_ends(si, acts);
             self.depth -= 1;
             self.vars.truncate(self.base);
             if let (Err(Flow::Error(_, line)), None) = (&r, self.fault) {

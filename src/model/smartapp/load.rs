@@ -493,6 +493,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         state_reads: Vec::new(),
         guarded: Vec::new(),
         guard_verdicts: Vec::new(),
+        room: Default::default(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -517,6 +518,9 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     model.unsupported = unsupported;
     // The devices' states at installation: the environment's choice (initial.rs).
     model.choose_configurations(fresh);
+    // The physical channels between the apps (`physical.rs`), before the slice keeps their
+    // sensing apps.
+    model.add_room();
     if opts.conflicts {
         model.slice_readers();
     }
