@@ -90,13 +90,20 @@ pub fn check_detected_load_options(
     load: &LoadOptions,
 ) -> Result<(), CheckError> {
     // `--keep-dead-state` shapes SmartApps only (model/smartapp/dead.rs); `--conflicts-on`
-    // names device attributes, which only SmartApps have; routines are SmartApps'.
+    // names device attributes, which only SmartApps have; routines and the room are SmartApps'.
     let smartapps_only = [
         ("--keep-dead-state", load.keep_dead_state),
         ("--conflicts-on", load.conflicts_on.is_some()),
         ("--routines-keep-mode", load.routines_keep_mode),
+        ("--no-physical", load.no_physical),
     ];
     check_input_options(inputs, &smartapps_only, InputClass::SmartApps)?;
+    // `--no-physical` turns off what `--conflicts` adds to SmartApps (model/smartapp/physical.rs).
+    if load.no_physical && !load.conflicts && load.conflicts_on.is_none() {
+        return Err(CheckError(
+            "--no-physical turns off the physical channels of --conflicts: without --conflicts there are none".into(),
+        ));
+    }
     let option = match (load.bound, load.conflicts) {
         (Some(_), _) => "--bound",
         (None, true) => "--conflicts",

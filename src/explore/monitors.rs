@@ -779,12 +779,18 @@ fn new_memo(m: &SmartAppModel) -> Memo {
 }
 
 /// The conflicts a summary's transition observes whatever the ghosts before it: each monitored
-/// write against the transition's own write of the same attribute before it.
+/// write against the transition's own write of the same attribute before it, and the physical
+/// conflicts it observes (src/model/smartapp/physical.rs: a function of the system state and
+/// the event, handed out among the writes).
 fn intra_conflicts(search: &mut Search<'_, SmartAppModel>, g: &Graph, summary: u32, from: u32, c: Choice) {
     let ids = &g.summaries[summary as usize];
     let mut seen = Vec::new();
     for (i, &w) in ids.iter().enumerate() {
         let write = &g.writes[w as usize];
+        if write.physical {
+            seen.push(search.model.physical_finding(write, c));
+            continue;
+        }
         let before = ids[..i].iter().rev().map(|&p| &g.writes[p as usize]).find(|p| p.slot == write.slot);
         if let Some(e) = before.and_then(|b| search.model.monitor_conflict(Some(b), write, c)) {
             seen.push(e);

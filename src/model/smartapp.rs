@@ -60,6 +60,7 @@ mod interp;
 mod load;
 mod mode_choices;
 mod packed;
+mod physical;
 mod probe;
 mod properties;
 mod quiet;
@@ -76,6 +77,7 @@ pub use guarded::GuardVerdict;
 pub use home::load_home;
 pub use load::{conflict_scope, load};
 pub use packed::Packer;
+pub use physical::{table_markdown as physical_table, PHYSICAL_CONFLICT};
 pub use probe::{Probe, Varying};
 pub use properties::{LIBRARY, LIBRARY_FILE};
 use value::*;
@@ -161,6 +163,8 @@ pub struct SmartAppOptions {
     /// location mode as it is, as IoTCheck and the FSE 2020 study take it; by default it may set
     /// any mode (`mode_choices.rs`).
     pub routines_keep_mode: bool,
+    /// `--no-physical`: no physical channels between apps under `--conflicts` (`physical.rs`).
+    pub no_physical: bool,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -303,6 +307,8 @@ pub struct SmartAppModel {
     /// What the explored firings met that the model does not carry out, `file:line: what` each
     /// (`Ctx::unmodelled`): listed with `unsupported`, once each.
     met: std::sync::Mutex<Vec<String>>,
+    /// Under `--conflicts`: the physical channels between the apps (`physical.rs`).
+    room: physical::Room,
 }
 
 /// Ways a handler run ends early.
@@ -373,6 +379,9 @@ struct Ctx<'m> {
     /// What the firing met that the model does not carry out, as (app, line, what): a call
     /// of no function or method the interpreter knows (`builtins.rs`, `Ctx::unmodelled`).
     unknown: Vec<(usize, usize, String)>,
+    /// What the room needs of the firing: the acts of a handler a physical event runs
+    /// (`physical.rs`).
+    watch: physical::Watch,
 }
 
 /// One thing a firing did, as a lane diagram draws it: an access (or, `None`, a handler
@@ -440,6 +449,7 @@ impl<'m> Ctx<'m> {
             manual: false,
             prop: None,
             unknown: Vec::new(),
+            watch: physical::Watch::default(),
         }
     }
 
@@ -525,6 +535,9 @@ impl Model for SmartAppModel {
         }
         if self.opts.routines_keep_mode {
             flags.push_str(" --routines-keep-mode");
+        }
+        if self.opts.conflicts && self.opts.no_physical {
+            flags.push_str(" --no-physical");
         }
         flags + &self.scope_flag() + self.property_flags()
     }
@@ -642,6 +655,10 @@ impl Model for SmartAppModel {
         app: &str,
         budget: &crate::explore::Budget,
     ) -> Option<String> {
+        // A physical conflict's actuating side (`physical.rs`).
+        if let Some(medium) = SmartAppModel::medium_named(variable) {
+            return self.actuation_place(path, medium, app);
+        }
         let slot = self.slot_of_variable(variable)?;
         let app = self.apps.iter().position(|a| a.name == app)?;
         let (mut s, mut acc, mut places) = (self.initial(), Vec::new(), Vec::new());
@@ -772,13 +789,15 @@ impl Model for SmartAppModel {
         }
     }
     fn summary(&self) -> String {
+        let (channels, physical) = self.room_figures();
         format!(
-            "{} apps ({}), {} devices, {} events, {} subscriptions",
+            "{} apps ({}), {} devices, {} events, {} subscriptions{}",
             self.apps.len(),
             self.app_names().join(", "),
             self.devices.len(),
-            self.events.len(),
-            self.subs.len()
+            self.events.len() - physical,
+            self.subs.len(),
+            if channels == 0 { String::new() } else { self.room_summary() }
         )
     }
     fn unsupported(&self) -> Vec<String> {
@@ -791,16 +810,23 @@ impl Model for SmartAppModel {
         SmartAppModel::left_out(self)
     }
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
-        std::collections::BTreeMap::from([
+        let (channels, physical) = self.room_figures();
+        let mut stats = std::collections::BTreeMap::from([
             ("unsupported".to_string(), self.unsupported.len() as u64),
             ("apps".to_string(), self.apps.len() as u64),
             ("devices".to_string(), self.devices.len() as u64),
-            ("events".to_string(), self.events.len() as u64),
+            // The Extractor's events (the paper's Evt.); the room's are counted apart.
+            ("events".to_string(), (self.events.len() - physical) as u64),
             ("configurations".to_string(), self.configs.len().max(1) as u64),
             ("subscriptions".to_string(), self.subs.len() as u64),
-            ("attributes".to_string(), self.slots.len() as u64),
+            ("attributes".to_string(), (self.slots.len() - 2 * channels) as u64),
             ("methods".to_string(), self.apps.iter().map(|a| a.script.methods.len() as u64).sum()),
-        ])
+        ]);
+        if channels > 0 {
+            stats.insert("physical_channels".to_string(), channels as u64);
+            stats.insert("physical_events".to_string(), physical as u64);
+        }
+        stats
     }
 }
 

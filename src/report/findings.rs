@@ -84,7 +84,9 @@ pub fn group_pairs(errors: &[ErrorReport]) -> Vec<AttributeConflicts> {
 
 fn group_kind(errors: &[ErrorReport], pairs: bool) -> Vec<AttributeConflicts> {
     let mut out: Vec<AttributeConflicts> = Vec::new();
-    for e in errors.iter().filter(|e| (e.kind == PAIR_CONFLICT) == pairs) {
+    // A physical conflict is on no device attribute: grouped apart (`physical.rs`).
+    let physical = crate::model::smartapp::PHYSICAL_CONFLICT;
+    for e in errors.iter().filter(|e| (e.kind == PAIR_CONFLICT) == pairs && e.kind != physical) {
         let Some(c) = &e.conflict else { continue };
         let (device, attribute) = split(&c.variable);
         let earlier = e.last_at.clone();

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod dot;
 pub mod findings;
 pub mod html;
+pub mod physical;
 pub mod races;
 pub mod text;
 
@@ -116,6 +117,10 @@ pub struct RunReport {
     /// conflicts do not name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pair_conflicts_by_attribute: Vec<findings::AttributeConflicts>,
+    /// The physical conflicts among `errors` (kind `physical conflict`, SmartApps under
+    /// `--conflicts`) grouped by medium and pair of apps ([`physical`]); empty when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub physical_conflicts: Vec<physical::PhysicalConflicts>,
     /// The pair view's figures when it ran (`monitors` with conflicts observed); null when it
     /// did not (`--no-pair-conflicts`, another strategy, no conflicts observed).
     pub pair_view: Option<crate::explore::pair_monitors::PairView>,
@@ -142,9 +147,14 @@ impl ErrorReport {
         }
     }
 
-    /// For a conflict, the earlier write as a sentence: `APP wrote VALUE (file:line, handler h)`.
+    /// For a conflict, the earlier write as a sentence: `APP wrote VALUE (file:line, handler h)`;
+    /// for a physical conflict, the actuation: `APP changed the MEDIUM (file:line, handler h)`.
     pub fn earlier(&self) -> Option<String> {
         let c = self.conflict.as_ref()?;
+        if self.kind == crate::model::smartapp::PHYSICAL_CONFLICT {
+            let at = self.last_at.as_ref().map(|at| format!(" ({at})")).unwrap_or_default();
+            return Some(format!("{} {}{at}", c.last_app, c.last_value));
+        }
         Some(match &self.last_at {
             Some(at) => format!("{} wrote {} ({at})", c.last_app, c.last_value),
             None => format!("{} wrote {}", c.last_app, c.last_value),
@@ -242,7 +252,9 @@ impl RunReport {
         }
         let conflicts_by_attribute = findings::group(&errors);
         let pair_conflicts_by_attribute = findings::group_pairs(&errors);
+        let physical_conflicts = physical::group(&errors);
         RunReport {
+            physical_conflicts,
             conflicts_by_attribute,
             pair_conflicts_by_attribute,
             pair_view: stats.pair_view,

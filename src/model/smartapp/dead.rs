@@ -178,9 +178,15 @@ impl SmartAppModel {
         // The single writer's values are left out only under `--conflicts`: without it the
         // outcome line is the result, and should show what the app did.
         let one_writer = |s: usize| self.opts.conflicts && writers[s] == 1 && !subscribed[s];
-        let dead = (0..n).map(|s| !read[s] && (writers[s] == 0 || one_writer(s))).collect();
+        let mut dead: Vec<bool> = (0..n).map(|s| !read[s] && (writers[s] == 0 || one_writer(s))).collect();
         let mode_writers = (0..self.apps.len()).filter(|&a| !self.left_out[a] && reach[a].sets_mode).count();
-        let no_ghost = (0..n).map(|s| writers[s] <= 1).chain([mode_writers <= 1]).collect();
+        let mut no_ghost: Vec<bool> = (0..n).map(|s| writers[s] <= 1).chain([mode_writers <= 1]).collect();
+        // The room's slots, its sensors and what moves it are stored (`physical.rs`); the room's
+        // own slots keep no conflict ghost (no app writes them).
+        for s in self.room.live_slots() {
+            dead[s] = false;
+            no_ghost[s] |= self.room.owns(s);
+        }
         (dead, no_ghost)
     }
 }

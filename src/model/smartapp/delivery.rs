@@ -54,6 +54,9 @@ pub struct GhostWrite {
     /// The subscription whose handler made it.
     pub sub: Option<usize>,
     pub value: Value,
+    /// Not a write: a physical conflict observed (`physical.rs`), carried with the writes so
+    /// that the monitors' run reports it ([`SmartAppModel::physical_finding`] reads it back).
+    pub physical: bool,
 }
 
 impl GhostWrite {
@@ -66,6 +69,7 @@ impl GhostWrite {
             self.manual as u32,
             self.line,
             self.sub.map_or(u32::MAX, |s| s as u32),
+            self.physical as u32,
         ]);
         encode_value(&self.value, out);
     }
@@ -159,9 +163,11 @@ impl SmartAppModel {
     }
 
     /// Whether the state keeps the conflict ghost of `slot` (a device attribute, or the
-    /// location mode): under `--conflicts`, in its scope, stored, and two apps may write it.
+    /// location mode): under `--conflicts`, in its scope, stored, two apps may write it, and not
+    /// one of the room's own slots (`physical.rs`).
     pub(super) fn keeps_ghost(&self, slot: usize) -> bool {
         self.opts.conflicts
+            && !self.room.owns(slot)
             && self.dead_slots.get(slot) != Some(&true)
             && self.no_ghost.get(slot) != Some(&true)
             && self.in_conflict_scope(slot)
@@ -297,7 +303,10 @@ impl SmartAppModel {
         let mut writes = writes;
         cx.ghost_writes = writes.as_deref_mut().map(std::mem::take);
         cx.user_event = ev.touch.is_some() || user_action(&ev.attr);
-        let r = if let Some((app, method)) = &ev.run {
+        let r = if let Some((channel, high)) = self.room.event(e) {
+            // A physical event: the room settles (`physical.rs`).
+            cx.room_settle(channel, high)
+        } else if let Some((app, method)) = &ev.run {
             cx.method = Some(method);
             cx.fire_timer(*app, method)
         } else if let Some(d) = ev.dev {
@@ -367,6 +376,9 @@ impl SmartAppModel {
 
 impl Ctx<'_> {
     pub(super) fn touch(&mut self, object: u32, write: bool) {
+        if write {
+            self.room_act();
+        }
         self.acc.push(Access { object, write });
         self.logged(Some(Access { object, write }));
     }
@@ -412,6 +424,13 @@ impl Ctx<'_> {
         self.touch(slot as u32, changes);
         if let (Some(app), true) = (by, ghost) {
             self.app_write(slot, app, &value)?;
+        }
+        // What the room carries (`physical.rs`): an app's change moves a medium; the
+        // environment's report of a sensor is the environment's value again.
+        match by {
+            Some(app) if !loose_eq(&self.st.attrs[slot], &value) => self.room_actuated(slot, app, &value),
+            None => self.room_reported(slot),
+            Some(_) => {}
         }
         // A device reports a change only; an app's command to the value held sends nothing. The
         // environment's event is a change by definition: the device came to this value (through
@@ -466,6 +485,7 @@ impl Ctx<'_> {
                 line: self.line as u32,
                 sub: self.sub,
                 value: value.clone(),
+                physical: false,
             });
             return Ok(());
         }
@@ -585,10 +605,12 @@ impl Ctx<'_> {
             self.logged(None);
             self.manual = manual;
             self.depth += 1;
+            let acts = self.room_handler_starts();
             let r = match &sub.handler {
                 Handler::Method(m) => self.call_method(sub.app, m, smallvec![evt]).map(|_| ()),
                 Handler::Closure(c) => self.call_closure(c, smallvec![evt]).map(|_| ()),
             };
+            self.room_handler_ends(si, acts);
             self.depth -= 1;
             self.vars.truncate(self.base);
             if let (Err(Flow::Error(_, line)), None) = (&r, self.fault) {

@@ -550,6 +550,10 @@ impl SmartAppModel {
         if let Some(o) = written {
             touch(o, true);
         }
+        // A physical event settles its channel; a sensor's report clears its cause (`physical.rs`).
+        for o in self.room.first_writes(e, written) {
+            touch(o, true);
+        }
         for a in first {
             start(a, &mut runs, &mut queue);
         }
@@ -558,6 +562,10 @@ impl SmartAppModel {
             let r = &reach[a];
             touch(self.mode_object(), r.sets_mode);
             touch(self.state_object(a), r.writes_state);
+            // The media its commands may move (`physical.rs`).
+            for &p in self.room.pends.get(a).map_or(&[][..], |p| &p[..]) {
+                touch(p as u32, true);
+            }
             for &slot in &r.slots {
                 touch(slot as u32, false);
             }

@@ -600,6 +600,7 @@ impl Ctx<'_> {
                         {
                             Some(&(_, slot)) => {
                                 self.touch(slot as u32, false);
+                                self.room_sensed(slot);
                                 self.st.attrs[slot].clone()
                             }
                             None => Value::Null,
@@ -772,6 +773,10 @@ impl Ctx<'_> {
                 | "httpDelete"
         ) && !self.m.apps[self.app].methods.contains_key(name)
         {
+            // A message to the user is an act (`physical.rs`); HTTP is not.
+            if name.starts_with("send") {
+                self.room_act();
+            }
             self.discard_args(args)?;
             return Ok(Value::Null);
         }

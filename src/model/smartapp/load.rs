@@ -581,6 +581,7 @@ pub(super) fn build_home(
         guard_verdicts: Vec::new(),
         props: Default::default(),
         met: Default::default(),
+        room: Default::default(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -610,6 +611,10 @@ pub(super) fn build_home(
     model.unsupported = unsupported;
     // The devices' states at installation: the environment's choice (initial.rs).
     model.choose_configurations(fresh);
+    // The physical channels between the apps (`physical.rs`), before the slice keeps their
+    // sensing apps; before the properties, which name the location mode's object after the
+    // room's slots.
+    model.add_room();
     // The properties checked (properties.rs), before the reductions that must count their reads.
     model.attach_properties(home.map(|h| &h.home))?;
     if opts.conflicts {

@@ -46,7 +46,10 @@ impl SmartAppModel {
     /// kept app (see the module header).
     pub(super) fn slice_readers(&mut self) {
         let reach = self.reach();
-        self.left_out = reach.iter().map(|r| !r.shared).collect();
+        // An app that senses a physical channel is kept: what it does on another app's change of
+        // the room is a physical conflict (`physical.rs`).
+        let senses = |a: usize| self.room.senses.get(a) == Some(&true);
+        self.left_out = reach.iter().enumerate().map(|(a, r)| !r.shared && !senses(a)).collect();
         if !self.left_out.iter().any(|&l| l) {
             return;
         }

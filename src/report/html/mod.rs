@@ -55,6 +55,8 @@ pub const MAX_FIGURES: usize = 12;
 pub fn error_diagram<M: Model>(model: &M, e: &ErrorReport) -> Option<Diagram> {
     let path = parse_schedule(model, &e.schedule).ok()?;
     let marked = match (&e.conflict, e.kind.as_str()) {
+        // A physical conflict's sides are not writes of one object: the sensing app's last step.
+        (Some(_), crate::model::smartapp::PHYSICAL_CONFLICT) => Marked::Last(e.app.as_deref()),
         (Some(c), _) => Marked::Conflict(c),
         (None, "deadlock") => Marked::Stuck,
         _ => Marked::Last(e.app.as_deref()),
@@ -311,6 +313,14 @@ pub fn check_page(r: &RunReport, sut: &str, figures: &[Figure], sections: &[Stri
         }
     }
     page.end();
+    if !r.physical_conflicts.is_empty() {
+        page.section("physical conflicts", "physical");
+        page.para(
+            "one app's command changes what the room carries; another app's sensor measures it (docs/physical.md)",
+        );
+        page.html(&super::physical::render_html(&r.physical_conflicts));
+        page.end();
+    }
     let others: Vec<Figure> = figures.iter().filter(|f| f.of_error.is_none()).cloned().collect();
     figures_section(&mut page, "lane diagrams", &others, 0);
     for s in sections {
