@@ -60,10 +60,17 @@ pub enum Command {
         /// Android traces: explain how outcomes differ (turns the race report on).
         #[arg(long, conflicts_with = "no_races")]
         explain: bool,
-        /// Also exit 1 on these findings, for CI: `races`, a race that changes an outcome (EM
-        /// traces; turns the race report on). A race report a limit cut short exits 3 when
-        /// nothing was found. Default: errors and deadlocks only (docs/cli.md).
-        #[arg(long, value_enum, value_name = "FINDINGS", value_delimiter = ',', conflicts_with = "no_races")]
+        // `races`: a race that changes an outcome (EM traces; turns the race report on); a race
+        // report a limit cut short exits 3 when nothing was found (docs/cli.md).
+        /// Android traces: also exit 1 on `races` that change an outcome.
+        #[arg(
+            long,
+            value_enum,
+            value_name = "FINDINGS",
+            value_delimiter = ',',
+            conflicts_with = "no_races",
+            hide_possible_values = true
+        )]
         fail_on: Vec<FailOn>,
         #[command(flatten)]
         common: Common,
@@ -255,7 +262,7 @@ pub enum Command {
 /// What `check --fail-on` also fails on.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
-    /// A race that changes an outcome (the race report's `races_changing_outcome`).
+    /// A race that changes an outcome.
     Races,
 }
 
@@ -282,16 +289,16 @@ pub struct Common {
     /// Conflicts on these attributes only, e.g. lock.
     #[arg(long, value_name = "ATTRS", value_parser = crate::model::smartapp::conflict_scope)]
     pub conflicts_on: Option<crate::model::ConflictScope>,
-    /// Check the safety properties of this file (SmartApps and homes; docs/properties.md): a
-    /// violation is an error of kind `property` with the shortest event sequence reaching it.
+    // A violation is an error of kind `property` with the shortest event sequence reaching it.
+    /// Check the safety properties in this file (docs/properties.md).
     #[arg(long, value_name = "FILE")]
     pub properties: Option<PathBuf>,
-    /// Homes (docs/home-file.md): do not attach the property library to the home's devices.
+    /// Homes: no property library on the home's devices.
     #[arg(long)]
     pub no_default_properties: bool,
-    /// A routine an app runs (`location.helloHome.execute`) leaves the location mode as it is,
-    /// as IoTCheck and the FSE 2020 study take it (SmartApps; docs/location-mode.md). Default:
-    /// the routine may set any mode, which the configurations pick.
+    // `location.helloHome.execute` leaves the mode as it is, as IoTCheck and the FSE 2020
+    // study take it; by default a routine may set any mode, which the configurations pick.
+    /// SmartApps: routines leave the location mode as it is.
     #[arg(long)]
     pub routines_keep_mode: bool,
     /// Ablation (SmartApps): store the attributes no app reads or writes, the conflict record
@@ -299,7 +306,7 @@ pub struct Common {
     /// docs/reductions-homes.md).
     #[arg(long, hide = true)]
     pub keep_dead_state: bool,
-    /// SmartApps with --conflicts: no physical channels between apps (docs/physical.md).
+    /// With --conflicts: no physical channels between apps.
     #[arg(long)]
     pub no_physical: bool,
     /// Folder of a list's apps. Default: beside it.

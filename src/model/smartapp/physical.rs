@@ -162,7 +162,7 @@ pub const EFFECTS: &[Effect] = &[
     },
     Effect {
         medium: "light",
-        caps: &["colorControl", "colorTemperature"],
+        caps: &["colorTemperature"],
         change: Change::To("colorTemperature", &[]),
         dir: Dir::Either,
         why: "a white bulb's colour temperature changes its output",

@@ -55,6 +55,12 @@ pub(super) fn timer_handler_position(name: &str) -> Option<usize> {
     }
 }
 
+/// Whether a timer call's method is an event of the hub: every timer call but `runIn`, whose
+/// handler runs at once, inside the call (module header, "runIn").
+pub(super) fn is_event_timer(name: &str) -> bool {
+    name != "runIn" && timer_handler_position(name).is_some()
+}
+
 /// Whether a timer call sets a one-shot timer (`runIn`, `runOnce`) rather than a recurring one.
 fn one_shot(name: &str) -> bool {
     matches!(name, "runIn" | "runOnce")
@@ -108,7 +114,10 @@ pub(super) fn timer_calls(app: &App) -> (Vec<TimerCall>, Vec<(usize, String)>) {
         }
         fn expr(&mut self, e: &Expr) {
             if let Expr::Call { target: None, name, args, .. } = e {
-                if let (Some(p), false) = (timer_handler_position(name), self.app.methods.contains_key(name.as_str())) {
+                let event = is_event_timer(name);
+                if let (Some(p), true, false) =
+                    (timer_handler_position(name), event, self.app.methods.contains_key(name.as_str()))
+                {
                     let pos: Vec<&Expr> =
                         args.iter().filter_map(|a| if let Arg::Pos(e) = a { Some(e) } else { None }).collect();
                     let method = match pos.get(p) {
@@ -176,7 +185,7 @@ impl Ctx<'_> {
         };
         let app = self.app;
         match &h {
-            Value::Str(m) if self.m.timer_event(app, m).is_some() => {
+            Value::Str(m) if is_event_timer(name) && self.m.timer_event(app, m).is_some() => {
                 let v = list(vec![Value::Bool(one_shot(name)), data]);
                 self.state_store(&timer_key(m), v);
                 Ok(())
