@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Whether `optimal` is at least as fast as `em-dpor` on every shipped EM trace (issue 27 §3):
+"""Whether `optimal` is at least as fast as `em-dpor` on every shipped EM trace:
 the 33 EM-Explorer traces (../shared/traces/em-explorer), fixtures/em and traces/android, each
 strategy with --time-limit SECONDS (default 60), the least time_s (the search, loading excluded)
 of REPEAT runs (default 5: the small traces take tens of microseconds, where one run is noise).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes an EM trace of N operations: two threads alternating reads and writes of one field
-(issue 17's memory case). Usage: gen_alternating.py N > trace.txt"""
+(the memory case). Usage: gen_alternating.py N > trace.txt"""
 import sys
 
 n = int(sys.argv[1])

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes an EM trace of about N operations whose number of handlers grows with N (issue 17's
+"""Writes an EM trace of about N operations whose number of handlers grows with N (the
 clock-width case): thread 1 is a looper; threads 2, 3 and 4 post to it in turn; each message's
 handler reads one shared field and writes one of two others (handlers of different posters
 race). Every message is handled right after it is posted, as recorded. About N / 5 handlers.

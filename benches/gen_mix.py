@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes an EM trace of about N operations in the TACAS 2016 traces' mix (issue 27's second
+"""Writes an EM trace of about N operations in the TACAS 2016 traces' mix (the second
 scaling case): many threads and handlers, few races. Thread 1 (main) writes a configuration
 field, attaches its queue, forks two more loopers (threads 2 and 3, each attaching a queue) and
 ten workers (threads 4-13), and loops. In turn, a worker takes a lock shared by all workers,

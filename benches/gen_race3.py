@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes an EM trace of about N operations with three outcomes at any size (issue 27's scaling
+"""Writes an EM trace of about N operations with three outcomes at any size (the scaling
 case): thread 1 attaches a queue and loops; threads 2, 3 and 4 are forked and post messages
 1..M to it in turn (message i from thread 2 + i mod 3), each handled right after it is posted,
 as recorded. Every handler reads a field of its own and writes it, except three handlers, posted

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 30: what the race report adds to `optimal` (docs/races.md, "Cost"). For each input (the
+"""What the race report adds to `optimal` (docs/races.md, "Cost"). For each input (the
 five TACAS 2016 apps; benches/gen_race3.py and benches/gen_mix.py at the sizes given), runs
 `check --strategy optimal --json` without (`--no-races`) and with the race report, alternately,
 REPS times each, all in one run, and prints one markdown row per input:

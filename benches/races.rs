@@ -1,4 +1,4 @@
-//! What the race report (issue 30, docs/races.md "Cost") adds to `optimal`, in-process: per
+//! What the race report (docs/races.md "Cost") adds to `optimal`, in-process: per
 //! input, `optimal` without the report and with it, alternately, many times in one run; printed:
 //! the medians of the search's own time without the report and with it, and of the analysis's
 //! time; `analysis / search` (the analysis against the search it follows) and `added` (search

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 30: what the race report adds to `optimal`, in instructions (docs/races.md, "Scale"):
+"""What the race report adds to `optimal`, in instructions (docs/races.md, "Scale"):
 figures that do not depend on the machine's load, unlike the wall times of benches/races.rs.
 For each input (the five TACAS 2016 apps; benches/gen_race3.py at the sizes given) and each
 binary given, runs `check --strategy optimal --json` under `valgrind --tool=callgrind`, with

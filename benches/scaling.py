@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 27's scaling benchmark: `optimal`, `em-dpor` and `dpor-sleep` on the traces of
+"""The scaling benchmark: `optimal`, `em-dpor` and `dpor-sleep` on the traces of
 benches/gen_race3.py (three outcomes at any size) and benches/gen_mix.py (the TACAS mix: many
 threads and handlers, few races) from 1,000 to 1,000,000 operations, for two binaries side by
 side in one run (OLD, e.g. main's build, and NEW). Each run has --time-limit SECONDS (default

@@ -5,7 +5,7 @@
 set -u
 secs=${1:-360}
 [ $# -gt 0 ] && shift
-targets=${*:-em_trace_parse events_parse em_explore events_explore config_dependence abc_log_parse applist_parse groovy_parse}
+targets=${*:-em_trace_parse events_parse em_explore events_explore config_dependence abc_log_parse applist_parse groovy_parse home_parse}
 mkdir -p logs
 [ -d corpus ] || ./seed.sh
 for t in $targets; do

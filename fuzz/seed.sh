@@ -49,4 +49,11 @@ for f in "$SHARED"/smartthings/smartapps/*.groovy; do
     g=$((g + 1))
     head -c 4000 "$f" > "corpus/groovy_parse/app-$g"
 done
-echo "seeded: $n traces, $i configs, $k logs, $a app lists, $g apps"
+mkdir -p corpus/home_parse
+h=0
+for f in ../fixtures/configured/*.home ../src/model/smartapp/library.props; do
+    [ -f "$f" ] || continue
+    h=$((h + 1))
+    cp "$f" "corpus/home_parse/home-$h"
+done
+echo "seeded: $n traces, $i configs, $k logs, $a app lists, $g apps, $h homes and property files"

@@ -87,15 +87,14 @@ pub fn peak() -> Option<u64> {
     installed().then(|| PEAK.load(Relaxed) as u64)
 }
 
-/// Starts a new high-water mark from what is live now (one run of `compare` after another).
-/// Also resets the kernel's RSS high-water mark (VmHWM), best effort, so that per-run RSS
-/// peaks mean the run too.
+/// Starts a new high-water mark of counted bytes from what is live now (one run of `compare`
+/// after another). The kernel's resident high-water mark (VmHWM) is left alone: it is what
+/// `/usr/bin/time` and every other outside measurement reads, and resetting it would make them
+/// report the last run's peak instead of the process's.
 pub fn reset_peak() {
     if installed() {
         PEAK.store(CURRENT.load(Relaxed), Relaxed);
     }
-    // "5" resets VmHWM (Linux 4.0+); elsewhere, or refused, the peak stays the process's.
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 /// The default for `--max-memory`: half of physical memory (MemTotal in /proc/meminfo), or

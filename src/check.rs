@@ -89,17 +89,20 @@ pub fn check_detected_load_options(
     inputs: &[(Vec<PathBuf>, Result<Input, InputError>)],
     load: &LoadOptions,
 ) -> Result<(), CheckError> {
-    // `--keep-dead-state` shapes SmartApps only (model/smartapp/dead.rs).
-    if load.keep_dead_state && !inputs.iter().any(|(_, input)| matches!(input, Ok(Input::SmartApps(_)) | Err(_))) {
-        return Err(CheckError("--keep-dead-state applies to SmartApps only".into()));
-    }
-    // `--conflicts-on` names device attributes, which only SmartApps have.
-    if load.conflicts_on.is_some() && !inputs.iter().any(|(_, input)| matches!(input, Ok(Input::SmartApps(_)) | Err(_)))
-    {
-        return Err(CheckError("--conflicts-on applies to SmartApps only".into()));
-    }
-    if load.routines_keep_mode && !inputs.iter().any(|(_, input)| matches!(input, Ok(Input::SmartApps(_)) | Err(_))) {
-        return Err(CheckError("--routines-keep-mode applies to SmartApps only".into()));
+    // `--keep-dead-state` shapes SmartApps only (model/smartapp/dead.rs); `--conflicts-on`
+    // names device attributes, which only SmartApps have; routines and the room are SmartApps'.
+    let smartapps_only = [
+        ("--keep-dead-state", load.keep_dead_state),
+        ("--conflicts-on", load.conflicts_on.is_some()),
+        ("--routines-keep-mode", load.routines_keep_mode),
+        ("--no-physical", load.no_physical),
+    ];
+    check_input_options(inputs, &smartapps_only, InputClass::SmartApps)?;
+    // `--no-physical` turns off what `--conflicts` adds to SmartApps (model/smartapp/physical.rs).
+    if load.no_physical && !load.conflicts && load.conflicts_on.is_none() {
+        return Err(CheckError(
+            "--no-physical turns off the physical channels of --conflicts: without --conflicts there are none".into(),
+        ));
     }
     let option = match (load.bound, load.conflicts) {
         (Some(_), _) => "--bound",
@@ -118,6 +121,54 @@ pub fn check_detected_load_options(
         _ => format!("all {} inputs are EM traces", inputs.len()),
     };
     Err(CheckError(format!("{option} applies to event models and SmartApps; {what}")))
+}
+
+/// The inputs an option applies to ([`check_input_options`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputClass {
+    /// EM traces and DroidRacer logs (the race report, `--races`, `--explain`).
+    EmTraces,
+    /// SmartApps (`--smartapps`, `--keep-dead-state`, `--conflicts-on`, `--conflict-mode`).
+    SmartApps,
+}
+
+impl InputClass {
+    fn takes(self, input: &Input) -> bool {
+        match self {
+            InputClass::EmTraces => matches!(input, Input::EmTrace { .. } | Input::AbcLog(_)),
+            InputClass::SmartApps => matches!(input, Input::SmartApps(_) | Input::Home(_)),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            InputClass::EmTraces => "EM traces (and DroidRacer logs)",
+            InputClass::SmartApps => "SmartApps",
+        }
+    }
+}
+
+/// Refuses each option of `given` (name, given or not) that applies to `class` of inputs only
+/// when no input of `inputs` is of that class: it would be ignored without a word. Inputs whose
+/// kind cannot be told count as taking it (loading them reports the problem).
+pub fn check_input_options(
+    inputs: &[(Vec<PathBuf>, Result<Input, InputError>)],
+    given: &[(&str, bool)],
+    class: InputClass,
+) -> Result<(), CheckError> {
+    let Some((option, _)) = given.iter().find(|(_, on)| *on) else { return Ok(()) };
+    if inputs.iter().any(|(_, input)| input.as_ref().map_or(true, |i| class.takes(i))) {
+        return Ok(());
+    }
+    let what = match inputs {
+        [(files, Ok(input))] => {
+            let name = files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" + ");
+            let kind = ModelKind::from(input);
+            format!("; {name} is {}", a_kind(kind))
+        }
+        _ => String::new(),
+    };
+    Err(CheckError(format!("{option} applies to {} only{what}", class.name())))
 }
 
 /// Refuses search options that none of `entries` (the strategies about to run on an input of
@@ -271,26 +322,19 @@ impl<'m, M: Registered> Check<'m, M> {
         if entry.records_graph {
             search.graph = self.graph_limit.map(StateGraph::new);
         }
-        let deadline = search.report_deadline();
-        // The race analysis after the search keeps to the run's limits.
-        let budget = crate::explore::races::Budget {
-            deadline: self.limits.time.and_then(|t| std::time::Instant::now().checked_add(t)),
-            max_memory_bytes: self.limits.max_memory_bytes,
-            transitions: self.limits.max_transitions,
-            cancel: self.cancel.clone(),
-        };
         search.keep_static_hb = races;
         strategy.run(&mut search);
+        // One budget for everything after the search (explore/budget.rs): the strategy's own
+        // passes used it already; the report's replays and the race analysis share what is left.
+        let budget = search.wrap_up();
         let graph = search.graph.take();
         let hb0 = search.static_hb.take();
         let (stats, found) = search.finish();
         let finished = stats.finished;
-        let mut report = RunReport::new(&self.file, self.model, &label, stats, found, deadline);
+        let mut report = RunReport::new(&self.file, self.model, &label, stats, found, &budget);
         if let Some(m) = self.model.as_em().filter(|_| races) {
-            let budget = crate::explore::races::Budget {
-                transitions: budget.transitions.map(|t| t.saturating_sub(report.transitions)),
-                ..budget
-            };
+            // Replaying an outcome's run counts its steps against the transitions left.
+            budget.set_steps(self.limits.max_transitions.map(|t| t.saturating_sub(report.transitions)));
             report.races =
                 Some(crate::explore::races::analyse_within(m, &report.found, finished, &budget, hb0.as_ref()));
         }
@@ -300,11 +344,18 @@ impl<'m, M: Registered> Check<'m, M> {
 
 /// The strategies `compare` runs on `model`: those named, each checked to run on it, or by
 /// default every registered one that can, but those run only on request (`full-stateless`:
-/// `full` is the exhaustive reference, and every interleaving runs for ever on real traces).
+/// `full` is the exhaustive reference, and every interleaving runs for ever on real traces),
+/// and always the one `check` runs on it by default (`monitors` with SmartApp conflicts
+/// observed, though it runs only on request elsewhere).
 pub fn compare_set<M: Registered>(model: &M, names: Option<&[String]>) -> Result<Vec<&'static Entry>, CheckError> {
     match names {
         Some(names) => names.iter().map(|n| strategy_for(model, n)).collect(),
-        None => Ok(registry::applicable::<M>().filter(|e| e.runs_on(model) && !e.compare_on_request).collect()),
+        None => {
+            let default = registry::default_for_model(model);
+            Ok(registry::applicable::<M>()
+                .filter(|e| e.runs_on(model) && (!e.compare_on_request || std::ptr::eq(*e, default)))
+                .collect())
+        }
     }
 }
 

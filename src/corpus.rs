@@ -1,7 +1,7 @@
-//! The VMCAI 2022 tables A.1 and A.2 reproduced from the SmartApps' source (issue 16): read
+//! The VMCAI 2022 tables A.1 and A.2 reproduced from the SmartApps' source: read
 //! the paper's per-pair figures ([`read_pairs`]), load each pair of apps as one system and run
 //! `full` and `stateful-dpor` on it with the `compare` machinery ([`run_pair`]), giving one
-//! [`Row`] per pair that `report::corpus` renders and shards write as JSON lines.
+//! [`Row`] per pair that [`table`] renders and shards write as JSON lines.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -16,6 +16,7 @@ use crate::report::RunReport;
 
 pub mod fse;
 pub mod homes;
+pub mod table;
 
 /// The strategies of the tables: the paper's "without DPOR" and "with DPOR".
 pub const STRATEGIES: [&str; 2] = ["full", "stateful-dpor"];

@@ -1,4 +1,4 @@
-//! Regression against expected outcome sets, the way a tool user keeps one (issue 17 §3): an
+//! Regression against expected outcome sets, the way a tool user keeps one: an
 //! input's outcome set, written once with `--outcomes`, is kept beside it as its *expected*
 //! file; `check --expect FILE` and `regress DIR` run the search again and compare.
 //!

@@ -1,4 +1,4 @@
-//! Option values checked before any search (issue 31): a value the run cannot use, or an option
+//! Option values checked before any search: a value the run cannot use, or an option
 //! the run would ignore, is refused with one message (the command line exits 2), never met later
 //! as a panic or as a search that quietly did something else.
 //!

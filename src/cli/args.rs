@@ -12,12 +12,10 @@ use crate::explore::registry;
 use crate::explore::{Ablation, Limits, SearchOptions};
 use crate::model::LoadOptions;
 
-/// The exit codes, at the end of the help of every command that searches.
-pub const EXIT_CODES: &str =
-    "Exit codes: 0 explored, nothing found; 1 an error or deadlock was found; 2 bad input or usage; \
-3 a limit stopped the search first (nothing found so far); 4 `compare` found that a strategy's outcome set \
-differs from the exhaustive one (a bug in the strategy, not in the program checked); 5 an outcome set differs \
-from the expected one (`regress`, `check --expect`).";
+/// The exit codes, at the end of the help of every command that searches (docs/cli.md says more).
+pub const EXIT_CODES: &str = "Exit codes: 0 nothing found; 1 an error or deadlock found; 2 bad input or usage; \
+3 a limit stopped the search first; 4 `compare`: a strategy missed or invented an outcome (a bug in the \
+strategy); 5 the outcomes differ from the expected ones.";
 
 #[derive(Parser)]
 #[command(
@@ -36,45 +34,44 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Explore an input with one strategy and report what was found.
-    #[command(after_help = after_help(CHECK_EXAMPLES, Some(true)))]
+    #[command(after_help = after_help(CHECK_EXAMPLES))]
     Check {
-        /// The input: an EM trace (trace.txt, its folder, or EM-Explorer's config.cfg), an event
-        /// model (.events), or SmartApps (.groovy; several, or folders of them, are one system).
-        /// `-` reads standard input.
+        /// An Android trace (trace.txt or its folder), an event model (.events), SmartApps
+        /// (.groovy files or folders: one home) or an app list; `-` reads standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[arg(long, help = STRATEGY_HELP)]
         strategy: Option<String>,
-        /// Write the explored state graph here, for Graphviz (small searches only).
+        /// Write the state graph here, for Graphviz.
         #[arg(long, value_name = "PATH")]
         dot: Option<PathBuf>,
-        /// Compare the outcome set with this file (as --outcomes wrote it): exit 0 when equal,
-        /// 5 when not (the difference is printed), 3 when a limit stopped the search.
+        /// Compare outcomes with this file (exit 0 or 5).
         #[arg(long, value_name = "PATH")]
         expect: Option<PathBuf>,
-        /// Also write the report as one self-contained HTML page, each counterexample drawn
-        /// lane by lane (a lane per thread, looper or app).
+        /// Also write a web page drawing each error.
         #[arg(long, value_name = "PATH")]
         html: Option<PathBuf>,
-        /// EM traces: add the race report (races, and which change an outcome; docs/races.md)
-        /// with a strategy other than the default `optimal`, with which it is on; it keeps a
-        /// run per outcome, which a search of many outcomes pays for in memory.
+        /// Android traces: report races (any strategy).
         #[arg(long, conflicts_with = "no_races")]
         races: bool,
-        /// EM traces: leave out the race report.
+        /// Android traces: leave out the race report.
         #[arg(long)]
         no_races: bool,
-        /// EM traces: explain each outcome against the recorded run in the text report (the
-        /// JSON always has them, as `outcomes_explained`).
-        #[arg(long)]
+        /// Android traces: explain how outcomes differ (turns the race report on).
+        #[arg(long, conflicts_with = "no_races")]
         explain: bool,
+        /// Also exit 1 on these findings, for CI: `races`, a race that changes an outcome (EM
+        /// traces; turns the race report on). A race report a limit cut short exits 3 when
+        /// nothing was found. Default: errors and deadlocks only (docs/cli.md).
+        #[arg(long, value_enum, value_name = "FINDINGS", value_delimiter = ',', conflicts_with = "no_races")]
+        fail_on: Vec<FailOn>,
         #[command(flatten)]
         common: Common,
     },
     /// Run every input under the folders that has an expected outcome file beside it
     /// (FILE.expected, or expected.outcomes in a trace folder) and report pass/fail per input.
     #[command(
-        after_help = after_help(REGRESS_EXAMPLES, Some(false)),
+        after_help = after_help(REGRESS_EXAMPLES),
         mut_arg("outcomes", |a| a.help(REGRESS_OUTCOMES))
     )]
     Regress {
@@ -91,7 +88,7 @@ pub enum Command {
     },
     /// Run several strategies on one or many inputs and compare them side by side.
     #[command(
-        after_help = after_help(COMPARE_EXAMPLES, Some(false)),
+        after_help = after_help(COMPARE_EXAMPLES),
         mut_arg("outcomes", |a| a.help(COMPARE_OUTCOMES))
     )]
     Compare {
@@ -212,9 +209,18 @@ pub enum Command {
         /// Conflicts on these attributes only, as the run that printed the schedule did.
         #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
         conflicts_on: Option<crate::model::ConflictScope>,
+        /// The property file the run that printed the schedule checked.
+        #[arg(long, value_name = "FILE")]
+        properties: Option<PathBuf>,
+        /// As the run that printed the schedule: no property library on a home.
+        #[arg(long)]
+        no_default_properties: bool,
         /// Routines leave the location mode as it is, as the run that printed the schedule had it.
         #[arg(long)]
         routines_keep_mode: bool,
+        /// No physical channels between SmartApps, as the run that printed the schedule had.
+        #[arg(long)]
+        no_physical: bool,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -246,35 +252,43 @@ pub enum Command {
     },
 }
 
+/// What `check --fail-on` also fails on.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// A race that changes an outcome (the race report's `races_changing_outcome`).
+    Races,
+}
+
 #[derive(Args, Clone)]
 pub struct Common {
-    /// One JSON document on stdout instead of the report (docs/cli.md); a refusal (exit 2) is
-    /// then `{"error": ...}`.
+    // The help says each option in a line or two of plain words; docs/cli.md has the details,
+    // and the options hidden here (ablations, storage, the pair view): `check --help` stays
+    // under 80 lines (a test below).
+    /// Print the report as one JSON document.
     #[arg(long)]
     pub json: bool,
-    /// Write the outcome lines (one per distinct end of the program, sorted) here; `-` for
-    /// standard output. Default: not written.
+    /// Write the outcome lines here (`-`: stdout).
     #[arg(long, value_name = "PATH")]
     pub outcomes: Option<PathBuf>,
-    /// Fire each event at most K times (event models and SmartApps; makes the state space
-    /// acyclic, which the stateless strategies need). Default: no bound.
+    /// Each event at most K times. Default: no bound.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub bound: Option<u32>,
-    /// Report IoTCheck's conflicts: an app writing a variable another app wrote last, with a
-    /// different value (event models and SmartApps). Default: off.
+    /// Report apps overwriting each other's devices.
     #[arg(long)]
     pub conflicts: bool,
-    /// What a SmartApp conflict does to its path: `observe` records it and goes on (every
-    /// conflict reachable is found), `end` ends the path there, as IoTCheck's JPF stops at a
-    /// violation (a pair's verdict). Event models always end it. Default: observe.
+    /// On a conflict: `observe` (default) or `end`.
     #[arg(long, value_enum, value_name = "MODE", hide_possible_values = true)]
     pub conflict_mode: Option<crate::model::ConflictMode>,
-    /// Report IoTCheck's conflicts on these device attributes only (SmartApps; implies
-    /// --conflicts): attribute names (`lock`) or capability.attribute (`musicPlayer.level`),
-    /// comma-separated. Writes of other attributes are never a conflict. Default: every
-    /// attribute.
-    #[arg(long, value_name = "ATTR,...", value_parser = crate::model::smartapp::conflict_scope)]
+    /// Conflicts on these attributes only, e.g. lock.
+    #[arg(long, value_name = "ATTRS", value_parser = crate::model::smartapp::conflict_scope)]
     pub conflicts_on: Option<crate::model::ConflictScope>,
+    /// Check the safety properties of this file (SmartApps and homes; docs/properties.md): a
+    /// violation is an error of kind `property` with the shortest event sequence reaching it.
+    #[arg(long, value_name = "FILE")]
+    pub properties: Option<PathBuf>,
+    /// Homes (docs/home-file.md): do not attach the property library to the home's devices.
+    #[arg(long)]
+    pub no_default_properties: bool,
     /// A routine an app runs (`location.helloHome.execute`) leaves the location mode as it is,
     /// as IoTCheck and the FSE 2020 study take it (SmartApps; docs/location-mode.md). Default:
     /// the routine may set any mode, which the configurations pick.
@@ -283,72 +297,70 @@ pub struct Common {
     /// Ablation (SmartApps): store the attributes no app reads or writes, the conflict record
     /// of attributes one app writes, and `state` keys no code reads (left out by default;
     /// docs/reductions-homes.md).
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub keep_dead_state: bool,
-    /// Folder of the apps an app list names (IoTCheck's appLists format, one APP.groovy a
-    /// line; docs/homes.md). Default: the list's folder, then ../smartapps beside it.
+    /// SmartApps with --conflicts: no physical channels between apps (docs/physical.md).
+    #[arg(long)]
+    pub no_physical: bool,
+    /// Folder of a list's apps. Default: beside it.
     #[arg(long, value_name = "DIR")]
     pub smartapps: Option<PathBuf>,
     // Zero limits would stop every search before it starts: refused here, like zero threads.
-    /// Stop the search after this many seconds (fractions allowed), with the figures so far
-    /// (exit 3). Default: none.
+    /// Stop after this many seconds. Default: none.
     #[arg(long, value_name = "SECONDS", value_parser = crate::validate::seconds)]
     pub time_limit: Option<f64>,
-    /// Stop after this many states: stored states for the strategies that store them (full,
-    /// stateful-dpor, optimal), states visited for the others (one per transition; the report
-    /// then says `transitions`). Default: none.
+    /// Stop after this many states. Default: none.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_states: Option<u64>,
-    /// Stop before the heap passes this many MiB (counted allocations). Default: half of the
-    /// machine's memory (or of its cgroup limit), printed in the report.
+    /// Heap limit in MiB. Default: half the memory.
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: Option<u64>,
-    /// Worker threads, for the strategies that explore in parallel (the strategy list below
-    /// names them), 1 to 256. Default: the machine's cores for `monitors` on conflicts observed
-    /// (its counts and findings do not depend on the number), 1 for the others.
+    /// Threads; default: all for `monitors`, else 1.
     #[arg(long, value_name = "N", value_parser = crate::validate::threads)]
     pub threads: Option<usize>,
     /// Store 64-bit state fingerprints instead of whole states (stateful strategies).
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub hash_compact: bool,
     /// Ablation (stateful DPOR): end an execution at any state already on it.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub no_full_cycle: bool,
     /// Ablation (stateful DPOR): search backwards along the current stack only.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub no_graph_backtrack: bool,
     /// Ablation (stateful DPOR): treat a transition as a single access.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub no_per_location: bool,
     /// Ablation (stateful DPOR): no backtracking from the graph at a state match.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub no_match_update: bool,
     /// Stateful DPOR: literal Algorithms 3 and 5 instead of the Appendix D summaries.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub no_summaries: bool,
     /// Stateful DPOR: a new state fires its lowest-numbered unexplored event (default: the next
     /// one after the event that led there, round-robin, as IoTCheck's DPOR listener does).
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub lowest_first: bool,
     /// `monitors` (the default with conflicts observed): do not look for pair conflicts, the
     /// conflicts of two apps with a third app's write of the attribute between them
     /// (docs/homes.md). Default: looked for, for the pairs no direct conflict names.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub no_pair_conflicts: bool,
-    /// Stop at the first error or deadlock found (exit 1; the run is then not finished).
-    /// Default: search on, to report every distinct one.
+    /// Stop at the first error or deadlock found.
     #[arg(long)]
     pub stop_at_first_error: bool,
-    /// Print no report (input errors still go to stderr); the exit code tells the result.
+    /// No report; the exit code tells the result.
     #[arg(long, conflicts_with = "json")]
     pub quiet: bool,
-    /// Show progress on stderr (default: when stderr is a terminal; to a file or pipe, a plain
-    /// line a second).
+    /// Show progress (default: on a terminal).
     #[arg(long, conflicts_with_all = ["no_progress", "quiet"])]
     pub progress: bool,
     /// Never show progress.
     #[arg(long)]
     pub no_progress: bool,
+    /// What `--time-limit` counts from (not an option): `check` sets its own start, so that
+    /// reading and setting up count; None, each run's search start (`compare`, `regress`).
+    #[arg(skip)]
+    pub since: Option<std::time::Instant>,
 }
 
 /// Where `corpus` and `corpus-merge` also write their table.
@@ -397,12 +409,16 @@ pub struct CorpusRun {
     /// Ablation: store the attributes no app reads or writes, as the same option of check does.
     #[arg(long)]
     pub keep_dead_state: bool,
+    /// No physical channels between the apps, as the same option of check.
+    #[arg(long)]
+    pub no_physical: bool,
 }
 
 impl Common {
     pub fn limits(&self) -> Limits {
         Limits {
             time: self.time_limit.map(Duration::from_secs_f64),
+            since: self.since,
             max_states: self.max_states,
             max_transitions: None,
             // Without --max-memory, half of physical memory: a search ends cleanly before the
@@ -458,7 +474,9 @@ impl Common {
             keep_dead_state: self.keep_dead_state,
             conflict_mode: self.conflict_mode.unwrap_or_default(),
             conflicts_on: self.conflicts_on,
+            properties: crate::model::PropertyOptions::new(self.properties.as_deref(), self.no_default_properties),
             routines_keep_mode: self.routines_keep_mode,
+            no_physical: self.no_physical,
         }
     }
 
@@ -486,6 +504,7 @@ impl Common {
             "conflicts_on": self.conflicts_on.map(|s| s.names()),
             "keep_dead_state": self.keep_dead_state,
             "routines_keep_mode": self.routines_keep_mode,
+            "no_physical": self.no_physical,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,
@@ -503,7 +522,7 @@ impl Common {
 }
 
 /// `--strategy`'s help; the strategies are listed after the options.
-const STRATEGY_HELP: &str = "Strategy to run (default: the best sound one for the input; the list is below)";
+const STRATEGY_HELP: &str = "How to explore (default: best for the input)";
 
 /// `compare --outcomes`.
 const COMPARE_OUTCOMES: &str = "Write each strategy's outcome lines to PATH.<strategy>, over several inputs \
@@ -524,13 +543,11 @@ Run `tracepor help COMMAND` for each command's options and examples.";
 
 const CHECK_EXAMPLES: &str = "Examples:
   tracepor check ../shared/traces/em-explorer/tacas-2016/mytracks
-      an Android trace, with the default strategy
-  tracepor check fixtures/em/two-posters --strategy optimal --outcomes -
-      one run per outcome, the outcome lines printed
-  tracepor check fixtures/events/example.events --bound 2 --conflicts
-      an event model, each event fired at most twice, conflicting writes reported
-  tracepor check APP1.groovy APP2.groovy --conflicts --time-limit 60 --json
-      two SmartApps as one home, at most a minute, the report as JSON";
+      an Android trace: its deadlocks, races and outcomes
+  tracepor check APP1.groovy APP2.groovy --conflicts --time-limit 60
+      two SmartApps as one home, at most a minute
+  tracepor check fixtures/em/two-posters --outcomes -
+      print every outcome the trace can end in";
 
 const REGRESS_EXAMPLES: &str = "Examples:
   tracepor regress fixtures
@@ -583,18 +600,39 @@ is below)",
     )
 }
 
-/// The end of the help of a command that runs strategies: its examples, the strategies (with
-/// `--dot` among their options when `dot` says the command has it), the exit codes.
-fn after_help(examples: &str, dot: Option<bool>) -> String {
-    let mut out = examples.to_string();
-    if let Some(dot) = dot {
-        out.push_str(
-            "\n\nStrategies, with the inputs each runs on and the options it reads (any other option is \
-refused with exit 2):\n",
-        );
-        out.push_str(&registry::strategy_list(dot));
-    }
-    out + "\n\n" + EXIT_CODES
+/// The end of the help of a command that runs strategies: its examples, the strategies (a line
+/// each), where the rest is, the exit codes.
+fn after_help(examples: &str) -> String {
+    examples.to_string()
+        + "\n\nStrategies (docs/strategies.md says which for what):\n"
+        + &strategy_lines()
+        + "\n\nMore options (ablations, --hash-compact, --keep-dead-state, --no-pair-conflicts), the options \
+each strategy reads (others are refused) and every default: docs/cli.md.\n\n"
+        + EXIT_CODES
+}
+
+/// The strategies, a line each: the name, a few plain words, the inputs it runs on.
+fn strategy_lines() -> String {
+    let inputs = |e: &registry::Entry| -> String {
+        let kinds = e.kinds();
+        if kinds.len() == crate::model::ModelKind::ALL.len() {
+            return "all inputs".into();
+        }
+        let names: Vec<&str> = kinds
+            .iter()
+            .map(|k| match k {
+                crate::model::ModelKind::EmTrace => "Android",
+                crate::model::ModelKind::Events => "event models",
+                crate::model::ModelKind::SmartApps => "SmartApps",
+            })
+            .collect();
+        names.join(", ")
+    };
+    registry::REGISTRY
+        .iter()
+        .map(|e| format!("  {:<15} {} ({})", e.name, e.summary, inputs(e)))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]
@@ -624,6 +662,22 @@ mod tests {
                 }
                 assert!(help.contains("Example"), "`{name} --help` has no example:\n{help}");
             }
+        }
+    }
+
+    /// `check --help` is a page a user reads, not a reference: at most 80 lines on an
+    /// 80-column terminal, as the binary prints it (the details are in docs/cli.md), every
+    /// strategy on a line of its own.
+    #[test]
+    fn check_help_fits_on_a_page() {
+        let shown = Cli::command().term_width(80).try_get_matches_from(["tracepor", "check", "--help"]);
+        let check = shown.err().expect("--help prints the help").render().to_string();
+        assert!(check.contains("Usage: tracepor check"), "{check}");
+        assert!(check.lines().count() <= 80, "`check --help` has {} lines:\n{check}", check.lines().count());
+        assert!(check.lines().all(|l| l.chars().count() <= 80), "{check}");
+        for e in crate::explore::registry::REGISTRY {
+            assert!(!e.summary.is_empty(), "{} has no summary", e.name);
+            assert!(check.lines().any(|l| l.trim_start().starts_with(e.name)), "{} not listed", e.name);
         }
     }
 

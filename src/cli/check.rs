@@ -36,6 +36,28 @@ pub struct Analysis {
     pub races: Option<bool>,
     /// The outcomes explained in the text report (`--explain`).
     pub explain: bool,
+    /// `--fail-on races`: a race that changes an outcome is a finding (exit 1); turns the race
+    /// report on.
+    pub fail_on_races: bool,
+}
+
+impl Analysis {
+    /// The options given that only the race report reads, as the command line names them.
+    fn given(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        match self.races {
+            Some(true) => out.push("--races"),
+            Some(false) => out.push("--no-races"),
+            None => {}
+        }
+        if self.explain {
+            out.push("--explain");
+        }
+        if self.fail_on_races {
+            out.push("--fail-on races");
+        }
+        out
+    }
 }
 
 /// `check`: explores `files` (one input, or SmartApps checked together) with one strategy.
@@ -47,6 +69,12 @@ pub fn check(
     common: &Common,
 ) -> Result<i32, Fail> {
     let (dot, expect) = (out.dot.as_deref(), out.expect.as_deref());
+    // The time limit bounds the whole run from here (just after the arguments are parsed):
+    // reading and setting up count against it.
+    let common = &Common { since: Some(std::time::Instant::now()), ..common.clone() };
+    // Ctrl-C from now on ends the run with its report (a search not begun yet stops at once).
+    cancel_flag();
+    super::known().json = common.json;
     super::bound_inputs(common.max_memory);
     let file = joined(files);
     crate::validate::distinct_outputs(&[
@@ -67,7 +95,8 @@ pub fn check(
     if let Some(p) = dot {
         writable_dir(p)?;
     }
-    let [(_, input)] = super::load_checked(files, &common.load_options())?;
+    let given = super::Given { race_options: analysis.given(), ..super::Given::of(common) };
+    let [(_, input)] = super::load_checked(files, &common.load_options(), &given)?;
     let loaded = model::load_input(input?, common.load_options())?;
     // A diagnostic of what varies in the states (model/smartapp/probe.rs), on stderr.
     if let (Some(n), model::Loaded::SmartApps(m)) = (std::env::var("TRACEPOR_PROBE").ok(), &loaded) {
@@ -84,10 +113,19 @@ pub fn check(
     // kept as a fingerprint, so a long stateless search does not fill memory with them.
     let texts = common.outcomes.is_some() || expected.is_some();
     let report = with_model!(&loaded, m => {
-        let races = analysis.races.unwrap_or_else(|| strategy.is_none_or(|s| s == default_name(m)));
+        let races = analysis.fail_on_races
+            || analysis.explain
+            || analysis.races.unwrap_or_else(|| strategy.is_none_or(|s| s == default_name(m)));
         check_model(m, &file, strategy, dot, common, texts, races)
     })?;
     let verdict = expected.as_ref().map(|e| regress::judge(&report, e));
+    // Where the text report does not say them, the warnings go to stderr.
+    if common.json || common.quiet {
+        for w in &report.warnings {
+            eprintln!("tracepor: warning: {w}");
+        }
+    }
+    super::known().printing = true;
     if common.json {
         let mut doc = serde_json::to_value(&report)?;
         doc["tool"] = tool_json();
@@ -118,13 +156,32 @@ pub fn check(
         };
         write(path, &report::html::check_page(&report, &sut, &figures, &sections))?;
     }
+    let races = analysis.fail_on_races.then(|| fail_on_races(report.races.as_ref()));
     if let Some(v) = &verdict {
         if !common.json {
             print!("expect {}: {}", expect.unwrap_or(Path::new("")).display(), v.render(10));
         }
-        return Ok(v.exit_code());
+        return Ok(match (v.exit_code(), races) {
+            (0, Some(1)) => 1,
+            (code, _) => code,
+        });
     }
-    Ok(report.exit_code())
+    Ok(match (report.exit_code(), races) {
+        (1, _) | (_, None) => report.exit_code(),
+        (_, Some(1)) => 1,
+        (0, Some(3)) => 3,
+        (code, _) => code,
+    })
+}
+
+/// `--fail-on races`' part of the exit code: 1 when a race changes an outcome, 3 when the race
+/// report was cut short or not made (a limit; nothing found so far), 0 otherwise.
+fn fail_on_races(r: Option<&crate::explore::races::RaceReport>) -> i32 {
+    match r {
+        Some(r) if r.changes_outcome.unwrap_or(0) > 0 => 1,
+        Some(r) if r.not_analysed.is_none() && r.partial.is_none() && r.undecided == Some(0) => 0,
+        _ => 3,
+    }
 }
 
 /// The name of the strategy `check` runs on `m` by default.
@@ -134,6 +191,7 @@ fn default_name<M: Registered>(m: &M) -> &'static str {
 
 /// `regress`: every input under `dirs` with an expected outcome file beside it, pass or fail.
 pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, common: &Common) -> Result<i32, Fail> {
+    super::refuse_without_conflicts(&common.load_options(), &super::Given::of(common))?;
     super::bound_inputs(common.max_memory);
     if let Some(p) = common.outcomes.as_deref().filter(|p| !is_stdout(p)) {
         writable_dir(p)?;
@@ -231,6 +289,12 @@ pub(super) fn run_one<M: Registered>(
         .options(options)
         .races(races)
         .cancel(cancel_flag());
+    {
+        let mut known = super::known();
+        known.run = format!("{}, strategy {}", file.display(), entry.name);
+        known.update(&Default::default(), Duration::ZERO);
+        known.searched = false;
+    }
     let show = common.show_progress();
     let bar = (show && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new_spinner();
@@ -239,27 +303,33 @@ pub(super) fn run_one<M: Registered>(
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
     });
-    if let Some(bar) = bar.clone() {
-        run = run.on_progress(move |s, elapsed| bar.set_message(progress_line(s, elapsed)));
-    } else if show {
-        // `--progress` with stderr a file or a pipe (indicatif draws nothing there): a plain
-        // line, the first at the first report and then one a second at most, so that a log
-        // (or a test waiting for the search to be under way) sees it.
-        let name = entry.name;
-        let mut last: Option<Duration> = None;
-        run = run.on_progress(move |s, elapsed| {
-            if last.is_none_or(|t| elapsed >= t + Duration::from_secs(1)) {
-                last = Some(elapsed);
-                eprintln!("tracepor: {name}: {}", progress_line(s, elapsed));
-            }
-        });
-    }
+    // The figures go to what a second Ctrl-C prints, and to the progress display when shown.
+    let name = entry.name;
+    let mut last: Option<Duration> = None;
+    let bar2 = bar.clone();
+    run = run.on_progress(move |s, elapsed| {
+        super::known().update(s, elapsed);
+        if let Some(bar) = &bar2 {
+            bar.set_message(progress_line(s, elapsed));
+        } else if show && last.is_none_or(|t| elapsed >= t + Duration::from_secs(1)) {
+            // `--progress` with stderr a file or a pipe (indicatif draws nothing there): a plain
+            // line, the first at the first report and then one a second at most, so that a log
+            // (or a test waiting for the search to be under way) sees it.
+            last = Some(elapsed);
+            eprintln!("tracepor: {name}: {}", progress_line(s, elapsed));
+        }
+    });
     if dot.is_some() {
         run = run.record_graph(DOT_LIMIT);
     }
     let (report, graph) = run.run_with_graph();
     if let Some(bar) = bar {
         bar.finish_and_clear();
+    }
+    {
+        let mut known = super::known();
+        (known.executions, known.transitions, known.states) = (report.executions, report.transitions, report.states);
+        (known.seconds, known.searched) = (report.time_s, true);
     }
     if let Some(path) = dot {
         match graph {
@@ -292,6 +362,13 @@ pub(super) fn check_model<M: Registered>(
         None => registry::default_for_model(m),
     };
     crate::check::check_search_options(m.kind(), &[entry], &common.search_options())?;
+    // The pair view is `monitors`' own, and only where it runs its own search.
+    if common.no_pair_conflicts && m.preferred_strategy() != Some(entry.name) {
+        return Err(Fail(format!(
+            "--no-pair-conflicts applies only to `monitors` with SmartApp conflicts observed; strategy `{}` does not look for pair conflicts here",
+            entry.name
+        )));
+    }
     if dot.is_some() {
         crate::validate::check_dot(entry)?;
     }

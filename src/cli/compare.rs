@@ -65,7 +65,7 @@ pub fn compare(
     };
     // Each input's kind told once, for the option checks and the loading both.
     let groups = crate::check::detected(groups);
-    crate::check::check_detected_load_options(&groups, &common.load_options())?;
+    super::refuse_ignored(&groups, &common.load_options(), &super::Given::of(common))?;
     // A misspelt strategy is a usage error for every input: refused before any search.
     for name in strategies.into_iter().flatten() {
         if registry::lookup(name).is_none() {

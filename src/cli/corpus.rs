@@ -8,9 +8,9 @@ use std::time::Duration;
 use super::args::{CorpusRun, TableFiles};
 use super::files::write;
 use super::{cancel_flag, Fail};
+use crate::corpus::table;
 use crate::explore::Limits;
 use crate::model::LoadOptions;
-use crate::report;
 
 /// What `corpus` takes for pairs and homes alike: which rows (`--table`, `--limit`, `--shard`),
 /// where they go (`--jsonl`, the table files) and the limits of each run.
@@ -43,6 +43,10 @@ pub fn corpus(pairs: &Path, smartapps: Option<PathBuf>, rows: Rows) -> Result<i3
                 groups.join(", ")
             )));
         }
+        // IoTCheck's pairs always check its conflicts; the VMCAI tables only with --conflicts.
+        (Table::Vmcai(_), _) if run.conflict_mode.is_some() && !run.conflicts => {
+            return Err(Fail("--conflict-mode applies with --conflicts only".into()))
+        }
         (Table::Fse(_), _) if out.svg.is_some() => {
             return Err(Fail("--svg draws the VMCAI tables' reductions; IoTCheck's pairs have none".into()))
         }
@@ -63,18 +67,18 @@ pub fn corpus(pairs: &Path, smartapps: Option<PathBuf>, rows: Rows) -> Result<i3
             let rows = stream_rows(
                 selected,
                 |p| corpus::run_pair(p, &settings),
-                report::corpus::text_header(),
-                report::corpus::text_row,
+                table::text_header(),
+                table::text_row,
                 jsonl,
             )?;
-            print!("{}", report::corpus::text_summary(&corpus::summary(&rows)));
+            print!("{}", table::text_summary(&corpus::summary(&rows)));
             out.write(&rows)?;
         }
         Table::Fse(all) => {
             let selected = fse::select(all, table.as_deref(), limit, shard);
-            let (head, row) = (report::corpus::fse::text_header(), report::corpus::fse::text_row);
+            let (head, row) = (table::fse::text_header(), table::fse::text_row);
             let rows = stream_rows(selected, |p| fse::run_pair(p, &settings, None), head, row, jsonl)?;
-            print!("{}", report::corpus::fse::text_summary(&fse::summary(&rows)));
+            print!("{}", table::fse::text_summary(&fse::summary(&rows)));
             out.write_fse(&rows)?;
         }
     }
@@ -108,7 +112,9 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
             // runs); `homes` below observes.
             conflict_mode: run.conflict_mode.unwrap_or(crate::model::ConflictMode::End),
             conflicts_on: None,
+            properties: Default::default(),
             routines_keep_mode: false,
+            no_physical: run.no_physical,
         },
         cancel: Some(cancel_flag()),
     }
@@ -142,10 +148,10 @@ pub fn homes(args: HomesArgs, rows: Rows) -> Result<i32, Fail> {
     let mut settings = settings(run);
     // A home's findings (and its pairs' under --pairwise): every conflict, each path going on.
     settings.load.conflict_mode = run.conflict_mode.unwrap_or(crate::model::ConflictMode::Observe);
-    let (head, row) = (report::corpus::homes::text_header(), report::corpus::homes::text_row);
+    let (head, row) = (table::homes::text_header(), table::homes::text_row);
     let rows =
         stream_rows(selected, |home| h::run_home(home, &settings, smartapps.as_deref(), pairwise), head, row, jsonl)?;
-    print!("{}", report::corpus::homes::text_summary(&h::summary(&rows)));
+    print!("{}", table::homes::text_summary(&h::summary(&rows)));
     out.write_homes(&rows)?;
     Ok(if cancel_flag().load(Ordering::SeqCst) { 3 } else { 0 })
 }
@@ -190,21 +196,21 @@ pub fn merge(shards: &[PathBuf], out: &TableFiles, jsonl: bool) -> Result<i32, F
     match crate::corpus::merge_any(shards)? {
         crate::corpus::Merged::Vmcai(rows) => {
             out.write(&rows)?;
-            print_merged(&rows, jsonl, report::corpus::render)?;
+            print_merged(&rows, jsonl, table::render)?;
         }
         crate::corpus::Merged::Fse(rows) => {
             if out.svg.is_some() {
                 return Err(Fail("--svg draws the VMCAI tables' reductions; IoTCheck's pairs have none".into()));
             }
             out.write_fse(&rows)?;
-            print_merged(&rows, jsonl, report::corpus::fse::render)?;
+            print_merged(&rows, jsonl, table::fse::render)?;
         }
         crate::corpus::Merged::Homes(rows) => {
             if out.svg.is_some() {
                 return Err(Fail("--svg draws the VMCAI tables' reductions; homes have none".into()));
             }
             out.write_homes(&rows)?;
-            print_merged(&rows, jsonl, report::corpus::homes::render)?;
+            print_merged(&rows, jsonl, table::homes::render)?;
         }
     }
     Ok(0)
@@ -239,12 +245,12 @@ impl TableFiles {
 
     /// Writes the table in each format asked for.
     pub fn write(&self, rows: &[crate::corpus::Row]) -> Result<(), Fail> {
-        use crate::report::corpus as r;
+        use crate::corpus::table as r;
         for (path, render) in [
             (&self.csv, r::csv as fn(&[_]) -> String),
             (&self.markdown, r::markdown),
             (&self.svg, r::svg),
-            (&self.html, crate::report::html::corpus_page),
+            (&self.html, r::html_page),
         ] {
             if let Some(p) = path {
                 write(p, &render(rows))?;
@@ -255,7 +261,7 @@ impl TableFiles {
 
     /// The homes' table as CSV and Markdown.
     fn write_homes(&self, rows: &[crate::corpus::homes::HomeRow]) -> Result<(), Fail> {
-        use crate::report::corpus::homes as r;
+        use crate::corpus::table::homes as r;
         for (path, render) in [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown)] {
             if let Some(p) = path {
                 write(p, &render(rows))?;
@@ -266,12 +272,10 @@ impl TableFiles {
 
     /// The FSE 2020 table's CSV and Markdown (it has no reductions to draw).
     fn write_fse(&self, rows: &[crate::corpus::fse::FseRow]) -> Result<(), Fail> {
-        use crate::report::corpus::fse as r;
-        for (path, render) in [
-            (&self.csv, r::csv as fn(&[_]) -> String),
-            (&self.markdown, r::markdown),
-            (&self.html, crate::report::html::fse_page),
-        ] {
+        use crate::corpus::table::fse as r;
+        for (path, render) in
+            [(&self.csv, r::csv as fn(&[_]) -> String), (&self.markdown, r::markdown), (&self.html, r::html_page)]
+        {
             if let Some(p) = path {
                 write(p, &render(rows))?;
             }

@@ -8,8 +8,8 @@ use crate::model::{self, LoadOptions};
 use crate::with_model;
 
 /// `replay`: loads `files` as `check` does and follows `schedule` on it.
-pub fn replay(files: &[PathBuf], schedule: &str, load: LoadOptions) -> Result<i32, Fail> {
-    let [(_, input)] = super::load_checked(files, &load)?;
+pub fn replay(files: &[PathBuf], schedule: &str, load: LoadOptions, given: &super::Given) -> Result<i32, Fail> {
+    let [(_, input)] = super::load_checked(files, &load, given)?;
     let loaded = model::load_input(input?, load)?;
     let replay = with_model!(&loaded, m => crate::check::replay(m, schedule))?;
     print_replay(&replay)?;

@@ -8,8 +8,11 @@ use crate::trace::input::{detect_input, Input};
 use crate::with_model;
 
 /// `stats`: the input's figures as a table, or one JSON object with `json`.
-pub fn stats(files: &[PathBuf], json: bool) -> Result<i32, Fail> {
+pub fn stats(files: &[PathBuf], json: bool, given: &super::Given) -> Result<i32, Fail> {
     let input = detect_input(files)?;
+    let detected = [(files.to_vec(), Ok(input))];
+    super::refuse_ignored(&detected, &LoadOptions::default(), given)?;
+    let [(_, Ok(input))] = detected else { unreachable!("told above") };
     if let Some(apps) = smartapp_coverage(files, &input) {
         let loaded = apps.iter().filter(|(_, r)| r.is_ok()).count();
         let with_unsupported = apps.iter().filter(|(_, r)| r.as_ref().is_ok_and(|r| !r.1.is_empty())).count();

@@ -1,4 +1,4 @@
-//! `corpus --homes` (issue 29): each IoTCheck device group (an app list of
+//! `corpus --homes`: each IoTCheck device group (an app list of
 //! `shared/smartthings/appLists`) checked whole, all its apps as one home, with IoTCheck's
 //! conflicts (`--conflicts` implied) and the default strategy for SmartApps, under the per-run
 //! limits; one row per home: apps, events, states, transitions, time, memory, finished or what

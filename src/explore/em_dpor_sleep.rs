@@ -1,5 +1,5 @@
 //! `em-dpor-sleep`: EM-DPOR with sleep sets, a sound step towards one execution per outcome
-//! (issue 14; it was called `optimal` until the reads-from search, src/explore/reads_from.rs,
+//! (it was called `optimal` until the reads-from search, src/explore/reads_from.rs,
 //! took that name). It is *not* reads-from optimal; docs/optimal.md measures how far from the floor
 //! (the number of distinct outcomes) it stays.
 //!
@@ -19,7 +19,7 @@
 //!   (`find_target` in em_dpor.rs, `dpor_backtrack` in dpor/race.rs). For EM-DPOR's FindTarget a
 //!   sleeping candidate also counts as done: reschedulePending still runs after the fallback
 //!   (a handler queued behind another is reordered by its post, which no enabled thread at the
-//!   backtrack state can do; returning after the fallback lost an outcome, issue 12,
+//!   backtrack state can do; returning after the fallback lost an outcome,
 //!   fixtures/em-regress/sleeping-candidate-queued-behind).
 //! - A POST (any kind), CALL, RET, LOCK or UNLOCK wakes every sleeping thread
 //!   (`SleepSets::wake_on_queue_ops`): EM-DPOR's races treat posts as commuting while the queue

@@ -39,6 +39,7 @@
 //!
 //! A new strategy: a file here implementing [`Strategy`], and one entry in [`registry`].
 
+pub mod budget;
 mod dfs;
 pub mod dpor;
 pub mod dpor_events;
@@ -66,6 +67,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::model::{Choice, Model, ModelError};
+pub use budget::Budget;
 pub use outcomes::{Deadlock, Found, Outcomes};
 pub use stats::{Ablation, Limits, SearchOptions, Stats, StopReason};
 
@@ -89,7 +91,11 @@ pub struct Search<'m, M: Model> {
     pub stats: Stats,
     pub found: Outcomes,
     start: Instant,
+    /// What `--time-limit` counts from: `limits.since`, else `start`.
+    clock: Instant,
     stop: Option<StopReason>,
+    /// The budget of the work after the search proper, made at the first [`Search::wrap_up`].
+    after: Option<Arc<Budget>>,
     /// Set from outside (Ctrl-C) to end the search cleanly.
     cancel: Arc<AtomicBool>,
     /// Shared by the workers of one parallel search: set when one of them reached a limit,
@@ -108,14 +114,17 @@ pub struct Search<'m, M: Model> {
 
 impl<'m, M: Model> Search<'m, M> {
     pub fn new(model: &'m M, limits: Limits) -> Self {
+        let start = Instant::now();
         Search {
+            clock: limits.since.unwrap_or(start),
             model,
             limits,
             options: SearchOptions::default(),
             stats: Stats::default(),
             found: Outcomes::default(),
-            start: Instant::now(),
+            start,
             stop: None,
+            after: None,
             cancel: Arc::new(AtomicBool::new(false)),
             group: None,
             tick: 0,
@@ -142,6 +151,7 @@ impl<'m, M: Model> Search<'m, M> {
             cancel: self.cancel.clone(),
             group: self.group.clone().expect("group started"),
             start: self.start,
+            clock: self.clock,
         }
     }
 
@@ -214,28 +224,42 @@ impl<'m, M: Model> Search<'m, M> {
         self.stop.is_some()
     }
 
-    /// For a pass after the search proper (`full`'s shortest schedules): whether a limit of the
-    /// run (memory, checked every call; time and Ctrl-C, every [`CHECK_EVERY`]) has been reached.
-    /// Unlike [`Search::poll`] it does not stop the search: the search finished, only the pass
-    /// ends early.
-    pub fn past_limits(&mut self) -> bool {
-        if let Some(max) = self.limits.max_memory_bytes {
-            if crate::alloc::current().is_some_and(|now| now >= max) {
-                return true;
+    /// The budget of the work after the search proper (shorter schedules, the conflicts found on
+    /// a recorded graph, the report's replays, the race analysis; explore/budget.rs), one for
+    /// every phase after the search: made at the first call, from how the search ended. Its
+    /// deadline is the time limit plus a twentieth (from the same start as the limit); when a
+    /// limit or Ctrl-C stopped the search, also a twentieth of the search's time (at least a
+    /// second) from now. The memory limit and Ctrl-C hold as in the search.
+    pub fn wrap_up(&mut self) -> Arc<Budget> {
+        if let Some(b) = &self.after {
+            return b.clone();
+        }
+        let mut deadline = self.report_deadline();
+        let limited = matches!(self.stop, Some(r) if r != StopReason::FirstError);
+        if limited {
+            let grace = (self.start.elapsed() / 20).max(Duration::from_secs(1));
+            let soon = Instant::now().checked_add(grace);
+            deadline = match (deadline, soon) {
+                (Some(d), Some(s)) => Some(d.min(s)),
+                (d, s) => d.or(s),
+            };
+        }
+        let budget = Arc::new(
+            Budget::unlimited().until(deadline).memory(self.limits.max_memory_bytes).cancel(Some(self.cancel.clone())),
+        );
+        self.after = Some(budget.clone());
+        budget
+    }
+
+    /// A phase after the search proper that finds what the run reports (`monitors`' searches
+    /// on its recorded graph) ended early because the run's budget ([`Search::wrap_up`]) was
+    /// spent: the run then did not finish, and says why.
+    pub fn cut_short(&mut self) {
+        if let Some(reason) = self.after.as_ref().and_then(|b| b.reached()) {
+            if self.stop.is_none() {
+                self.stop = Some(reason);
             }
         }
-        self.tick = self.tick.wrapping_add(1);
-        if !self.tick.is_multiple_of(CHECK_EVERY) {
-            return false;
-        }
-        let rss = |max| {
-            !crate::alloc::installed()
-                && self.tick.is_multiple_of(PROGRESS_EVERY)
-                && stats::current_rss_bytes().is_some_and(|rss| rss >= max)
-        };
-        self.cancel.load(Ordering::Relaxed)
-            || self.limits.time.is_some_and(|t| self.start.elapsed() >= t)
-            || self.limits.max_memory_bytes.is_some_and(rss)
     }
 
     /// Counts a newly stored state (stateful strategies).
@@ -362,7 +386,7 @@ impl<'m, M: Model> Search<'m, M> {
             self.stop = Some(StopReason::Interrupted);
         } else if self.group.as_ref().is_some_and(|g| g.halt.load(Ordering::Relaxed)) {
             self.stop = Some(StopReason::Halted);
-        } else if self.limits.time.is_some_and(|t| self.start.elapsed() >= t) {
+        } else if self.limits.time.is_some_and(|t| self.clock.elapsed() >= t) {
             self.halt(StopReason::TimeLimit);
         } else if let Some(max) = self
             .limits
@@ -381,7 +405,7 @@ impl<'m, M: Model> Search<'m, M> {
     /// `--time-limit` holds: the limit plus a twentieth of it; None without a time limit.
     pub fn report_deadline(&self) -> Option<Instant> {
         // A limit too far off for an Instant to hold (`--time-limit 1e19`) sets no deadline.
-        self.limits.time.and_then(|t| t.checked_add(t / 20)).and_then(|t| self.start.checked_add(t))
+        self.limits.time.and_then(|t| t.checked_add(t / 20)).and_then(|t| self.clock.checked_add(t))
     }
 
     /// Closes the search: elapsed time, peak memory, whether it finished.
@@ -416,6 +440,7 @@ pub struct Seed<'m, M: Model> {
     cancel: Arc<AtomicBool>,
     group: Arc<Group>,
     start: Instant,
+    clock: Instant,
 }
 
 impl<'m, M: Model> Seed<'m, M> {
@@ -425,6 +450,7 @@ impl<'m, M: Model> Seed<'m, M> {
         let mut w = Search::new(self.model, self.limits.clone()).with_cancel(self.cancel.clone());
         w.options = self.options.clone();
         w.start = self.start;
+        w.clock = self.clock;
         w.group = Some(self.group.clone());
         // A worker started after the group halted (or past the time limit) stops before its
         // first step: a parallel search hands out hundreds of subtrees, and each would otherwise

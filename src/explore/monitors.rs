@@ -50,7 +50,8 @@
 //!
 //! **Limits.** Time, memory and states stop the exploration cleanly; the monitors then run over
 //! the graph explored so far (every conflict they report is real: its schedule replays), bounded
-//! by the report's deadline (the time limit and a twentieth).
+//! by the run's budget after the search (explore/budget.rs: the time limit and a twentieth,
+//! memory, Ctrl-C).
 
 use std::time::Instant;
 
@@ -157,6 +158,8 @@ impl Strategy<SmartAppModel> for Monitors {
                 eprintln!("monitors: pair view: {view:?}, {:.2} s", t1.elapsed().as_secs_f64());
             }
         }
+        // Searches the budget cut found less than they would have: the run did not finish.
+        search.cut_short();
     }
 }
 
@@ -171,33 +174,29 @@ pub(super) fn report(search: &mut Search<'_, SmartAppModel>, found: Vec<Finding>
 }
 
 /// What ends a monitor's search early, read before the monitors run (so that they can run on
-/// other threads): the report's deadline, the memory limit, `--stop-at-first-error`.
+/// other threads): the run's budget after the search (time, memory, Ctrl-C; explore/budget.rs),
+/// `--stop-at-first-error`.
 pub(super) struct Bounds<'m> {
     pub m: &'m SmartAppModel,
-    deadline: Option<Instant>,
-    max_memory: Option<u64>,
+    budget: std::sync::Arc<super::Budget>,
     stop_first: bool,
 }
 
 impl<'m> Bounds<'m> {
-    pub fn of(search: &Search<'m, SmartAppModel>) -> Self {
+    pub fn of(search: &mut Search<'m, SmartAppModel>) -> Self {
         Bounds {
             m: search.model,
-            deadline: search.report_deadline(),
-            max_memory: search.limits.max_memory_bytes,
+            budget: search.wrap_up(),
             // An error halts the search only if nothing else halted it first (`Search::halt`).
             stop_first: search.limits.stop_at_first_error
                 && matches!(search.stop_reason(), None | Some(super::StopReason::FirstError)),
         }
     }
 
-    /// Whether a monitor's search ends here: the deadline or the memory limit has passed, or
-    /// the search stops at its first error and one was found (`found`: by this monitor, or
-    /// before it began).
+    /// Whether a monitor's search ends here: the run's budget is spent, or the search stops at
+    /// its first error and one was found (`found`: by this monitor, or before it began).
     pub fn over(&self, found: bool) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.max_memory.is_some_and(|max| crate::alloc::current().is_some_and(|now| now >= max))
-            || self.stop_first && found
+        self.stop_first && found || self.budget.poll()
     }
 }
 
@@ -780,12 +779,18 @@ fn new_memo(m: &SmartAppModel) -> Memo {
 }
 
 /// The conflicts a summary's transition observes whatever the ghosts before it: each monitored
-/// write against the transition's own write of the same attribute before it.
+/// write against the transition's own write of the same attribute before it, and the physical
+/// conflicts it observes (src/model/smartapp/physical.rs: a function of the system state and
+/// the event, handed out among the writes).
 fn intra_conflicts(search: &mut Search<'_, SmartAppModel>, g: &Graph, summary: u32, from: u32, c: Choice) {
     let ids = &g.summaries[summary as usize];
     let mut seen = Vec::new();
     for (i, &w) in ids.iter().enumerate() {
         let write = &g.writes[w as usize];
+        if write.physical {
+            seen.push(search.model.physical_finding(write, c));
+            continue;
+        }
         let before = ids[..i].iter().rev().map(|&p| &g.writes[p as usize]).find(|p| p.slot == write.slot);
         if let Some(e) = before.and_then(|b| search.model.monitor_conflict(Some(b), write, c)) {
             seen.push(e);

@@ -1,4 +1,4 @@
-//! The pair view of a home (issue 29): for an attribute X and two apps A and B that both write
+//! The pair view of a home: for an attribute X and two apps A and B that both write
 //! it, the conflicts the pair run of A and B alone would observe along the paths of the home,
 //! found on the same recorded system graph as `monitors`' own ([`super::monitors`]), with one
 //! more monitor per (X, {A, B}).
@@ -49,6 +49,10 @@ use super::monitors::{in_order, report, Bounds, Finding};
 use super::Search;
 use crate::model::smartapp::{GhostWrite, SmartAppModel};
 use crate::model::Choice;
+
+/// The kind of a pair conflict's error: two apps' writes with only a third app's between them;
+/// reports group them apart from the direct conflicts (report/findings.rs).
+pub const PAIR_CONFLICT: &str = "pair conflict";
 
 /// What the pair view reads of `monitors`' recorded system graph (kept narrow so that the
 /// graph's storage can change behind it).
@@ -180,7 +184,7 @@ fn pair<G: SystemGraph>(
                     edges.push(e as u32);
                     let path: Vec<Choice> = edges.iter().map(|&e| g.choice(e as usize)).collect();
                     let between = between(m, g, slot, apps, &edges, k);
-                    err.kind = crate::report::findings::PAIR_CONFLICT;
+                    err.kind = PAIR_CONFLICT;
                     if let Some(c) = err.conflict.as_deref_mut() {
                         err.message = format!(
                             "{}; not consecutive: {} between them (a pair conflict: the two apps' writes alone conflict)",

@@ -1,4 +1,4 @@
-//! Races of an EM trace, and which of them change an outcome (issue 30; docs/races.md).
+//! Races of an EM trace, and which of them change an outcome (docs/races.md).
 //!
 //! # What a race is
 //! DroidRacer's notion (Maiya, Kanade, Majumdar, "Race detection for Android applications",
@@ -103,17 +103,19 @@ pub struct OutcomeExplained {
 /// In `check --json` its members sit among the run's (JSON names in brackets).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RaceReport {
-    /// Pairs of conflicting accesses the recorded run leaves unordered (`race_pairs`).
+    /// Pairs of conflicting accesses the recorded run leaves unordered (`race_pairs`); None
+    /// (null) when the analysis did not run ([`RaceReport::not_analysed`] says why), never a
+    /// made-up zero.
     #[serde(rename = "race_pairs")]
-    pub pairs: u64,
+    pub pairs: Option<u64>,
     /// Of them: changing an outcome, benign, undecided, counted in pairs
-    /// (`races_changing_outcome`, `races_benign`, `races_undecided`).
+    /// (`races_changing_outcome`, `races_benign`, `races_undecided`); None as `pairs`.
     #[serde(rename = "races_changing_outcome")]
-    pub changes_outcome: u64,
+    pub changes_outcome: Option<u64>,
     #[serde(rename = "races_benign")]
-    pub benign: u64,
+    pub benign: Option<u64>,
     #[serde(rename = "races_undecided")]
-    pub undecided: u64,
+    pub undecided: Option<u64>,
     /// Whether `races` lists classes (location, task, task) instead of pairs: more than
     /// [`LIST_PAIRS`] pairs (`races_per_class`).
     #[serde(rename = "races_per_class")]
@@ -123,11 +125,12 @@ pub struct RaceReport {
     /// Every outcome found, in `--outcomes`' order, explained (`outcomes_explained`).
     #[serde(rename = "outcomes_explained")]
     pub outcomes: Vec<OutcomeExplained>,
-    /// Why the analysis could not run, when it could not (the recorded order does not
-    /// replay); the fields above are then empty (`races_not_analysed`).
+    /// Why the analysis did not run, when it did not (a limit of the run was reached before
+    /// it began); the counts above are then None and the lists empty (`races_not_analysed`).
     #[serde(rename = "races_not_analysed", skip_serializing_if = "Option::is_none")]
     pub not_analysed: Option<String>,
-    /// When a limit of the run ended the analysis early ([`Budget`]): what it was and how far
+    /// When a limit of the run ended the analysis early (the run's [`Budget`] after its search):
+    /// what it was and how far
     /// the analysis got (`races_partial`). The races found are listed; those no outcome
     /// analysed sees reversed are undecided.
     #[serde(rename = "races_partial", skip_serializing_if = "Option::is_none")]
@@ -143,44 +146,12 @@ pub const LIST_PAIRS: u64 = 10_000;
 mod hb;
 mod verdict;
 
-/// The limits the analysis polls, the run's own (`--time-limit` from the search's start,
-/// `--max-memory`, Ctrl-C) and, for a budget that ends it at the same point on any machine,
-/// the transitions `--max-transitions` left after the search: replaying an outcome's run counts
-/// as many transitions as its schedule has steps. Polled between passes and before each
-/// outcome; at a limit the analysis ends with what it has ([`RaceReport::partial`]).
-#[derive(Clone, Debug, Default)]
-pub struct Budget {
-    pub deadline: Option<std::time::Instant>,
-    pub max_memory_bytes: Option<u64>,
-    pub transitions: Option<u64>,
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-}
-
-impl Budget {
-    /// The limit reached, if one is, once `transitions` (replayed steps) are spent.
-    fn reached(&self, transitions: u64) -> Option<StopReason> {
-        if self.transitions.is_some_and(|t| transitions > t) {
-            return Some(StopReason::MaxTransitions);
-        }
-        if self.max_memory_bytes.is_some_and(|max| crate::alloc::current().is_some_and(|now| now >= max)) {
-            return Some(StopReason::MaxMemory);
-        }
-        if self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
-            return Some(StopReason::Interrupted);
-        }
-        if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            return Some(StopReason::TimeLimit);
-        }
-        None
-    }
-}
-
 pub use verdict::{forced, Seen};
 
 use rustc_hash::FxHashMap;
 
 use crate::explore::reads_from::StaticHb;
-use crate::explore::{Outcomes, StopReason};
+use crate::explore::{Budget, Outcomes};
 use crate::model::em::{EmModel, EmState, NEVER};
 use crate::model::{format_schedule, Choice, Model};
 use crate::trace::em::OpKind;
@@ -315,10 +286,15 @@ type SmallVecOn = Vec<(u32, Vec<(u32, u32)>)>;
 /// the trace, a replay per outcome, and per race and outcome a reachability question among the
 /// writes of one location (verdict.rs).
 pub fn analyse(model: &EmModel, found: &Outcomes, complete: bool) -> RaceReport {
-    analyse_within(model, found, complete, &Budget::default(), None)
+    analyse_within(model, found, complete, &Budget::unlimited(), None)
 }
 
-/// [`analyse`] within the limits of `budget`; with `kept`, the `hb0` `optimal`'s search built
+/// [`analyse`] within `budget`, the run's after its search ([`crate::explore::Search::wrap_up`]):
+/// polled before each pass and each outcome, each outcome's replay spending its steps (against
+/// what `--max-states` left, for a budget that ends it at the same point on any machine). At
+/// a limit the analysis ends with what it has ([`RaceReport::partial`]); a limit reached before
+/// it began leaves it not analysed ([`RaceReport::not_analysed`]). With `kept`, the `hb0`
+/// `optimal`'s search built
 /// ([`crate::explore::Search::static_hb`]) rather than one built again.
 pub fn analyse_within(
     model: &EmModel,
@@ -330,9 +306,9 @@ pub fn analyse_within(
     let started = std::time::Instant::now();
     let phases = Phases::new();
     let mut report = RaceReport::default();
-    if let Some(why) = budget.reached(0) {
-        report.partial = Some(format!("{}: nothing analysed", why.describe()));
-        report.undecided = 0;
+    if budget.poll() {
+        let why = budget.reached().map_or("a limit reached", |r| r.describe());
+        report.not_analysed = Some(format!("{why} before the analysis began"));
         return report;
     }
     // The recorded run is the trace's order (tests/replay_recorded.rs: the shipped traces
@@ -379,7 +355,15 @@ pub fn analyse_within(
     }
     let (built_races, built0) = match (has_sync && early.is_none(), kept.is_some()) {
         (false, true) => (None, None),
-        (sync, kept) => hb::both(model, sync, !kept, upto),
+        (sync, kept) => match hb::both_within(model, sync, !kept, upto, budget) {
+            Some(built) => built,
+            None => {
+                let why = budget.reached().map_or("a limit reached", |r| r.describe());
+                report.not_analysed = Some(format!("{why} during the happens-before passes"));
+                report.time_s = started.elapsed().as_secs_f64();
+                return report;
+            }
+        },
     };
     let hb0: &dyn Order = match (kept, &built0) {
         (Some(k), _) => k,
@@ -395,10 +379,9 @@ pub fn analyse_within(
         None => race_pairs(model, hb_races, &can_race, DECIDE_PAIRS, upto),
     };
     phases.done("happens-before passes, race pairs");
-    let mut stopped = budget.reached(0);
-    let mut replayed = 0u64;
+    let mut stopped = budget.poll().then(|| budget.reached()).flatten();
     let mut analysed = 0usize;
-    report.pairs = count;
+    report.pairs = Some(count);
     let decided = count <= DECIDE_PAIRS;
     if !decided {
         pairs.clear();
@@ -423,9 +406,8 @@ pub fn analyse_within(
     let mut runs_ok = true;
     let witnesses: Vec<(&str, &[Choice])> = found.witnesses().collect();
     for (k, &(text, path)) in witnesses.iter().enumerate() {
-        if stopped.is_none() {
-            replayed += path.len() as u64;
-            stopped = budget.reached(replayed);
+        if stopped.is_none() && budget.spend(path.len() as u64) {
+            stopped = budget.reached();
         }
         if stopped.is_some() {
             break;
@@ -476,16 +458,18 @@ pub fn analyse_within(
         report.partial = Some(format!("{}: {analysed} of {} outcomes analysed", why.describe(), witnesses.len()));
     }
     let complete = complete && runs_ok && decided && stopped.is_none();
+    let (mut changes, mut benign, mut undecided) = (0, 0, 0);
     for seen in &seen_by {
         match (seen.is_some(), complete) {
-            (true, _) => report.changes_outcome += 1,
-            (false, true) => report.benign += 1,
-            (false, false) => report.undecided += 1,
+            (true, _) => changes += 1,
+            (false, true) => benign += 1,
+            (false, false) => undecided += 1,
         }
     }
     if !decided {
-        report.undecided = count;
+        undecided = count;
     }
+    (report.changes_outcome, report.benign, report.undecided) = (Some(changes), Some(benign), Some(undecided));
     // Races, one per pair or, past LIST_PAIRS, one per class.
     report.per_class = count > LIST_PAIRS || !decided;
     let outcomes = &report.outcomes;

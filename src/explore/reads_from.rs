@@ -1,5 +1,5 @@
 //! `optimal`: one execution per outcome on EM traces, by enumerating reads-from maps and
-//! deciding each one's consistency with a witness search (issue 14; docs/optimal.md).
+//! deciding each one's consistency with a witness search (docs/optimal.md).
 //!
 //! # Lineage
 //! The outcome of an EM trace (em-trace.md) is a reads-from map plus the final write of every
@@ -23,8 +23,8 @@
 //!    they allow ([`stuck`]) gives every candidate stuck end set, and each gets the same
 //!    enumeration with "ends with exactly `E` executed" as its target (a candidate no run
 //!    reaches gives a blocked root): that is how stuck outcomes are reached.
-//! 3. **Observations** of `E`: its reads, then the final write of each location (the "final
-//!    reader" of issue 14). Each has candidates: the writes in `E` it could see by `hb0` (not
+//! 3. **Observations** of `E`: its reads, then the final write of each location (a "final
+//!    reader"). Each has candidates: the writes in `E` it could see by `hb0` (not
 //!    after it, not certainly overwritten before it), and the initial value (0). Observations
 //!    with one candidate are fixed and skipped.
 //! 4. **The tree.** A node fixes the values of the first `k` observations. Saturation

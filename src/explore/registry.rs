@@ -26,8 +26,10 @@ pub type Build<M> = Option<fn() -> Box<dyn Strategy<M>>>;
 pub struct Entry {
     /// The name on the command line (`--strategy`, `--strategies`) and in reports.
     pub name: &'static str,
-    /// One line on what it does, for `--help` and the README's table.
+    /// One line on what it does, for the README's table and the strategy list of `--help`.
     pub what: &'static str,
+    /// A few plain words on what it is for, for the short list of `check --help`.
+    pub summary: &'static str,
     /// The paper and section it follows.
     pub paper: &'static str,
     /// Walks every path without matching states: on a model whose paths need not end (an
@@ -68,6 +70,7 @@ pub struct Entry {
 pub const BASE: Entry = Entry {
     name: "",
     what: "",
+    summary: "",
     paper: "",
     stateless: false,
     parallel: &[],
@@ -95,6 +98,7 @@ pub static REGISTRY: &[Entry] = ENTRIES;
 const ENTRIES: &[Entry] = &[
     Entry {
         name: "full",
+        summary: "every reachable state once; the reference",
         what: "visits every reachable state once: the reference the other strategies are checked against, at the cost of memory for every state",
         paper: "EM-Explorer's stateful exhaustive search (the baseline)",
         parallel: &ModelKind::ALL,
@@ -109,6 +113,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "full-stateless",
+        summary: "every interleaving, nothing stored; small inputs",
         what: "runs every interleaving and remembers nothing: small inputs without cycles, to check the others",
         paper: "the textbook stateless search (the baseline)",
         stateless: true,
@@ -124,6 +129,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "dpor",
+        summary: "one run per order of dependent steps",
         what: "runs one interleaving of each group that differ only in the order of independent steps: the same findings as running them all, in fewer runs",
         paper: "Flanagan and Godefroid, POPL 2005; EM-Explorer's baseline on EM traces",
         stateless: true,
@@ -138,6 +144,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "dpor-sleep",
+        summary: "dpor that skips orders already covered",
         what: "`dpor` that also skips orders it has already covered (sleep sets): fewer runs again",
         paper: "Godefroid's sleep sets over Flanagan and Godefroid, POPL 2005",
         stateless: true,
@@ -148,6 +155,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "em-dpor",
+        summary: "dpor that knows event queues and handlers",
         what: "Android traces: `dpor` that understands event queues and handlers, so it skips more reorderings",
         paper: "Maiya et al., TACAS 2016 (docs/em-dpor.md, sections 4.2-4.3)",
         stateless: true,
@@ -157,6 +165,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "stateful-dpor",
+        summary: "dpor that stores states: ends on looping programs",
         what: "`dpor` that remembers states, so it also ends on programs that can run for ever (SmartApps, event models)",
         paper: "Trimananda et al., VMCAI 2022, Algorithms 1-5 and Appendix D",
         ablations: &[
@@ -178,6 +187,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "monitors",
+        summary: "each state once, then conflicts per attribute",
         what: "SmartApps with conflicts observed: the system's states explored once with no conflict ghost stored, each attribute's conflicts then found on the product of that graph with its own monitor; the same findings as `full` (elsewhere it runs `full`)",
         paper: "the synchronous product of a system with monitors of a safety property (Vardi and Wolper, LICS 1986), one monitor per attribute (src/explore/monitors.rs)",
         parallel: &[ModelKind::SmartApps],
@@ -189,6 +199,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "em-dpor-sleep",
+        summary: "em-dpor that skips orders already covered",
         what: "Android traces: `em-dpor` that also skips orders it has already covered (sleep sets)",
         paper: "Maiya et al., TACAS 2016, with Godefroid's sleep sets (docs/optimal.md)",
         stateless: true,
@@ -197,6 +208,7 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "optimal",
+        summary: "one run per distinct outcome",
         what: "Android traces: one run per distinct outcome, often far faster than `em-dpor`",
         paper:
             "reads-from enumeration as in RFSC (Abdulla et al., OOPSLA 2019), for fixed control flow (docs/optimal.md)",

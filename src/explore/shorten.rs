@@ -8,10 +8,10 @@
 //! cut there), or a state with nothing enabled and the same outcome. The result is 1-minimal
 //! with respect to removing any single step when the replay budget allows, not necessarily the
 //! shortest schedule; reports say "shortened from N steps". Replays are bounded
-//! ([`REPLAY_BUDGET`]), so a long schedule costs at most a few seconds.
+//! ([`REPLAY_BUDGET`] steps per schedule), and every replayed step polls the run's budget after
+//! the search (explore/budget.rs): once it is spent, the shortest schedule found so far is kept.
 
-use std::time::Instant;
-
+use super::Budget;
 use crate::model::{Choice, Model, ModelError, Outcome};
 
 /// What a schedule must reproduce.
@@ -31,11 +31,15 @@ fn reproduces<M: Model>(
     target: &Finding<'_>,
     en: &mut Vec<Choice>,
     spent: &mut u64,
+    budget: &Budget,
 ) -> Option<usize> {
     let mut s = m.initial();
     let mut seen = Vec::new();
     for (i, &c) in path.iter().enumerate() {
         *spent += 1;
+        if budget.poll() {
+            return None;
+        }
         en.clear();
         m.enabled(&s, en);
         if !en.contains(&c) {
@@ -79,14 +83,14 @@ fn same_error(e: &ModelError, want: &ModelError) -> bool {
 }
 
 /// A schedule no longer than `path` that still reaches `target` (`path` itself when it does not
-/// replay to it, or nothing shorter was found within the budget or before `deadline`).
-pub fn shorten<M: Model>(m: &M, path: &[Choice], target: &Finding<'_>, deadline: Option<Instant>) -> Vec<Choice> {
-    if deadline.is_some_and(|d| Instant::now() >= d) {
+/// replay to it, or nothing shorter was found within [`REPLAY_BUDGET`] or `budget`).
+pub fn shorten<M: Model>(m: &M, path: &[Choice], target: &Finding<'_>, budget: &Budget) -> Vec<Choice> {
+    if budget.poll() {
         return path.to_vec();
     }
     let mut en = Vec::new();
     let mut spent = 0u64;
-    let Some(n) = reproduces(m, path, target, &mut en, &mut spent) else {
+    let Some(n) = reproduces(m, path, target, &mut en, &mut spent, budget) else {
         return path.to_vec();
     };
     let mut cur = path[..n].to_vec();
@@ -100,10 +104,10 @@ pub fn shorten<M: Model>(m: &M, path: &[Choice], target: &Finding<'_>, deadline:
             candidate.clear();
             candidate.extend_from_slice(&cur[..start]);
             candidate.extend_from_slice(&cur[(start + chunk).min(cur.len())..]);
-            if deadline.is_some_and(|d| Instant::now() >= d) {
+            if budget.poll() {
                 return cur;
             }
-            if let Some(k) = reproduces(m, &candidate, target, &mut en, &mut spent) {
+            if let Some(k) = reproduces(m, &candidate, target, &mut en, &mut spent, budget) {
                 candidate.truncate(k);
                 std::mem::swap(&mut cur, &mut candidate);
                 reduced = true;

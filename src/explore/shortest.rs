@@ -1,7 +1,7 @@
 //! Shortest counterexamples for `full`: a breadth-first pass after the depth-first search.
 //!
 //! The depth-first walk of `full` reaches errors along long paths (the first schedule to the
-//! thermostat conflict of issue 17 had 163 steps where five suffice). Breadth-first from the
+//! thermostat conflict of a SmartApp pair had 163 steps where five suffice). Breadth-first from the
 //! initial state over the same model, each state stored once, first meets a state or error at
 //! the least number of steps: so the first path to each error (same key as [`Outcomes`]: kind,
 //! line, message) and to each reported deadlock (same outcome text) is a shortest one. Paths are
@@ -92,6 +92,7 @@ pub fn shortest_schedules<M: Model>(search: &mut Search<'_, M>) {
     if targets.is_empty() {
         return;
     }
+    let budget = search.wrap_up();
     let mut seen = if search.options.hash_compact {
         Visited::Fingerprints(FingerprintSet::new())
     } else {
@@ -122,7 +123,7 @@ pub fn shortest_schedules<M: Model>(search: &mut Search<'_, M>) {
     'levels: while !level.is_empty() && !targets.is_empty() {
         let deeper = targets.below(depth);
         for (state, id) in level.drain(..) {
-            if search.past_limits() {
+            if budget.poll() {
                 break 'levels;
             }
             enabled.clear();
@@ -211,10 +212,10 @@ mod tests {
         assert!(f.schedule.len() < first);
 
         let (first, mut cut) = searched();
-        // Ctrl-C, seen at the pass's first limit check.
+        // Ctrl-C, seen at the pass's first poll.
         cut.cancel.store(true, Ordering::Relaxed);
-        cut.tick = 4095;
         shortest_schedules(&mut cut);
+        assert_eq!(cut.wrap_up().polls(), 1, "the pass stopped at its first poll");
         let f = cut.found.errors().next().unwrap();
         assert_eq!((f.graph_shortest_from, f.schedule.len()), (None, first));
         assert!(!cut.stopped(), "the search itself finished");

@@ -6,6 +6,9 @@ use std::time::Duration;
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
     pub time: Option<Duration>,
+    /// When `time` counts from: the run's start (on the command line, the process's: reading
+    /// the input and setting up count against the limit too). None: the search's own start.
+    pub since: Option<std::time::Instant>,
     /// Stored states (the strategies that store them; see [`Limits::for_strategy`]).
     pub max_states: Option<u64>,
     /// Transitions taken, re-walks included (all workers of a parallel search together): a

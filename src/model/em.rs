@@ -191,6 +191,10 @@ impl Model for EmModel {
         Some(self)
     }
 
+    fn warnings(&self) -> Vec<String> {
+        self.trace.origin.as_ref().and_then(|o| o.cut.clone()).into_iter().collect()
+    }
+
     fn stuck_length_fixed(&self) -> bool {
         true
     }

@@ -706,8 +706,14 @@ impl Model for EventModel {
         crate::model::load_flags(self.opts.bound, self.opts.conflicts)
     }
 
-    fn write_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
-        self.assignment_place(path, variable, app)
+    fn write_place(
+        &self,
+        path: &[Choice],
+        variable: &str,
+        app: &str,
+        budget: &crate::explore::Budget,
+    ) -> Option<String> {
+        self.assignment_place(path, variable, app, budget)
     }
 
     fn choice_name(&self, c: Choice) -> String {

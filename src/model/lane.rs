@@ -1,5 +1,5 @@
-//! What one step of a schedule does, lane by lane, for the lane diagrams of `report/html`
-//! (issue 30): the lanes of a model (a thread or looper of an EM trace, an app of an event
+//! What one step of a schedule does, lane by lane, for the lane diagrams of `report/html`:
+//! the lanes of a model (a thread or looper of an EM trace, an app of an event
 //! model or of SmartApps, the environment that fires events) and, per step, the marks it puts
 //! on them (an operation, an access, a handler started), each inside the handler that runs it.
 //! Read-only views of the model; no search uses them.

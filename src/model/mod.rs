@@ -322,8 +322,19 @@ pub trait Model: Sync {
     fn encode(&self, s: &Self::State, out: &mut Vec<u32>);
     /// Where `app` last wrote `variable` along `path` (`file:line, handler h`): the earlier side
     /// of a conflict the last step of `path` ends in, for reports. None when the model keeps no
-    /// places (the default) or the write is not on the path.
-    fn write_place(&self, _path: &[Choice], _variable: &str, _app: &str) -> Option<String> {
+    /// places (the default) or the write is not on the path, or when `budget` (polled at each
+    /// step of the replay; explore/budget.rs) is spent first.
+    fn write_place(
+        &self,
+        _path: &[Choice],
+        _variable: &str,
+        _app: &str,
+        _budget: &crate::explore::Budget,
+    ) -> Option<String> {
+        None
+    }
+    /// The property an error of kind `property` violates (SmartApps, docs/properties.md).
+    fn property_info(&self, _error: &ModelError) -> Option<PropertyInfo> {
         None
     }
     /// The outcome of a state in which nothing is enabled.
@@ -422,6 +433,11 @@ pub trait Model: Sync {
     /// What of the input the model cannot bind or run, one `file:line: why` each: reported
     /// (text, JSON, `stats`) so that nothing is dropped silently. Empty when all is modelled.
     fn unsupported(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// What the reading of the input warns of, one sentence each (a DroidRacer log cut short,
+    /// explored as the prefix it holds): reported (text, JSON `warnings`) beside the findings.
+    fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
     /// Parts of the input left out of the search because the property checked cannot see them
@@ -556,6 +572,34 @@ impl ConflictScope {
     }
 }
 
+/// `--properties FILE` and `--no-default-properties` (SmartApps, docs/properties.md): the file
+/// is kept for the process, so that the options stay `Copy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PropertyOptions {
+    pub file: Option<&'static std::path::Path>,
+    /// The library's properties are not attached to a home's devices.
+    pub no_library: bool,
+}
+
+impl PropertyOptions {
+    /// The options of this file (None: none) and library switch.
+    pub fn new(file: Option<&std::path::Path>, no_library: bool) -> PropertyOptions {
+        let file = file.map(|f| &*Box::leak(f.to_path_buf().into_boxed_path()));
+        PropertyOptions { file, no_library }
+    }
+}
+
+/// A violated property as reports name it (JSON `errors[].property`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PropertyInfo {
+    pub name: String,
+    pub text: Option<String>,
+    pub source: Option<String>,
+    /// Where it is written (a property file, a home, or the library).
+    pub file: String,
+    pub line: usize,
+}
+
 /// Options that shape the transition system built from an input.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
@@ -571,9 +615,14 @@ pub struct LoadOptions {
     /// `--conflicts-on`: only these attributes can be a conflict (SmartApps; implies
     /// `conflicts`). None: every attribute.
     pub conflicts_on: Option<ConflictScope>,
+    /// `--properties FILE`, `--no-default-properties` (SmartApps).
+    pub properties: PropertyOptions,
     /// `--routines-keep-mode`: a routine a SmartApp runs leaves the location mode as it is (the
     /// FSE 2020 study's definition; docs/location-mode.md). Default: it may set any mode.
     pub routines_keep_mode: bool,
+    /// `--no-physical`: no physical channels between SmartApps under `--conflicts`
+    /// (model/smartapp/physical.rs).
+    pub no_physical: bool,
 }
 
 /// An input turned into its transition system.
@@ -621,17 +670,22 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
             let opts = events::EventOptions { conflicts: options.conflicts, bound: options.bound };
             Ok(Loaded::Events(events::load(&p, &bytes, opts)?))
         }
-        Input::SmartApps(apps) => {
-            let opts = smartapp::SmartAppOptions {
-                conflicts: options.conflicts || options.conflicts_on.is_some(),
-                bound: options.bound,
-                keep_dead_state: options.keep_dead_state,
-                conflict_mode: options.conflict_mode,
-                conflicts_on: options.conflicts_on,
-                routines_keep_mode: options.routines_keep_mode,
-            };
-            Ok(Loaded::SmartApps(smartapp::load(&apps, opts)?))
-        }
+        Input::SmartApps(apps) => Ok(Loaded::SmartApps(smartapp::load(&apps, smartapp_options(options))?)),
+        Input::Home(home) => Ok(Loaded::SmartApps(smartapp::load_home(&home, smartapp_options(options))?)),
+    }
+}
+
+/// The SmartApp model's options from the load options.
+fn smartapp_options(options: LoadOptions) -> smartapp::SmartAppOptions {
+    smartapp::SmartAppOptions {
+        conflicts: options.conflicts || options.conflicts_on.is_some(),
+        bound: options.bound,
+        keep_dead_state: options.keep_dead_state,
+        conflict_mode: options.conflict_mode,
+        conflicts_on: options.conflicts_on,
+        properties: options.properties,
+        routines_keep_mode: options.routines_keep_mode,
+        no_physical: options.no_physical,
     }
 }
 
@@ -640,7 +694,7 @@ impl From<&Input> for ModelKind {
         match input {
             Input::EmTrace { .. } | Input::AbcLog(_) => ModelKind::EmTrace,
             Input::Events(_) => ModelKind::Events,
-            Input::SmartApps(_) => ModelKind::SmartApps,
+            Input::SmartApps(_) | Input::Home(_) => ModelKind::SmartApps,
         }
     }
 }

@@ -17,7 +17,7 @@
 //!   atomically; the accesses (device attributes, location mode, each app's state) are recorded
 //!   as they run; `--conflicts` is IoTCheck's property: an app writing an attribute with a value
 //!   different from the one another app last wrote there.
-//! - **An unchanged write is a read** (issue 16's dependence refinement): a write that leaves the
+//! - **An unchanged write is a read** (a refinement of dependence): a write that leaves the
 //!   state as it was (an attribute, the mode or a `state` key given the value it holds, and with
 //!   `--conflicts` by its last writer) is recorded as a read of its object. Sound for every
 //!   strategy: if t at s stores into x the value x holds, then for any t' whose accesses at s do
@@ -54,15 +54,19 @@ mod devices;
 mod encode;
 mod footprint;
 mod guarded;
+mod home;
 mod initial;
 mod interp;
 mod load;
 mod mode_choices;
 mod packed;
+mod physical;
 mod probe;
+mod properties;
 mod quiet;
 mod self_keys;
 mod slice;
+mod timers;
 mod value;
 
 use builtins::*;
@@ -70,9 +74,12 @@ pub use delivery::GhostWrite;
 use devices::*;
 use encode::*;
 pub use guarded::GuardVerdict;
+pub use home::load_home;
 pub use load::{conflict_scope, load};
 pub use packed::Packer;
+pub use physical::{table_markdown as physical_table, PHYSICAL_CONFLICT};
 pub use probe::{Probe, Varying};
+pub use properties::{LIBRARY, LIBRARY_FILE};
 use value::*;
 pub use value::{Text, Value};
 
@@ -87,6 +94,8 @@ struct App {
     callable: Vec<bool>,
     /// Input name -> value (devices, enums ...).
     settings: FxHashMap<String, Value>,
+    /// The inputs a configured home binds (home.rs): fixed, never varied by the model.
+    bound: Vec<String>,
     /// Its single-valued `mode` inputs, in source order (`mode_choices.rs` varies them when the
     /// app sets the mode).
     mode_inputs: Vec<String>,
@@ -127,8 +136,10 @@ struct EnvEvent {
     dev: Option<u16>,
     attr: Text,
     value: Text,
-    /// `schedule` events: the app method they run.
+    /// A timer's event (`timers.rs`): the app and the method it runs when pending.
     run: Option<(usize, String)>,
+    /// A timer IoTCheck's Extractor lists too (an opening `schedule`): counted in the paper's Evt.
+    extractor: bool,
     /// An app touch (`subscribe(app, h)`): the one app tapped, whose handlers alone run.
     touch: Option<usize>,
 }
@@ -146,10 +157,14 @@ pub struct SmartAppOptions {
     pub conflict_mode: crate::model::ConflictMode,
     /// `--conflicts-on`: the attributes a conflict may be on (None: all; `load.rs`).
     pub conflicts_on: Option<crate::model::ConflictScope>,
+    /// `--properties FILE`, `--no-default-properties` (properties.rs).
+    pub properties: crate::model::PropertyOptions,
     /// `--routines-keep-mode`: a routine an app runs (`location.helloHome.execute`) leaves the
     /// location mode as it is, as IoTCheck and the FSE 2020 study take it; by default it may set
     /// any mode (`mode_choices.rs`).
     pub routines_keep_mode: bool,
+    /// `--no-physical`: no physical channels between apps under `--conflicts` (`physical.rs`).
+    pub no_physical: bool,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -239,8 +254,11 @@ fn text_shared(a: &Text, b: &Text) -> bool {
 
 pub struct SmartAppModel {
     apps: Vec<App>,
-    /// Capability of each device.
+    /// Name of each device: its capability when inputs are bound by capability (one device per
+    /// capability), the home's name for it in a configured home (home.rs).
     devices: Vec<String>,
+    /// Capabilities of each device.
+    device_caps: Vec<Vec<String>>,
     /// (device, attribute) of each slot.
     slots: Vec<(u16, String)>,
     /// Per device, its attributes' slots (looked up by name without building a key).
@@ -284,6 +302,13 @@ pub struct SmartAppModel {
     /// (`guarded.rs`), and the verdict on every key read under an `if`.
     guarded: Vec<guarded::GuardedKey>,
     guard_verdicts: Vec<GuardVerdict>,
+    /// The safety properties checked (properties.rs); empty without any.
+    props: properties::Props,
+    /// What the explored firings met that the model does not carry out, `file:line: what` each
+    /// (`Ctx::unmodelled`): listed with `unsupported`, once each.
+    met: std::sync::Mutex<Vec<String>>,
+    /// Under `--conflicts`: the physical channels between the apps (`physical.rs`).
+    room: physical::Room,
 }
 
 /// Ways a handler run ends early.
@@ -346,9 +371,17 @@ struct Ctx<'m> {
     /// The event fired is the user's own action (an app touch, a button, an NFC tag, a cube
     /// turned): the next delivery runs its handlers as the user's direct command.
     user_event: bool,
+    /// The properties' check of this firing (properties.rs); None without properties.
+    prop: Option<Box<properties::PropRun>>,
     /// The running handler acts on the user's direct command: its writes are the user's intent
     /// (never a conflict), though they become the last write (see `set_attr`).
     manual: bool,
+    /// What the firing met that the model does not carry out, as (app, line, what): a call
+    /// of no function or method the interpreter knows (`builtins.rs`, `Ctx::unmodelled`).
+    unknown: Vec<(usize, usize, String)>,
+    /// What the room needs of the firing: the acts of a handler a physical event runs
+    /// (`physical.rs`).
+    watch: physical::Watch,
 }
 
 /// One thing a firing did, as a lane diagram draws it: an access (or, `None`, a handler
@@ -414,6 +447,9 @@ impl<'m> Ctx<'m> {
             ghost_writes: None,
             user_event: false,
             manual: false,
+            prop: None,
+            unknown: Vec::new(),
+            watch: physical::Watch::default(),
         }
     }
 
@@ -505,7 +541,13 @@ impl Model for SmartAppModel {
         if self.opts.routines_keep_mode {
             flags.push_str(" --routines-keep-mode");
         }
-        flags + &self.scope_flag()
+        if self.opts.conflicts && self.opts.no_physical {
+            flags.push_str(" --no-physical");
+        }
+        flags + &self.scope_flag() + self.property_flags()
+    }
+    fn property_info(&self, e: &ModelError) -> Option<crate::model::PropertyInfo> {
+        self.property_of(e)
     }
     fn choices(&self) -> u32 {
         (self.events.len() + self.configs.len()) as u32
@@ -611,11 +653,24 @@ impl Model for SmartAppModel {
             });
         }
     }
-    fn write_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
+    fn write_place(
+        &self,
+        path: &[Choice],
+        variable: &str,
+        app: &str,
+        budget: &crate::explore::Budget,
+    ) -> Option<String> {
+        // A physical conflict's actuating side (`physical.rs`).
+        if let Some(medium) = SmartAppModel::medium_named(variable) {
+            return self.actuation_place(path, medium, app);
+        }
         let slot = self.slot_of_variable(variable)?;
         let app = self.apps.iter().position(|a| a.name == app)?;
         let (mut s, mut acc, mut places) = (self.initial(), Vec::new(), Vec::new());
         for (i, &c) in path.iter().enumerate() {
+            if budget.poll() {
+                return None;
+            }
             acc.clear();
             let from = places.len();
             if self.fire_traced(&mut s, c as usize, &mut acc, &mut None, Some(&mut places), None, None).is_err() {
@@ -669,7 +724,7 @@ impl Model for SmartAppModel {
             if !st.is_empty() {
                 text.push_str(&format!(" | state {}:", self.apps[ai].name));
                 for (k, v) in st {
-                    text.push_str(&format!(" {k}={}", v.text()));
+                    text.push_str(&format!(" {}={}", timers::key_text(k), v.text()));
                 }
             }
         }
@@ -739,32 +794,44 @@ impl Model for SmartAppModel {
         }
     }
     fn summary(&self) -> String {
+        let (channels, physical) = self.room_figures();
         format!(
-            "{} apps ({}), {} devices, {} events, {} subscriptions",
+            "{} apps ({}), {} devices, {} events, {} subscriptions{}",
             self.apps.len(),
             self.app_names().join(", "),
             self.devices.len(),
-            self.events.len(),
-            self.subs.len()
+            self.events.len() - physical,
+            self.subs.len(),
+            if channels == 0 { String::new() } else { self.room_summary() }
         )
     }
     fn unsupported(&self) -> Vec<String> {
-        self.unsupported.clone()
+        let mut met = self.met.lock().map(|m| m.clone()).unwrap_or_default();
+        // The order the search met them in depends on the strategy: sorted.
+        met.sort();
+        self.unsupported.iter().cloned().chain(met.into_iter().filter(|m| !self.unsupported.contains(m))).collect()
     }
     fn left_out(&self) -> Vec<String> {
         SmartAppModel::left_out(self)
     }
     fn stats(&self) -> std::collections::BTreeMap<String, u64> {
-        std::collections::BTreeMap::from([
+        let (channels, physical) = self.room_figures();
+        let mut stats = std::collections::BTreeMap::from([
             ("unsupported".to_string(), self.unsupported.len() as u64),
             ("apps".to_string(), self.apps.len() as u64),
             ("devices".to_string(), self.devices.len() as u64),
-            ("events".to_string(), self.events.len() as u64),
+            // The Extractor's events (the paper's Evt.); the room's are counted apart.
+            ("events".to_string(), (self.events.len() - physical) as u64),
             ("configurations".to_string(), self.configs.len().max(1) as u64),
             ("subscriptions".to_string(), self.subs.len() as u64),
-            ("attributes".to_string(), self.slots.len() as u64),
+            ("attributes".to_string(), (self.slots.len() - 2 * channels) as u64),
             ("methods".to_string(), self.apps.iter().map(|a| a.script.methods.len() as u64).sum()),
-        ])
+        ]);
+        if channels > 0 {
+            stats.insert("physical_channels".to_string(), channels as u64);
+            stats.insert("physical_events".to_string(), physical as u64);
+        }
+        stats
     }
 }
 

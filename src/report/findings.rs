@@ -1,4 +1,4 @@
-//! A home's conflicts grouped by device and attribute (issue 29): for each (device, attribute)
+//! A home's conflicts grouped by device and attribute: for each (device, attribute)
 //! the apps that conflict on it, each pair of them, and each conflicting write found: the
 //! earlier writer and the later one, with their values and the `file:line, handler h` of each
 //! write. The later write's place is where the error arose; the earlier one's the report found
@@ -70,9 +70,7 @@ fn split(variable: &str) -> (String, String) {
     }
 }
 
-/// The kind of a pair conflict's error (explore/pair_monitors.rs): two apps' writes with only a
-/// third app's between them; grouped apart from the direct conflicts.
-pub const PAIR_CONFLICT: &str = "pair conflict";
+pub use crate::explore::pair_monitors::PAIR_CONFLICT;
 
 /// The conflicts among `errors` (a run's), grouped; attributes in name order.
 pub fn group(errors: &[ErrorReport]) -> Vec<AttributeConflicts> {
@@ -86,7 +84,9 @@ pub fn group_pairs(errors: &[ErrorReport]) -> Vec<AttributeConflicts> {
 
 fn group_kind(errors: &[ErrorReport], pairs: bool) -> Vec<AttributeConflicts> {
     let mut out: Vec<AttributeConflicts> = Vec::new();
-    for e in errors.iter().filter(|e| (e.kind == PAIR_CONFLICT) == pairs) {
+    // A physical conflict is on no device attribute: grouped apart (`physical.rs`).
+    let physical = crate::model::smartapp::PHYSICAL_CONFLICT;
+    for e in errors.iter().filter(|e| (e.kind == PAIR_CONFLICT) == pairs && e.kind != physical) {
         let Some(c) = &e.conflict else { continue };
         let (device, attribute) = split(&c.variable);
         let earlier = e.last_at.clone();

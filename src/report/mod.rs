@@ -2,17 +2,17 @@
 //! or as a text report in the manner of Java PathFinder ([`text`]), and [`compare`] tables.
 
 pub mod compare;
-pub mod corpus;
 pub mod dot;
 pub mod findings;
 pub mod html;
+pub mod physical;
 pub mod races;
 pub mod text;
 
 use serde::Serialize;
 
 use crate::explore::shorten::{shorten, Finding};
-use crate::explore::{Outcomes, Stats, StopReason};
+use crate::explore::{Budget, Outcomes, Stats, StopReason};
 use crate::model::{format_schedule, Choice, Conflict, Model, ModelError, ModelKind};
 
 /// One error or deadlock, as cli.md's JSON has it.
@@ -50,6 +50,10 @@ pub struct ErrorReport {
     /// ([`crate::model::em::StuckThread`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stuck: Vec<crate::model::em::StuckThread>,
+    /// For a property violation (kind `property`): the property's name, text, source and where
+    /// it is written (docs/properties.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub property: Option<crate::model::PropertyInfo>,
     /// Steps of `schedule`.
     #[serde(skip)]
     pub steps: usize,
@@ -98,6 +102,9 @@ pub struct RunReport {
     /// What of the input the model could not bind or run (`file:line: why`), so that a
     /// silent part of an app is never mistaken for a checked one.
     pub unsupported: Vec<String>,
+    /// What the reading of the input warns of ([`Model::warnings`]): a DroidRacer log cut short,
+    /// explored as the prefix it holds (where it stops, what was closed).
+    pub warnings: Vec<String>,
     /// What the search left out because the property cannot see it ([`Model::left_out`]):
     /// SmartApps not interleaved under `--conflicts`, whose own exceptions are not looked for.
     pub left_out: Vec<String>,
@@ -110,6 +117,10 @@ pub struct RunReport {
     /// conflicts do not name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pair_conflicts_by_attribute: Vec<findings::AttributeConflicts>,
+    /// The physical conflicts among `errors` (kind `physical conflict`, SmartApps under
+    /// `--conflicts`) grouped by medium and pair of apps ([`physical`]); empty when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub physical_conflicts: Vec<physical::PhysicalConflicts>,
     /// The pair view's figures when it ran (`monitors` with conflicts observed); null when it
     /// did not (`--no-pair-conflicts`, another strategy, no conflicts observed).
     pub pair_view: Option<crate::explore::pair_monitors::PairView>,
@@ -136,9 +147,14 @@ impl ErrorReport {
         }
     }
 
-    /// For a conflict, the earlier write as a sentence: `APP wrote VALUE (file:line, handler h)`.
+    /// For a conflict, the earlier write as a sentence: `APP wrote VALUE (file:line, handler h)`;
+    /// for a physical conflict, the actuation: `APP changed the MEDIUM (file:line, handler h)`.
     pub fn earlier(&self) -> Option<String> {
         let c = self.conflict.as_ref()?;
+        if self.kind == crate::model::smartapp::PHYSICAL_CONFLICT {
+            let at = self.last_at.as_ref().map(|at| format!(" ({at})")).unwrap_or_default();
+            return Some(format!("{} {}{at}", c.last_app, c.last_value));
+        }
         Some(match &self.last_at {
             Some(at) => format!("{} wrote {} ({at})", c.last_app, c.last_value),
             None => format!("{} wrote {}", c.last_app, c.last_value),
@@ -147,27 +163,28 @@ impl ErrorReport {
 }
 
 impl RunReport {
-    /// `deadline`: when shortening schedules must stop, so that the run's time limit holds
-    /// ([`crate::explore::Search::report_deadline`]).
+    /// `budget`: the run's budget after its search ([`crate::explore::Search::wrap_up`]), which
+    /// every replay here polls at each step: once it is spent, schedules stay as found and the
+    /// places of earlier writes are left out, so that the run's limits hold.
     pub fn new<M: Model>(
         file: &str,
         model: &M,
         strategy: &str,
         stats: Stats,
         found: Outcomes,
-        deadline: Option<std::time::Instant>,
+        budget: &Budget,
     ) -> Self {
         // A search's first schedule to an error is rarely short (a depth-first search reaches it
         // deep): shorten it by replay before showing it.
         let mut errors: Vec<ErrorReport> = found
             .errors()
             .map(|f| {
-                let short = shorten(model, &f.schedule, &Finding::Error(&f.error), deadline);
+                let short = shorten(model, &f.schedule, &Finding::Error(&f.error), budget);
                 // Who wrote what before a conflict depends on the path: take it from the
                 // schedule shown, not the one first found (a replay only when they differ).
                 let shown_is_found = f.graph_shortest_from.is_none() && short.len() == f.schedule.len();
                 let conflict = (!shown_is_found)
-                    .then(|| error_at_end(model, &short, &f.error))
+                    .then(|| error_at_end(model, &short, &f.error, budget))
                     .flatten()
                     .filter(|e| e.kind == f.error.kind && e.line == f.error.line)
                     .and_then(|e| e.conflict)
@@ -176,7 +193,8 @@ impl RunReport {
                 // Replay may still cut a graph-shortest schedule (through states the reduction
                 // never stored); either way the report gives the length first found.
                 let first = f.graph_shortest_from.unwrap_or(f.schedule.len());
-                let last_at = conflict.as_ref().and_then(|c| model.write_place(&short, &c.variable, &c.last_app));
+                let last_at =
+                    conflict.as_ref().and_then(|c| model.write_place(&short, &c.variable, &c.last_app, budget));
                 ErrorReport {
                     kind: f.error.kind.to_string(),
                     message: crate::model::shown_message(model.kind(), &f.error.message, conflict.as_ref()),
@@ -190,6 +208,7 @@ impl RunReport {
                     at: f.error.at.clone(),
                     last_at,
                     stuck: Vec::new(),
+                    property: model.property_info(&f.error),
                     steps: short.len(),
                 }
             })
@@ -202,7 +221,7 @@ impl RunReport {
                 let list: Vec<String> = stuck.iter().map(u32::to_string).collect();
                 // What each stuck thread waits for, in the state the schedule reaches.
                 let mut s = model.initial();
-                let waits = if schedule.iter().all(|&c| model.step(&mut s, c).is_ok()) {
+                let waits = if schedule.iter().all(|&c| !budget.poll() && model.step(&mut s, c).is_ok()) {
                     model.stuck_threads(&s)
                 } else {
                     Vec::new()
@@ -226,13 +245,16 @@ impl RunReport {
                     at: (!at.is_empty()).then(|| at.join("; ")),
                     last_at: None,
                     stuck: waits,
+                    property: None,
                     steps: schedule.len(),
                 });
             }
         }
         let conflicts_by_attribute = findings::group(&errors);
         let pair_conflicts_by_attribute = findings::group_pairs(&errors);
+        let physical_conflicts = physical::group(&errors);
         RunReport {
+            physical_conflicts,
             conflicts_by_attribute,
             pair_conflicts_by_attribute,
             pair_view: stats.pair_view,
@@ -262,6 +284,7 @@ impl RunReport {
             blocked: stats.blocked,
             consistency_s: stats.consistency_s,
             unsupported: model.unsupported(),
+            warnings: model.warnings(),
             left_out: model.left_out(),
             races: None,
             found,
@@ -311,11 +334,15 @@ fn smartapps_flag(kind: ModelKind) -> String {
 }
 
 /// The error the last step of `path` ends in, if it does; or, under `--conflict-mode observe`,
-/// the conflict it observes at `like`'s line between `like`'s two apps (the first such).
-fn error_at_end<M: Model>(model: &M, path: &[Choice], like: &ModelError) -> Option<ModelError> {
+/// the conflict it observes at `like`'s line between `like`'s two apps (the first such). None
+/// when `budget` is spent first.
+fn error_at_end<M: Model>(model: &M, path: &[Choice], like: &ModelError, budget: &Budget) -> Option<ModelError> {
     let mut s = model.initial();
     let mut seen = Vec::new();
     for (i, &c) in path.iter().enumerate() {
+        if budget.poll() {
+            return None;
+        }
         seen.clear();
         let result = model.step_observing(&mut s, c, None, &mut seen);
         if i + 1 == path.len() {

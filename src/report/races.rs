@@ -29,11 +29,15 @@ pub fn render(r: &RaceReport, explain: bool) -> String {
         let _ = writeln!(out, "partial: the analysis stopped at a limit ({why})");
     }
     let cause = if r.partial.is_some() { "analysis stopped" } else { "search incomplete" };
-    let undecided = if r.undecided > 0 { format!(", {} undecided ({cause})", r.undecided) } else { String::new() };
+    let n = |c: Option<u64>| c.unwrap_or(0);
+    let undecided =
+        if n(r.undecided) > 0 { format!(", {} undecided ({cause})", n(r.undecided)) } else { String::new() };
     let _ = writeln!(
         out,
         "{} race pairs (conflicting accesses the recorded run leaves unordered): {} change an outcome, {} benign{undecided}",
-        r.pairs, r.changes_outcome, r.benign
+        n(r.pairs),
+        n(r.changes_outcome),
+        n(r.benign)
     );
     if r.per_class {
         let _ = writeln!(out, "listed per class (location, task, task): {} classes", r.races.len());

@@ -24,6 +24,9 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     rule(&mut out, "system under test");
     let _ = writeln!(out, "{} ({})", r.file, r.model);
     let _ = writeln!(out, "{sut}");
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
     if !r.unsupported.is_empty() {
         let _ = writeln!(out, "not modelled ({}):", r.unsupported.len());
         for u in &r.unsupported {
@@ -75,6 +78,10 @@ pub fn render(r: &RunReport, sut: &str) -> String {
     if !r.pair_conflicts_by_attribute.is_empty() {
         rule(&mut out, "pair conflicts (a third app's write between the two) by device and attribute");
         out.push_str(&super::findings::render_text(&r.pair_conflicts_by_attribute));
+    }
+    if !r.physical_conflicts.is_empty() {
+        rule(&mut out, "physical conflicts (one app changes what another app's sensor measures)");
+        out.push_str(&super::physical::render_text(&r.physical_conflicts));
     }
     rule(&mut out, "results");
     if r.errors.is_empty() {

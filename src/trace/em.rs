@@ -144,6 +144,9 @@ pub struct LogOrigin {
     pub threads: Vec<u64>,
     /// Per message id of the converted trace (from 1; entry 0 unused): the log's `msg`.
     pub messages: Vec<u64>,
+    /// When the log was cut short (no DroidRacer report after its operations): where it stops
+    /// and what the conversion closed, as a warning reports say.
+    pub cut: Option<String>,
 }
 
 impl EmTrace {

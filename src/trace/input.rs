@@ -162,6 +162,8 @@ pub enum InputKind {
     AbcLog(PathBuf),
     /// A list of SmartApps, IoTCheck's `appLists` format: a home ([`super::applist`]).
     AppList(PathBuf),
+    /// A configured home: devices, apps, bindings and properties ([`super::home`]).
+    Home(PathBuf),
 }
 
 /// First line that is not blank and not a comment (`#`, `//`).
@@ -198,6 +200,7 @@ pub fn detect(path: &Path) -> Result<InputKind, InputError> {
         (Some(b"model"), Some(b"events")) => Ok(InputKind::Events(path.to_path_buf())),
         // Before the traces' leading digit: an app's name may start with one (`03-sms-to-hue`).
         _ if super::applist::is_app_list(&bytes) => Ok(InputKind::AppList(path.to_path_buf())),
+        (Some(b"home"), _) if super::home::is_home(&bytes) => Ok(InputKind::Home(path.to_path_buf())),
         (Some(w), _) if w.first().is_some_and(u8::is_ascii_digit) => Ok(em_with_dependence(path.to_path_buf())),
         _ if is_config(&bytes) => config_target(path, &bytes, &mut Vec::new()),
         _ if is_groovy(&bytes) => Ok(InputKind::Groovy(path.to_path_buf())),
@@ -320,6 +323,8 @@ pub enum Input {
     /// SmartApps (Groovy files, or the `.groovy` files of folders, sorted per folder) checked
     /// together.
     SmartApps(Vec<PathBuf>),
+    /// A configured home (docs/home-file.md): checked alone.
+    Home(PathBuf),
 }
 
 /// Tells what `paths` hold, reading each one once: a folder of `.groovy` SmartApps stands for
@@ -345,6 +350,10 @@ pub fn detect_input(paths: &[PathBuf]) -> Result<Input, InputError> {
                     "not a SmartApp: only SmartApps (Groovy) can be checked several at a time",
                 ))
             }
+            InputKind::Home(_) if paths.len() > 1 => {
+                return Err(InputError::file(p, "a home file is checked alone: its apps are listed in it"))
+            }
+            InputKind::Home(h) => return Ok(Input::Home(h)),
             InputKind::EmTrace { trace, dependence } => return Ok(Input::EmTrace { trace, dependence }),
             InputKind::AbcLog(p) => return Ok(Input::AbcLog(p)),
             InputKind::Events(p) => return Ok(Input::Events(p)),

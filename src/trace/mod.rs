@@ -6,6 +6,8 @@
 //! - [`em`]: DroidRacer / EM-Explorer Android traces (`trace.txt`, `dependence.txt`, `config.cfg`).
 //! - [`events`]: SmartThings-style event models (`model events`).
 //! - [`applist`]: IoTCheck's app lists (a home: the SmartApps checked together).
+//! - [`home`]: configured homes (devices, apps, input bindings; docs/home-file.md).
+//! - [`properties`]: safety properties of a home (docs/properties.md).
 //! - [`input`]: reading files (memory-mapped) and telling the kinds apart by content.
 
 pub mod abc_log;
@@ -13,7 +15,9 @@ pub mod applist;
 pub mod em;
 pub mod events;
 pub mod groovy;
+pub mod home;
 pub mod input;
+pub mod properties;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -72,8 +72,8 @@ impl PathIndex {
     /// Mazurkiewicz trace pairs the same NOTIFY with each WAIT, and a WAIT is enabled in all of
     /// them (k NOTIFYs before the k-th WAIT); a NOTIFY that is not a WAIT's pair neither enables
     /// nor disables it, so the two are independent, and the pairing edge orders the pair.
-    /// Without this, runs where another NOTIFY released the WAIT were lost (issue 12,
-    /// fixtures/em-regress/notify-races-wait). Locations are kept only where there is a choice:
+    /// Without this, runs where another NOTIFY released the WAIT were lost
+    /// (fixtures/em-regress/notify-races-wait). Locations are kept only where there is a choice:
     /// notify order for a thread two or more NOTIFYs of the trace aim at, wait order for a
     /// thread whose WAITs are in two or more tasks.
     #[inline]

@@ -20,6 +20,7 @@
 use smallvec::SmallVec;
 
 use crate::explore::reads_from::StaticHb;
+use crate::explore::Budget;
 use crate::model::clock::{ChainClocks, Stamp};
 use crate::model::em::{EmModel, NEVER};
 use crate::trace::em::OpKind;
@@ -164,11 +165,25 @@ pub fn first_edge_beyond(model: &EmModel, hb0: &dyn Order, upto: usize) -> usize
     n
 }
 
+/// [`both_within`] without a budget.
+#[cfg(test)]
+pub fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<ChainClocks>, Option<ChainClocks>) {
+    both_within(model, sync, plain, upto, &Budget::unlimited()).expect("an unlimited budget")
+}
+
 /// The recorded run's happens-before (`sync`) and `hb0` (`plain`), those asked for, in one
 /// forward pass: the edges both share (program order, static edges, LOOP -> CALL) are found
 /// once per operation (the race analysis needs both when the trace synchronises). The clocks
 /// of the first `upto` operations (edges point backwards, so they do not depend on the rest).
-pub fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<ChainClocks>, Option<ChainClocks>) {
+/// Polls `budget` every [`POLL_EVERY`] operations: None once it is spent (a pass over a large
+/// trace takes seconds).
+pub fn both_within(
+    model: &EmModel,
+    sync: bool,
+    plain: bool,
+    upto: usize,
+    budget: &Budget,
+) -> Option<(Option<ChainClocks>, Option<ChainClocks>)> {
     let n = upto.min(model.trace.ops.len());
     let nt = model.threads.len();
     let mut rels: SmallVec<[Relation; 2]> = [true, false]
@@ -194,6 +209,9 @@ pub fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<Ch
     let mut common: Vec<u32> = Vec::with_capacity(16);
     let mut preds: Vec<u32> = Vec::with_capacity(16);
     for p in 0..n as u32 {
+        if p % POLL_EVERY == 0 && budget.poll() {
+            return None;
+        }
         let pu = p as usize;
         common.clear();
         let prev = Some(model.prev_in_task[pu]).filter(|&q| q != NEVER && q < p);
@@ -264,8 +282,11 @@ pub fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<Ch
             without = Some(c);
         }
     }
-    (with_sync, without)
+    Some((with_sync, without))
 }
+
+/// Operations between two polls of the run's budget in a pass (some microseconds of work).
+pub const POLL_EVERY: u32 = 1024;
 
 #[cfg(test)]
 mod tests {

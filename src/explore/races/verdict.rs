@@ -262,7 +262,7 @@ pub fn forced(v: &mut View<'_>, loc: u32, a: u32, b: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Check;
+    use crate::explore::{registry, run_search, Limits, Search};
     use crate::model::{load, LoadOptions, Loaded};
 
     /// [`Seen::parse`] reads back what [`Seen::outcome_text`] writes, for the recorded run and
@@ -280,8 +280,12 @@ mod tests {
             let cut = text.split(" | stuck").next().unwrap_or("");
             assert!(Seen::parse(&model, cut).is_none(), "{}: cut short", d.display());
             assert!(Seen::parse(&model, &format!("{text} 4000000000")).is_none());
-            let report = Check::new(&model).strategy("optimal").expect("optimal").races(true).run();
-            for (t, _) in report.found.witnesses() {
+            // `optimal` keeping a schedule per outcome, as `check --races` runs it.
+            let mut optimal = registry::lookup("optimal").and_then(|e| e.build::<EmModel>()).expect("optimal");
+            let mut search = Search::new(&model, Limits::default());
+            search.options.outcome_schedules = true;
+            let (_, found, _) = run_search(search, optimal.as_mut());
+            for (t, _) in found.witnesses() {
                 let seen = Seen::parse(&model, t).unwrap_or_else(|| panic!("{}: {t}", d.display()));
                 assert_eq!(seen.outcome_text(&model), t, "{}", d.display());
                 parsed += 1;

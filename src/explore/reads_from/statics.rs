@@ -544,7 +544,7 @@ impl Statics<'_> {
     /// that chain), and those after it up to the first one `r` is before (along a chain the
     /// writes' clock components on `r`'s chain grow, so both ends are binary searches): the
     /// cost is the number of chains times a logarithm, plus the candidates themselves, not the
-    /// location's writes (quadratic over a location every handler writes, before issue 27).
+    /// location's writes (quadratic over a location every handler writes, as a scan was).
     pub fn read_candidates(&self, r: u32, loc: u32, end: &[u64]) -> SmallVec<[u32; 4]> {
         let rc = self.clock(r);
         let (r_chain, r_index) = (self.chain[r as usize] as usize, self.index_on[r as usize]);
@@ -573,8 +573,8 @@ impl Statics<'_> {
         out
     }
 
-    /// [`Statics::read_candidates`] by a scan of the location's writes (before issue 27's
-    /// per-chain search): the reference its test compares with.
+    /// [`Statics::read_candidates`] by a scan of the location's writes (as it was
+    /// before the per-chain search): the reference its test compares with.
     #[cfg(test)]
     fn read_candidates_by_scan(&self, r: u32, loc: u32, end: &[u64]) -> SmallVec<[u32; 4]> {
         let ws = &self.writes[loc as usize];

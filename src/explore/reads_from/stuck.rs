@@ -1,6 +1,6 @@
 //! The stuck end sets of `optimal` (docs/optimal.md, "End sets"): the sets of operations a run
 //! can end with while some thread still has an operation to run, found from the trace's
-//! structure instead of from its interleavings (issue 27).
+//! structure instead of from its interleavings.
 //!
 //! # The terminal states, described by their frontier
 //! A run is stuck when nothing is enabled and some operation never ran. Let `E` be what ran and

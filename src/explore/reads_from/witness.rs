@@ -1,7 +1,7 @@
 //! The witness search of `optimal` (docs/optimal.md, "Witness search"): a depth-first search
 //! over emulator states for a run that respects a node's constraints and ends at its end set.
 //! (The pre-pass that collected end sets by running it with values ignored to every end is
-//! kept for tests only: stuck.rs finds them directly since issue 27.)
+//! kept for tests only: stuck.rs finds them directly from the trace's structure.)
 //!
 //! # Why it is complete
 //! An operation may run only when the emulator enables it, it lies in the end set, its
@@ -505,7 +505,7 @@ impl<'s, 'm> Witness<'s, 'm> {
     }
 
     /// Every end set a run can reach, by running the search with values ignored to every end:
-    /// the pre-pass before issue 27, exponential in the posts' and locks' orders; kept as the
+    /// the former pre-pass, exponential in the posts' and locks' orders; kept as the
     /// reference the direct search (stuck.rs) is checked against.
     #[cfg(test)]
     pub fn end_sets(&mut self, search: &mut Search<'_, EmModel>, all: &[u64]) -> Vec<Box<[u64]>> {

@@ -528,10 +528,17 @@ impl<'a, M: Model> Run<'a, M> {
             path.reverse();
             path
         };
+        // Each replay costs a schedule's length in steps: each step polls the run's budget after
+        // the search (explore/budget.rs), and a schedule whose replay it cuts stays as found.
+        let budget = search.wrap_up();
+        let late = || budget.poll();
         // The state a schedule reaches, found in R by its encoding.
         let node_of = |schedule: &[Choice]| {
             let mut s = self.model.initial();
             for &c in schedule {
+                if budget.poll() {
+                    return None;
+                }
                 self.model.step(&mut s, c).ok()?;
             }
             let mut enc = Vec::new();
@@ -549,9 +556,6 @@ impl<'a, M: Model> Run<'a, M> {
             }
             None
         };
-        // Each replay costs a schedule's length in steps: none past the run's time limit.
-        let deadline = search.report_deadline();
-        let late = || deadline.is_some_and(|d| std::time::Instant::now() >= d);
         for f in search.found.errors_mut() {
             if late() {
                 return;

@@ -1,4 +1,4 @@
-//! Compact storage of the visited states (issue 29): a stored state is its canonical encoding
+//! Compact storage of the visited states: a stored state is its canonical encoding
 //! ([`Model::encode`]) cut into chunks of [`CHUNK`] words, each chunk interned once for the
 //! whole run, so a state costs a word per chunk (states of a home differ from each other in a
 //! few attributes: most of their chunks are shared). Matching compares chunk numbers, which is

@@ -163,6 +163,9 @@ pub(super) struct Summaries {
     next_id: u32,
 }
 
+/// Summaries grow by a this-th part at a time (states, and words per state).
+const HEADROOM: usize = 16;
+
 impl Summaries {
     /// 16 MiB of distinct summaries at most.
     const MAX_ID_WORDS: usize = 1 << 21;
@@ -171,10 +174,11 @@ impl Summaries {
     pub(super) fn push_state(&mut self) {
         self.states += 1;
         self.sid.push(NONE);
-        // Grown by an eighth at a time, not doubled: summaries are most of the memory.
+        // Grown by a sixteenth at a time, not doubled: summaries are most of the memory, and
+        // one growth is what can pass `--max-memory` before the search sees it.
         let need = self.states * self.stride;
         if need > self.words.capacity() {
-            self.words.reserve_exact((need - self.words.len()).max(need / 8));
+            self.words.reserve_exact((need - self.words.len()).max(need / HEADROOM));
         }
         self.words.resize(need, 0);
     }
@@ -184,15 +188,18 @@ impl Summaries {
         if n <= self.stride {
             return;
         }
-        // A quarter more at a time: each growth copies every summary, as pairs appear one by one.
-        let stride = n.max(self.stride + self.stride.div_ceil(4)).max(1);
-        let mut words = Vec::with_capacity(self.states * stride + self.states * stride / 8);
-        words.resize(self.states * stride, 0);
-        for s in 0..self.states {
-            words[s * stride..s * stride + self.stride]
-                .copy_from_slice(&self.words[s * self.stride..(s + 1) * self.stride]);
+        // A sixteenth more at a time, in place: each growth moves every summary, as pairs appear
+        // one by one, and a second array beside the first would double the peak memory.
+        let (old, stride) = (self.stride, n.max(self.stride + self.stride.div_ceil(HEADROOM)).max(1));
+        let need = self.states * stride;
+        self.words.reserve_exact(need + need / HEADROOM - self.words.len());
+        self.words.resize(need, 0);
+        // From the last state down: a state's new place starts at or after its old one, past
+        // the old places of the states below it.
+        for s in (0..self.states).rev() {
+            self.words.copy_within(s * old..(s + 1) * old, s * stride);
+            self.words[s * stride + old..(s + 1) * stride].fill(0);
         }
-        self.words = words;
         self.stride = stride;
     }
 
@@ -835,6 +842,35 @@ mod tests {
             assert_eq!(q.pop(), Some(n));
         }
         assert_eq!(q.pop(), None);
+    }
+
+    /// Growing the words per state in place keeps every summary where it is read: moving the
+    /// states up from the first (planted) instead of down from the last fails it.
+    #[test]
+    fn growing_summaries_in_place_keeps_each_one() {
+        let mut s = Summaries::default();
+        s.grow(1);
+        for _ in 0..50 {
+            s.push_state();
+        }
+        let mut x = 99u64;
+        let mut want = vec![Vec::new(); 50];
+        for round in 0..40 {
+            let stride = s.stride;
+            for (n, words) in want.iter_mut().enumerate() {
+                words.resize(stride, 0);
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let w = (x >> 33) as usize % stride;
+                s.add(n as u32, w, x | 1);
+                words[w] |= x | 1;
+            }
+            s.grow(stride + 1 + round % 3);
+            for (n, words) in want.iter().enumerate() {
+                let got = &s.words[n * s.stride..(n + 1) * s.stride];
+                assert_eq!(&got[..words.len()], &words[..], "state {n} after growth {round}");
+                assert!(got[words.len()..].iter().all(|&w| w == 0));
+            }
+        }
     }
 
     #[test]

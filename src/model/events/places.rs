@@ -24,13 +24,23 @@ impl EventModel {
     }
 
     /// [`Model::write_place`]: where `app` last assigned `variable` along `path`, before the
-    /// step that ends it (a conflict ends its step before the assignment it refuses).
-    pub(super) fn assignment_place(&self, path: &[Choice], variable: &str, app: &str) -> Option<String> {
+    /// step that ends it (a conflict ends its step before the assignment it refuses); None when
+    /// `budget` is spent first.
+    pub(super) fn assignment_place(
+        &self,
+        path: &[Choice],
+        variable: &str,
+        app: &str,
+        budget: &crate::explore::Budget,
+    ) -> Option<String> {
         let var = self.ast.vars.iter().position(|v| v.name == variable)?;
         let app = self.ast.apps.iter().position(|a| a == app)? as u32;
         let mut s = self.initial();
         let mut found = None;
         for &c in path {
+            if budget.poll() {
+                return None;
+            }
             let mut seen = Assigned(Vec::new());
             let r = self.fire(&mut Live { fields: &self.fields, state: &mut s, log: &mut () }, c, &mut seen);
             if let Some(&(_, _, line)) = seen.0.iter().rev().find(|&&(v, a, _)| v == var && a == app) {

@@ -4,7 +4,109 @@
 
 use super::*;
 
+/// Free functions the interpreter carries out as nothing on purpose, so that meeting one is not
+/// reported as unmodelled (`Ctx::unmodelled`): the settings builders (a firing builds no page),
+/// `unsubscribe` (subscriptions are made once, at installation), and the metadata calls.
+const INERT_FREE: &[&str] = &[
+    "definition",
+    "preferences",
+    "page",
+    "dynamicPage",
+    "section",
+    "input",
+    "href",
+    "paragraph",
+    "label",
+    "mode",
+    "icon",
+    "unsubscribe",
+    "mappings",
+    "path",
+];
+
+/// The Java classes whose static methods the apps call (`Double.parseDouble(x)`), as the
+/// interpreter names them.
+pub(super) fn class_object(name: &str) -> Option<Value> {
+    Some(Value::Obj(match name {
+        "Double" => "Double",
+        "Float" => "Float",
+        "Integer" => "Integer",
+        "Long" => "Long",
+        "BigDecimal" => "BigDecimal",
+        "String" => "String",
+        "Boolean" => "Boolean",
+        _ => return None,
+    }))
+}
+
+impl SmartAppModel {
+    /// Adds what a firing met that the model does not carry out to the list `unsupported` gives
+    /// (each once).
+    pub(super) fn note_unmodelled(&self, found: Vec<(usize, usize, String)>) {
+        let Ok(mut met) = self.met.lock() else { return };
+        for (app, line, what) in found {
+            let t = format!("{}:{line}: {what}", self.apps[app].file);
+            if !met.contains(&t) {
+                met.push(t);
+            }
+        }
+    }
+}
+
 impl Ctx<'_> {
+    /// Notes a call the model does not carry out (it gives null): reported with the file and
+    /// line (`Model::unsupported`), so nothing is dropped silently.
+    pub(super) fn unmodelled(&mut self, what: String) {
+        let (app, line) = (self.app, self.line);
+        if !self.unknown.iter().any(|u| u.0 == app && u.1 == line && u.2 == what) {
+            self.unknown.push((app, line, what));
+        }
+    }
+
+    /// A free function the interpreter does not know: null, reported unless it is one of the
+    /// calls that do nothing on purpose.
+    pub(super) fn unknown_function(&mut self, name: &str) -> Value {
+        if !INERT_FREE.contains(&name) {
+            self.unmodelled(format!("`{name}(...)`: a function the model does not know (it gives null)"));
+        }
+        Value::Null
+    }
+
+    /// A method the interpreter does not know on a value of this kind: null, reported.
+    pub(super) fn unknown_method(&mut self, o: &Value, name: &str) -> Value {
+        let kind = match o {
+            // A method of null (an unset optional input, `x?.m()`) is null in Groovy too.
+            Value::Null => return Value::Null,
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) | Value::Dec(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::List(_) => "a list",
+            Value::Map(_) => "a map",
+            Value::Dev(_) => "a device",
+            Value::Closure(_) => "a closure",
+            Value::Obj(o) => o,
+        };
+        self.unmodelled(format!("`.{name}(...)` on {kind}: a method the model does not know (it gives null)"));
+        Value::Null
+    }
+
+    /// A static method of a Java class (`class_object`): the conversions the apps use.
+    pub(super) fn class_method(&mut self, class: &'static str, name: &str, a: &[Value]) -> Value {
+        let x = a.first().cloned().unwrap_or(Value::Null);
+        let num = || x.text().trim().trim_end_matches('%').parse::<f64>().ok();
+        match (class, name) {
+            ("Double" | "Float" | "BigDecimal", "parseDouble" | "parseFloat" | "valueOf" | "new") => {
+                num().map_or(Value::Null, Value::Dec)
+            }
+            ("Integer" | "Long", "parseInt" | "parseLong" | "valueOf") => {
+                num().map_or(Value::Null, |f| Value::Int(f as i64))
+            }
+            ("String", "valueOf") | (_, "toString") => s(&x.text()),
+            ("Boolean", "parseBoolean" | "valueOf") => Value::Bool(x.text().eq_ignore_ascii_case("true")),
+            _ => self.unknown_method(&Value::Obj(class), name),
+        }
+    }
+
     /// Groovy's collection, string and number methods.
     pub(super) fn collection(&mut self, o: &Value, name: &str, a: Args) -> R<Value> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
@@ -123,7 +225,10 @@ impl Ctx<'_> {
             (Value::Str(x), "toString") => Value::Str(x.clone()),
             (_, "toString") => s(&o.text()),
             (_, "is" | "equals") => Value::Bool(loose_eq(o, &arg(0))),
-            (Value::Str(x), _) => string_method(x, name, &a),
+            (Value::Str(x), _) => match string_method(x, name, &a) {
+                Some(v) => v,
+                None => self.unknown_method(o, name),
+            },
             (Value::Int(_) | Value::Dec(_), _) => match name {
                 "toInteger" | "intValue" | "toLong" | "longValue" => Value::Int(o.num().unwrap_or(0.0) as i64),
                 "toDouble" | "doubleValue" | "toFloat" | "floatValue" | "toBigDecimal" => {
@@ -133,7 +238,7 @@ impl Ctx<'_> {
                 "abs" => Value::Dec(o.num().unwrap_or(0.0).abs()),
                 "plus" => arith("+", o, &arg(0)),
                 "minus" => arith("-", o, &arg(0)),
-                _ => Value::Null,
+                _ => self.unknown_method(o, name),
             },
             (Value::Map(m), _) => match name {
                 "get" | "getAt" => map_get(m, &arg(0)).cloned().unwrap_or_else(|| arg(1)),
@@ -143,7 +248,7 @@ impl Ctx<'_> {
                 "values" => list(m.iter().map(|p| p.1.clone()).collect()),
                 "size" => Value::Int(m.len() as i64),
                 "isEmpty" => Value::Bool(m.is_empty()),
-                _ => Value::Null,
+                _ => self.unknown_method(o, name),
             },
             (Value::Dev(_) | Value::List(_) | Value::Null, _) => {
                 let l = o.items_ref();
@@ -202,10 +307,10 @@ impl Ctx<'_> {
                         let r = r.items_ref();
                         list(l.iter().filter(|x| r.iter().any(|y| loose_eq(x, y))).cloned().collect())
                     }
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 }
             }
-            _ => Value::Null,
+            _ => self.unknown_method(o, name),
         })
     }
 }
@@ -270,9 +375,10 @@ pub(super) fn text_arg(a: &[Value], i: usize) -> std::borrow::Cow<'_, str> {
     a.get(i).map_or(std::borrow::Cow::Borrowed("null"), Value::text_ref)
 }
 
-pub(super) fn string_method(x: &str, name: &str, a: &[Value]) -> Value {
+/// A string method (None: one the interpreter does not know).
+pub(super) fn string_method(x: &str, name: &str, a: &[Value]) -> Option<Value> {
     let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
-    match name {
+    Some(match name {
         "toInteger" | "toLong" | "intValue" => x.trim().parse::<f64>().map_or(Value::Null, |f| Value::Int(f as i64)),
         "toDouble" | "toFloat" | "toBigDecimal" => x.trim().parse::<f64>().map_or(Value::Null, Value::Dec),
         "isNumber" | "isInteger" | "isDouble" => Value::Bool(x.trim().parse::<f64>().is_ok()),
@@ -305,6 +411,6 @@ pub(super) fn string_method(x: &str, name: &str, a: &[Value]) -> Value {
         }
         "plus" => s(&format!("{x}{}", arg(0).text())),
         "isEmpty" => Value::Bool(x.is_empty()),
-        _ => Value::Null,
-    }
+        _ => return None,
+    })
 }

@@ -1,4 +1,4 @@
-//! The methods of an app the interpreter can enter (issue 26: FireCO2Alarm with smart-alarm),
+//! The methods of an app the interpreter can enter (FireCO2Alarm with smart-alarm),
 //! so that what the app's other methods read does not keep an attribute live (`dead.rs`).
 //!
 //! smart-alarm reads `device.currentValue(sensorType)` in `getZoneStatus`, which only its

@@ -1,4 +1,4 @@
-//! The interaction graph of a system of SmartApps (issue 29, whole homes): which kept apps can
+//! The interaction graph of a system of SmartApps (whole homes): which kept apps can
 //! influence one another, and which can influence the writes of one attribute. Computed from the
 //! static reach of every app ([`super::footprint`]), for deciding whether a home falls apart into
 //! parts that could be checked alone. It is an analysis only: nothing here changes what a search

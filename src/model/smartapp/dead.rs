@@ -1,4 +1,4 @@
-//! State the apps can never tell apart, left out of the configuration (issue 29, homes):
+//! State the apps can never tell apart, left out of the configuration (homes):
 //! static reductions of the state space, for every strategy, decided once when the system is
 //! loaded from the scan of every app's source (`footprint.rs`).
 //!
@@ -23,7 +23,7 @@
 //! commute (both orders reach the same representative), which is what the dropped access says.
 //! The outcome line shows such an attribute at its initial value.
 //!
-//! **Attributes only one app writes, that no app reads or subscribes to** (issue 26: a
+//! **Attributes only one app writes, that no app reads or subscribes to** (a
 //! thermostat's fan mode, which thermostat-mode-director may set through a computed command name
 //! and no app kept under `--conflicts` looks at) are dead as well. Their value is never read,
 //! no handler runs when it changes (no subscriber), and with one writer there is no conflict
@@ -40,7 +40,7 @@
 //! The same bisimulation argument, with ~ relating states that differ only in those ghosts,
 //! gives soundness: no transition's behaviour or error depends on them.
 //!
-//! **Write-only `state` keys** (issue 29, the thermostat home: `turnOffTime = now()` in
+//! **Write-only `state` keys** (the thermostat home: `turnOffTime = now()` in
 //! thermostat-window-check and thermostat-mode-director, never read). Under `--conflicts`, a key
 //! of an app's `state` that no code of that app may read is not stored, and its write records
 //! no access ([`SmartAppModel::read_state_keys`], `Ctx::state_set`). The scan
@@ -123,7 +123,8 @@ impl SmartAppModel {
     /// ran with everything stored).
     pub(super) fn drop_unread_keys(&mut self) {
         let reads = &self.state_reads;
-        let keep = |a: usize, k: &Text| reads[a].as_ref().is_none_or(|r| r.contains(&**k));
+        // The model's own keys (a timer pending, `timers.rs`) are no key Groovy names: kept.
+        let keep = |a: usize, k: &Text| timers::is_reserved(k) || reads[a].as_ref().is_none_or(|r| r.contains(&**k));
         for st in std::iter::once(&mut self.init).chain(self.configs.iter_mut().map(|c| &mut c.1)) {
             for (a, keys) in st.states.iter_mut().enumerate() {
                 keys.retain(|(k, _)| keep(a, k));
@@ -141,7 +142,8 @@ impl SmartAppModel {
         }
         let reach = self.reach();
         let mut writers = vec![0u32; n];
-        let mut read = vec![false; n];
+        // What a property reads is read (properties.rs).
+        let mut read: Vec<bool> = (0..n).map(|s| self.read_by_properties(s as u32)).collect();
         for (a, r) in reach.iter().enumerate() {
             // An app left out of the interleaving (`slice.rs`) runs no handler: it reads nothing.
             if self.left_out[a] {
@@ -176,9 +178,15 @@ impl SmartAppModel {
         // The single writer's values are left out only under `--conflicts`: without it the
         // outcome line is the result, and should show what the app did.
         let one_writer = |s: usize| self.opts.conflicts && writers[s] == 1 && !subscribed[s];
-        let dead = (0..n).map(|s| !read[s] && (writers[s] == 0 || one_writer(s))).collect();
+        let mut dead: Vec<bool> = (0..n).map(|s| !read[s] && (writers[s] == 0 || one_writer(s))).collect();
         let mode_writers = (0..self.apps.len()).filter(|&a| !self.left_out[a] && reach[a].sets_mode).count();
-        let no_ghost = (0..n).map(|s| writers[s] <= 1).chain([mode_writers <= 1]).collect();
+        let mut no_ghost: Vec<bool> = (0..n).map(|s| writers[s] <= 1).chain([mode_writers <= 1]).collect();
+        // The room's slots, its sensors and what moves it are stored (`physical.rs`); the room's
+        // own slots keep no conflict ghost (no app writes them).
+        for s in self.room.live_slots() {
+            dead[s] = false;
+            no_ghost[s] |= self.room.owns(s);
+        }
         (dead, no_ghost)
     }
 }

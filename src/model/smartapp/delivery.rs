@@ -54,6 +54,9 @@ pub struct GhostWrite {
     /// The subscription whose handler made it.
     pub sub: Option<usize>,
     pub value: Value,
+    /// Not a write: a physical conflict observed (`physical.rs`), carried with the writes so
+    /// that the monitors' run reports it ([`SmartAppModel::physical_finding`] reads it back).
+    pub physical: bool,
 }
 
 impl GhostWrite {
@@ -66,6 +69,7 @@ impl GhostWrite {
             self.manual as u32,
             self.line,
             self.sub.map_or(u32::MAX, |s| s as u32),
+            self.physical as u32,
         ]);
         encode_value(&self.value, out);
     }
@@ -159,9 +163,11 @@ impl SmartAppModel {
     }
 
     /// Whether the state keeps the conflict ghost of `slot` (a device attribute, or the
-    /// location mode): under `--conflicts`, in its scope, stored, and two apps may write it.
+    /// location mode): under `--conflicts`, in its scope, stored, two apps may write it, and not
+    /// one of the room's own slots (`physical.rs`).
     pub(super) fn keeps_ghost(&self, slot: usize) -> bool {
         self.opts.conflicts
+            && !self.room.owns(slot)
             && self.dead_slots.get(slot) != Some(&true)
             && self.no_ghost.get(slot) != Some(&true)
             && self.in_conflict_scope(slot)
@@ -286,7 +292,10 @@ impl SmartAppModel {
             st.fired[e] += 1;
         }
         let ev = &self.events[e];
+        // The properties' state before the step (properties.rs); None without properties.
+        let prop = self.property_start(st);
         let mut cx = Ctx::new(self, st, 0, std::mem::take(acc));
+        cx.prop = prop;
         cx.log = log.take();
         if places.is_some() {
             cx.places = Some(Vec::new());
@@ -294,10 +303,12 @@ impl SmartAppModel {
         let mut writes = writes;
         cx.ghost_writes = writes.as_deref_mut().map(std::mem::take);
         cx.user_event = ev.touch.is_some() || user_action(&ev.attr);
-        let r = if let Some((app, method)) = &ev.run {
-            cx.app = *app;
+        let r = if let Some((channel, high)) = self.room.event(e) {
+            // A physical event: the room settles (`physical.rs`).
+            cx.room_settle(channel, high)
+        } else if let Some((app, method)) = &ev.run {
             cx.method = Some(method);
-            cx.call_method(*app, method, Vec::new()).map(|_| ())
+            cx.fire_timer(*app, method)
         } else if let Some(d) = ev.dev {
             cx.set_attr(d, &ev.attr, Value::Str(ev.value.clone()), None)
         } else if ev.attr == "mode" {
@@ -308,6 +319,15 @@ impl SmartAppModel {
         };
         if let (Err(Flow::Error(_, line)), None) = (&r, cx.fault) {
             cx.fault = Some((cx.app, *line, None));
+        }
+        // The properties: a violation found while the handlers ran, or at rest (properties.rs).
+        let mut violation = None;
+        if let Some(run) = cx.prop.take() {
+            violation = match &r {
+                Err(Flow::Error(m, _)) if m.starts_with(properties::PROPERTY) => run.violation,
+                Err(Flow::Error(..)) => None,
+                _ => self.property_end(&run, cx.st, &mut cx.acc),
+            };
         }
         *acc = std::mem::take(&mut cx.acc);
         *log = cx.log.take();
@@ -323,10 +343,18 @@ impl SmartAppModel {
                 seen.push(o);
             }
         }
+        if !cx.unknown.is_empty() {
+            self.note_unmodelled(std::mem::take(&mut cx.unknown));
+        }
         let app = cx.app;
         let at = cx.fault_place();
         let conflict = cx.conflict.take();
+        let method = cx.method.map(str::to_string);
         drop(cx);
+        if let Some(v) = violation {
+            self.reset_guarded(st);
+            return Err(self.property_error(v, &ev.name, method.as_deref()));
+        }
         // The representative of the states no later transition tells apart (`guarded.rs`).
         self.reset_guarded(st);
         match r {
@@ -348,6 +376,9 @@ impl SmartAppModel {
 
 impl Ctx<'_> {
     pub(super) fn touch(&mut self, object: u32, write: bool) {
+        if write {
+            self.room_act();
+        }
         self.acc.push(Access { object, write });
         self.logged(Some(Access { object, write }));
     }
@@ -371,6 +402,9 @@ impl Ctx<'_> {
         if matches!(&value, Value::Null) || matches!(&value, Value::Str(x) if x == "null") {
             return Ok(());
         }
+        if by.is_some() && self.prop.is_some() {
+            self.property_command_write(slot as u32, &value)?;
+        }
         // An attribute nobody reads (or subscribes to, when one app writes it) is not stored,
         // and its event touches nothing of the state (`dead.rs`); an app's write of it does
         // nothing. (Both are decided after installing, which runs with everything stored.)
@@ -391,6 +425,13 @@ impl Ctx<'_> {
         if let (Some(app), true) = (by, ghost) {
             self.app_write(slot, app, &value)?;
         }
+        // What the room carries (`physical.rs`): an app's change moves a medium; the
+        // environment's report of a sensor is the environment's value again.
+        match by {
+            Some(app) if !loose_eq(&self.st.attrs[slot], &value) => self.room_actuated(slot, app, &value),
+            None => self.room_reported(slot),
+            Some(_) => {}
+        }
         // A device reports a change only; an app's command to the value held sends nothing. The
         // environment's event is a change by definition: the device came to this value (through
         // others no app listens to, if it held it already), so its subscribers always run.
@@ -400,6 +441,9 @@ impl Ctx<'_> {
             }
         } else {
             self.st.attrs[slot] = value.clone();
+            if let Some(app) = by.filter(|_| self.prop.is_some()) {
+                self.property_write(slot as u32, app);
+            }
         }
         let text = match value {
             Value::Str(x) => x,
@@ -441,6 +485,7 @@ impl Ctx<'_> {
                 line: self.line as u32,
                 sub: self.sub,
                 value: value.clone(),
+                physical: false,
             });
             return Ok(());
         }
@@ -512,12 +557,26 @@ impl Ctx<'_> {
             }
         } else {
             self.st.mode = mode.clone();
+            if let Some(app) = by.filter(|_| self.prop.is_some()) {
+                self.property_write(slot as u32, app);
+            }
         }
         self.deliver(None, &Text::Static("mode"), &mode)
     }
 
-    /// Runs the handlers subscribed to `attr` of `dev` (None: location/app) with `value`.
+    /// Runs the handlers subscribed to `attr` of `dev` (None: location/app) with `value`; with
+    /// properties, watching for the delivery coming round again (properties.rs).
     pub(super) fn deliver(&mut self, dev: Option<u16>, attr: &Text, value: &Text) -> R<()> {
+        if self.prop.is_none() {
+            return self.deliver_handlers(dev, attr, value);
+        }
+        self.property_deliver(dev, attr, value)?;
+        let r = self.deliver_handlers(dev, attr, value);
+        self.property_delivered();
+        r
+    }
+
+    fn deliver_handlers(&mut self, dev: Option<u16>, attr: &Text, value: &Text) -> R<()> {
         if self.depth > 24 {
             return Ok(());
         }
@@ -546,10 +605,12 @@ impl Ctx<'_> {
             self.logged(None);
             self.manual = manual;
             self.depth += 1;
+            let acts = self.room_handler_starts();
             let r = match &sub.handler {
                 Handler::Method(m) => self.call_method(sub.app, m, smallvec![evt]).map(|_| ()),
                 Handler::Closure(c) => self.call_closure(c, smallvec![evt]).map(|_| ()),
             };
+            self.room_handler_ends(si, acts);
             self.depth -= 1;
             self.vars.truncate(self.base);
             if let (Err(Flow::Error(_, line)), None) = (&r, self.fault) {

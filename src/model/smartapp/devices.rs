@@ -238,6 +238,7 @@ impl Ctx<'_> {
         match self.m.slot(dev, name) {
             Some(slot) => {
                 self.touch(slot as u32, false);
+                self.room_sensed(slot);
                 self.st.attrs[slot].clone()
             }
             None => Value::Null,
@@ -257,6 +258,9 @@ impl Ctx<'_> {
             );
             cx.set_attr(d, attr, v, app)
         };
+        if self.prop.is_some() {
+            self.property_command(d, name)?;
+        }
         match name {
             "currentValue" | "latestValue" => return Ok(Some(self.attr(d, &text_arg(a, 0)))),
             "currentState" | "latestState" => {
@@ -330,6 +334,8 @@ impl Ctx<'_> {
             | "nextTrack" | "previousTrack" | "resumeTrack" | "restoreTrack" => {}
             _ => return Ok(None),
         }
+        // A command: an act, and what the room carries of it (`physical.rs`).
+        self.room_command(d, name);
         Ok(Some(Value::Null))
     }
 }

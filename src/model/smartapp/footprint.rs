@@ -21,8 +21,10 @@
 //! footprint joins the apps of that closure, matching subscriptions by device and attribute
 //! (and by value only for the environment's own event, whose value is fixed).
 //!
-//! Nothing else changes which choices are enabled (timers run at once, `unschedule` does
-//! nothing): only a choice's own `--bound` counter does, and only that choice moves it. The
+//! Nothing else changes which choices are enabled (a timer's event is always enabled and does
+//! nothing while its timer is not pending, `timers.rs`; setting, removing and firing a timer
+//! touch the app's `state`, which a timer call counts as writing): only a choice's own
+//! `--bound` counter does, and only that choice moves it. The
 //! `--conflicts` ghost of an attribute is read and written only by an app's write of that
 //! attribute, which is a write in the footprint, so two firings touching one ghost are
 //! dependent (write/write).
@@ -303,6 +305,12 @@ impl Scan {
                     groovy::DYNAMIC if args.len() == 1 => self.computed_command = true,
                     groovy::DYNAMIC => self.dynamic = true,
                     "setLocationMode" | "setMode" => self.sets_mode = true,
+                    // A timer set or removed is a key of the app's `state` (`timers.rs`).
+                    n if target.is_none()
+                        && (n == "unschedule" || super::timers::timer_handler_position(n).is_some()) =>
+                    {
+                        self.writes_state = true
+                    }
                     "currentValue" | "latestValue" | "currentState" | "latestState" => match args.first() {
                         Some(Arg::Pos(Expr::Str(n))) => {
                             self.read_names.insert(n.to_string());
@@ -542,6 +550,10 @@ impl SmartAppModel {
         if let Some(o) = written {
             touch(o, true);
         }
+        // A physical event settles its channel; a sensor's report clears its cause (`physical.rs`).
+        for o in self.room.first_writes(e, written) {
+            touch(o, true);
+        }
         for a in first {
             start(a, &mut runs, &mut queue);
         }
@@ -550,6 +562,10 @@ impl SmartAppModel {
             let r = &reach[a];
             touch(self.mode_object(), r.sets_mode);
             touch(self.state_object(a), r.writes_state);
+            // The media its commands may move (`physical.rs`).
+            for &p in self.room.pends.get(a).map_or(&[][..], |p| &p[..]) {
+                touch(p as u32, true);
+            }
             for &slot in &r.slots {
                 touch(slot as u32, false);
             }
@@ -566,6 +582,8 @@ impl SmartAppModel {
                 }
             }
         }
+        // A property's check reads its objects when the firing writes one (properties.rs).
+        self.property_footprint(&mut objects);
         objects.into_iter().map(|(object, write)| Access { object, write }).collect()
     }
 

@@ -1,4 +1,4 @@
-//! Saved copies dead while their guard is off (issue 29, the thermostat home): a key K of an
+//! Saved copies dead while their guard is off (the thermostat home): a key K of an
 //! app's `state` that the app reads only when another key G says a copy was taken
 //! (thermostat-mode-director's `currentMode1`, read only under `state.lastStatus ==
 //! "disabled"`) is reset to absent in every stored state where the guard is off.
@@ -41,28 +41,28 @@
 //!
 //! A key whose guard is itself such a key is not reset (the relation below would need both).
 //!
-//! **Guards through calls** (issue 29: thermostat-auto-off reads its copy in `restore`, which
+//! **Guards through calls** (thermostat-auto-off reads its copy in `restore`, which
 //! only `runIn(delay, 'restore')` under `if (... && state.changed)` enters). A *site* of a
-//! method m is a written call `m(...)`, a property read `x` of its getter `m = getX`, or a
-//! literal name or method reference given as the handler of `runIn`, `runOnce` or `runEvery*`,
-//! which the model runs at once, inside the call (`Ctx::run_handler`; a method already running
-//! is not entered again, so such a site either runs m there or not at all). m is *closed* when
+//! method m is a written call `m(...)` or a property read `x` of its getter `m = getX`. A timer's
+//! handler is no site: the hub runs it later, in a transition of its own (`timers.rs`), so a
+//! method handed to `runIn` is open like a subscription's handler (thermostat-auto-off's
+//! `restore` is no longer entered under `state.changed`). m is *closed* when
 //! its sites are the only ways in: it is no installation entry, no text or method reference
-//! names it elsewhere (a subscription's or `schedule`'s handler, a stored name, a setting's
+//! names it elsewhere (a subscription's or a timer's handler, a stored name, a setting's
 //! option, an endpoint), no text built in the source may be its name (`callable::built_names`),
 //! and the app computes no handler and calls nothing by a computed name or by `call`. The atoms
 //! a closed method is *entered under* are the greatest fixpoint of G(m) = the meet, over m's
 //! sites s, of s's lexical atoms plus G(the method whose own body holds s) (nothing for a site
 //! at the top level or in a closure, which may run anywhere); an open method, and one never
 //! entered from outside the closed ones, gets nothing. *Why*: take any run of m's body, and the
-//! frames of the transition's stack below it (a firing runs a handler, which calls on; timers
-//! run inside their call). The lowest frame is an open method (a handler), so going up there is
+//! frames of the transition's stack below it (a firing runs a handler or a timer's method, which
+//! calls on). The lowest frame is an open method (a handler), so going up there is
 //! a lowest closed frame m0, entered at a site s of an open frame: s's lexical atoms, which hold
 //! G(m0), were evaluated to true in that frame before s ran. Inductively, each atom of G(mk) was
 //! evaluated to true earlier in this transition, in a frame below, before the call that leads
 //! to the read. That is all the argument below asks of a guarded read: the point p where the
 //! atom held precedes the read in the same transition. Checked by tests/soundness_homes.rs (a
-//! copier's helper entered under the guard by a call or `runIn`, accepted; the same helper also
+//! copier's helper entered under the guard by a call, accepted; the same helper also
 //! called from an unguarded handler, where it throws on a stale copy, refused). Planted: the
 //! unguarded sites ignored: caught (117 unsound runs, docs/reductions-homes.md).
 //!
@@ -178,7 +178,7 @@ struct Read {
 }
 
 /// A place that enters a method of the app by its written name: a call `m(...)`, a getter's
-/// property read, or the handler of `runIn`/`runOnce`/`runEvery*` (run at once, `Ctx::run_handler`).
+/// property read (a timer's handler is none: it runs in a transition of its own, `timers.rs`).
 struct Site {
     callee: usize,
     /// The method whose own body holds it (None: the top level or a closure).
@@ -510,9 +510,8 @@ impl Collect<'_> {
         });
     }
 
-    /// Notes where `e` may enter a method of the app (`Site`, `named`, `computed_handler`);
-    /// true when it has walked `e` itself (a timer given a method's name).
-    fn entries(&mut self, e: &Expr, guards: &[Atom], fresh: &BTreeSet<String>) -> bool {
+    /// Notes where `e` may enter a method of the app (`Site`, `named`, `computed_handler`).
+    fn entries(&mut self, e: &Expr, guards: &[Atom]) {
         let methods = &self.app.methods;
         let site = |callee: usize, c: &Self| Site { callee, from: c.method, guards: guards.to_vec() };
         match e {
@@ -526,42 +525,24 @@ impl Collect<'_> {
             Expr::Call { target: None, name, args, .. } => {
                 if let Some(&m) = methods.get(name.as_str()) {
                     self.sites.push(site(m, self));
-                    return false;
+                    return;
                 }
-                // The handler's places: after the delay (or the options map) for `runIn` and
-                // `runOnce`, first (or after the options) for `runEvery*`.
-                let places = match name.as_str() {
-                    "runIn" | "runOnce" => 1..3,
-                    n if n.starts_with("runEvery") => 0..2,
-                    "schedule" | "subscribe" => {
-                        // Entered later, from no guard: their names are walked as texts.
-                        let computed = args.iter().skip(1).any(|a| !handler_literal(a.value(), self.app));
-                        self.computed_handler |= computed;
-                        return false;
-                    }
-                    _ => return false,
+                // A timer's method runs later, in a transition of its own (`timers.rs`), as a
+                // subscription's handler does: entered from no guard, its name walked as a text.
+                let handler_from = match name.as_str() {
+                    "subscribe" => 1,
+                    n => match timers::timer_handler_position(n) {
+                        Some(p) => p,
+                        None => return,
+                    },
                 };
-                for (i, a) in args.iter().enumerate() {
-                    let handler = match a.value() {
-                        Expr::Str(x) if places.contains(&i) => methods.get(&**x),
-                        Expr::Var(n) if places.contains(&i) => methods.get(n.as_str()),
-                        _ => None,
-                    };
-                    match handler {
-                        Some(&m) => self.sites.push(site(m, self)),
-                        None => {
-                            self.computed_handler |= places.contains(&i) && !handler_literal(a.value(), self.app);
-                            self.expr(a.value(), guards, fresh);
-                        }
-                    }
-                }
-                return true;
+                let computed = args.iter().skip(handler_from).any(|a| !handler_literal(a.value(), self.app));
+                self.computed_handler |= computed;
             }
             // A call by a computed name, or of a text (`h.call()`): any method.
             Expr::Call { name, .. } if name == groovy::DYNAMIC || name == "call" => self.computed_handler = true,
             _ => {}
         }
-        false
     }
 
     fn expr(&mut self, e: &Expr, guards: &[Atom], fresh: &BTreeSet<String>) {
@@ -582,9 +563,7 @@ impl Collect<'_> {
             }
             return;
         }
-        if self.entries(e, guards, fresh) {
-            return;
-        }
+        self.entries(e, guards);
         match e {
             Expr::Index(o, _) if is_state(o) => {
                 self.give_up.get_or_insert_with(|| format!("a computed key at line {}", self.line));

@@ -1,4 +1,4 @@
-//! The devices' states at installation, chosen by the environment (issue 26).
+//! The devices' states at installation, chosen by the environment.
 //!
 //! A hub installs an app whatever state its devices are in: the lock may be unlocked, the
 //! thermostat heating, the location in `away`. Apps that save what they find at installation and

@@ -239,7 +239,9 @@ impl Ctx<'_> {
             Stmt::Try(body, catches, fin) => {
                 let r = self.scoped(body);
                 let r = match r {
-                    Err(Flow::Error(m, l)) if m.starts_with(CONFLICT) => Err(Flow::Error(m, l)),
+                    Err(Flow::Error(m, l)) if m.starts_with(CONFLICT) || m.starts_with(properties::PROPERTY) => {
+                        Err(Flow::Error(m, l))
+                    }
                     Err(Flow::Error(_, _)) if !catches.is_empty() => {
                         let mark = self.vars.len();
                         self.declare(catches[0].0.clone(), lit("exception"));
@@ -494,6 +496,7 @@ impl Ctx<'_> {
             "app" => Value::Obj("app"),
             "settings" => Value::Obj("settings"),
             "Math" => Value::Obj("Math"),
+            n if builtins::class_object(n).is_some() => builtins::class_object(n).unwrap_or(Value::Null),
             _ => {
                 if self.m.apps[self.app].methods.contains_key(n) {
                     // A method named as a value (a handler reference).
@@ -510,17 +513,37 @@ impl Ctx<'_> {
         })
     }
 
+    /// A key of the running app's `state`, as Groovy reads it (a reserved key, `timers.rs`, is
+    /// no key of the app's: null).
     pub(super) fn state_get(&mut self, key: &str) -> Value {
+        if timers::is_reserved(key) {
+            return Value::Null;
+        }
+        self.state_fetch(key)
+    }
+
+    /// A key of the running app's `state`, reserved keys included.
+    pub(super) fn state_fetch(&mut self, key: &str) -> Value {
         let o = self.m.state_object(self.app);
         self.touch(o, false);
         self.st.states[self.app].iter().find(|(k, _)| k == key).map_or(Value::Null, |(_, v)| v.clone())
     }
 
+    /// Stores a key of the running app's `state` as Groovy does (a reserved key, `timers.rs`, is
+    /// no key of the app's: nothing is stored).
     pub(super) fn state_set(&mut self, key: &str, v: Value) {
         // A key no code of the app reads is not stored, and its write touches nothing (`dead.rs`).
-        if self.m.state_reads.get(self.app).is_some_and(|r| r.as_ref().is_some_and(|r| !r.contains(key))) {
+        if timers::is_reserved(key)
+            || self.m.state_reads.get(self.app).is_some_and(|r| r.as_ref().is_some_and(|r| !r.contains(key)))
+        {
             return;
         }
+        self.state_store(key, v)
+    }
+
+    /// Stores a key of the running app's `state`, reserved keys included (never dropped by the
+    /// reductions: their key sets hold the keys Groovy names).
+    pub(super) fn state_store(&mut self, key: &str, v: Value) {
         let o = self.m.state_object(self.app);
         let st = &mut self.st.states[self.app];
         let at = st.iter().position(|(k, _)| k == key);
@@ -577,6 +600,7 @@ impl Ctx<'_> {
                         {
                             Some(&(_, slot)) => {
                                 self.touch(slot as u32, false);
+                                self.room_sensed(slot);
                                 self.st.attrs[slot].clone()
                             }
                             None => Value::Null,
@@ -754,6 +778,10 @@ impl Ctx<'_> {
                 | "httpDelete"
         ) && !self.m.apps[self.app].methods.contains_key(name)
         {
+            // A message to the user is an act (`physical.rs`); HTTP is not.
+            if name.starts_with("send") {
+                self.room_act();
+            }
             self.discard_args(args)?;
             return Ok(Value::Null);
         }
@@ -768,22 +796,13 @@ impl Ctx<'_> {
                 self.subscribe(&a);
                 Value::Null
             }
-            "runIn" | "runOnce" => {
-                let h = if matches!(arg(0), Value::Map(_)) { arg(2) } else { arg(1) };
-                self.run_handler(h)?;
+            // A timer is set pending; the hub runs its method later, as an event (`timers.rs`).
+            n if timers::timer_handler_position(n).is_some() => {
+                self.set_timer(n, &a)?;
                 Value::Null
             }
-            n if n.starts_with("runEvery") => {
-                let h = if matches!(arg(0), Value::Map(_)) { arg(1) } else { arg(0) };
-                self.run_handler(h)?;
-                Value::Null
-            }
-            "schedule" => {
-                // In installed()/initialize() the Extractor makes it an event; elsewhere it runs.
-                if self.installing.is_none() {
-                    let h = if matches!(arg(0), Value::Map(_)) { arg(2) } else { arg(1) };
-                    self.run_handler(h)?;
-                }
+            "unschedule" => {
+                self.unschedule(&a);
                 Value::Null
             }
             "setLocationMode" => {
@@ -799,7 +818,7 @@ impl Ctx<'_> {
             "parseJson" => parse_json(&arg(0).text()),
             "toDateTime" => Value::Int(NOW),
             "location" => Value::Obj("location"),
-            _ => Value::Null,
+            _ => self.unknown_function(name),
         })
     }
 
@@ -820,7 +839,7 @@ impl Ctx<'_> {
                         self.touch(o, false);
                         Value::Str(self.st.mode.clone())
                     }
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 })
             }
             // A routine (Hello Home phrase) sets the mode the person configured it with, if any:
@@ -844,12 +863,14 @@ impl Ctx<'_> {
                     _ => Value::Null,
                 });
             }
-            Value::Obj("state") => return Ok(Value::Null),
             Value::Obj("json") => {
                 return Ok(match name {
                     "parseText" | "parse" => parse_json(&arg(0).text()),
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 })
+            }
+            Value::Obj(class) if builtins::class_object(class).is_some() => {
+                return Ok(self.class_method(class, name, &a))
             }
             // A random number is one fixed value of its range, the middle (drawing it would be a
             // choice of the environment the model does not make): Hue Party Mode's colour.
@@ -860,7 +881,7 @@ impl Ctx<'_> {
                     "nextInt" | "nextLong" => Value::Int(0),
                     "nextDouble" | "nextFloat" => Value::Dec(0.5),
                     "nextBoolean" => Value::Bool(false),
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 });
             }
             Value::Obj("Math") => {
@@ -873,7 +894,7 @@ impl Ctx<'_> {
                     "round" => Value::Int(x.round() as i64),
                     "floor" => Value::Dec(x.floor()),
                     "ceil" => Value::Dec(x.ceil()),
-                    _ => Value::Null,
+                    _ => self.unknown_method(o, name),
                 });
             }
             Value::Closure(c) if name == "call" => return self.call_closure(c, a),
@@ -885,6 +906,22 @@ impl Ctx<'_> {
                 if let Some(v) = self.device_method(*d, name, &a)? {
                     return Ok(v);
                 }
+            }
+            // A command or query on a list of devices (a home binds several to a `multiple`
+            // input): on each, as a hub does.
+            Value::List(l)
+                if !l.is_empty()
+                    && l.iter().all(|x| matches!(x, Value::Dev(_)))
+                    && (!footprint::command_attrs(name).is_empty()
+                        || matches!(name, "currentValue" | "latestValue" | "currentState" | "latestState")) =>
+            {
+                let mut out = Vec::new();
+                for x in l.clone().iter() {
+                    if let Value::Dev(d) = x {
+                        out.push(self.device_method(*d, name, &a)?.unwrap_or(Value::Null));
+                    }
+                }
+                return Ok(if footprint::command_attrs(name).is_empty() { list(out) } else { Value::Null });
             }
             _ => {}
         }

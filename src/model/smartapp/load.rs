@@ -100,8 +100,10 @@ pub(super) struct Input {
     pub line: usize,
     /// Left unset (null): an optional input with nothing to choose from at installation.
     pub unset: bool,
-    /// `multiple: true`: a list of choices.
+    /// `multiple: true`: a list of devices or values.
     pub multiple: bool,
+    /// Its options when written out as literals (an enum's), for checking a home's binding.
+    pub options: Vec<String>,
 }
 
 /// Every `input` of a script, written out (`input "x", "capability.switch"`, `input name: "x",
@@ -205,9 +207,30 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
         let optional = matches!(named.get("required"), Some(Expr::Bool(false)));
         let unset = default == Value::Null && computed_options && optional;
         let multiple = matches!(named.get("multiple"), Some(Expr::Bool(true)));
-        out.push(Input { name: n, ty: t, default, line, unset, multiple });
+        let options = literal_options(named.get("options").copied());
+        out.push(Input { name: n, ty: t, default, line, unset, multiple, options });
     });
     (out, unread)
+}
+
+/// The literal options of an input (`options: ["a", "b"]`, `[["k": "label"]]`, `["k": "label"]`).
+fn literal_options(e: Option<&Expr>) -> Vec<String> {
+    let key = |x: &Expr| match x {
+        Expr::Str(k) => Some(k.to_string()),
+        Expr::Int(i) => Some(i.to_string()),
+        _ => None,
+    };
+    match e {
+        Some(Expr::List(l)) => l
+            .iter()
+            .flat_map(|x| match x {
+                Expr::Map(m) => m.iter().filter_map(|p| key(&p.0)).collect::<Vec<_>>(),
+                x => key(x).into_iter().collect(),
+            })
+            .collect(),
+        Some(Expr::Map(m)) => m.iter().filter_map(|p| key(&p.0)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The value IoTCheck's Extractor gives an input of a non-device type.
@@ -224,6 +247,11 @@ pub(super) fn setting_value(ty: &str, default: Value) -> Value {
         "enum" | "text" | "string" | "password" | "email" => lit("text"),
         _ => Value::Null,
     }
+}
+
+/// The devices an input's value names: one, or each of a list (a home's `multiple` input).
+pub(super) fn setting_devices(v: &Value) -> Vec<u16> {
+    v.items_ref().iter().filter_map(|x| if let Value::Dev(d) = x { Some(*d) } else { None }).collect()
 }
 
 /// A `subscribe` call found in the source.
@@ -304,6 +332,16 @@ pub(super) fn app_name(p: &Path) -> String {
 }
 
 pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Result<SmartAppModel, InputError> {
+    build_home(parsed, opts, None)
+}
+
+/// [`build`], the apps configured by a home when one is given (home.rs): its devices first,
+/// its bindings in place of the defaults.
+pub(super) fn build_home(
+    parsed: Vec<(PathBuf, Script)>,
+    opts: SmartAppOptions,
+    home: Option<&super::home::Setup>,
+) -> Result<SmartAppModel, InputError> {
     if parsed.len() > 250 {
         return Err(InputError::file(&parsed[0].0, "too many apps in one system (at most 250)"));
     }
@@ -313,9 +351,13 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         return Err(InputError::file(&parsed[0].0, scope_name_error(bad)));
     }
     let mut devices: Vec<String> = Vec::new();
+    let mut device_caps: Vec<Vec<String>> = Vec::new();
+    if let Some(h) = home {
+        h.declare_devices(&mut devices, &mut device_caps);
+    }
     let mut apps = Vec::new();
     let mut unsupported = Vec::new();
-    for (path, script) in parsed {
+    for (ai, (path, script)) in parsed.into_iter().enumerate() {
         let file = path.display().to_string();
         let mut settings = FxHashMap::default();
         let mut mode_inputs = Vec::new();
@@ -323,7 +365,15 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         for (line, why) in unread.into_iter().chain(super::mode_choices::unmodelled_mode_writes(&script)) {
             unsupported.push(format!("{file}:{line}: {why}"));
         }
-        for Input { name, ty, default, line, unset, multiple } in found {
+        let mut bound = Vec::new();
+        if let Some(h) = home {
+            bound = h.bind_app(ai, &app_name(&path), &found, &mut settings, &mut unsupported)?;
+        }
+        for input in found {
+            if bound.contains(&input.name) {
+                continue;
+            }
+            let Input { name, ty, default, line, unset, multiple, .. } = input;
             if ty == "mode" && !multiple && !unset && !mode_inputs.contains(&name) {
                 mode_inputs.push(name.clone());
             }
@@ -338,6 +388,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 }
                 let d = devices.iter().position(|c| *c == cap).unwrap_or_else(|| {
                     devices.push(cap.clone());
+                    device_caps.push(vec![cap.clone()]);
                     devices.len() - 1
                 });
                 Value::Dev(d as u16)
@@ -348,13 +399,16 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         }
         let methods = script.methods.iter().enumerate().map(|(i, m)| (m.name.clone(), i)).collect();
         let callable = callable::callable(&script);
-        apps.push(App { name: app_name(&path), file, script, methods, callable, settings, mode_inputs });
+        apps.push(App { name: app_name(&path), file, script, methods, callable, settings, bound, mode_inputs });
     }
     // Attribute slots: each device's capability attributes, plus any subscribed attribute.
     let mut slots: Vec<(u16, String)> = Vec::new();
     let mut init_attrs = Vec::new();
-    for (d, cap) in devices.iter().enumerate() {
-        for (a, v) in capability_attrs(cap) {
+    for (d, caps) in device_caps.iter().enumerate() {
+        for (a, v) in caps.iter().flat_map(|cap| capability_attrs(cap)) {
+            if slots.iter().any(|(x, y)| *x == d as u16 && y == a) {
+                continue;
+            }
             slots.push((d as u16, a.to_string()));
             init_attrs.push(match v.parse::<i64>() {
                 Ok(_) => s(v),
@@ -370,13 +424,19 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     // (type, device, values, owning app or usize::MAX, attribute set)
     let mut groups: Vec<(String, Option<u16>, Vec<String>, usize, String)> = Vec::new();
     for (ai, app) in apps.iter().enumerate() {
-        for h in opening_schedule(&app.script) {
+        // Each method the app hands to a timer: an event the hub fires when it is due (`timers.rs`).
+        let (timers, odd) = timers::timer_calls(app);
+        for (line, why) in odd {
+            unsupported.push(format!("{}:{line}: {why}", app.file));
+        }
+        for t in timers {
             events.push(EnvEvent {
-                name: format!("schedule.{}.{h}", app.name),
+                name: format!("schedule.{}.{}", app.name, t.method),
                 dev: None,
                 attr: Text::Static("schedule"),
                 value: Text::Static(""),
-                run: Some((ai, h)),
+                run: Some((ai, t.method)),
+                extractor: t.extractor,
                 touch: None,
             });
         }
@@ -391,7 +451,8 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 unsupported.push(format!("{file}:{line}: subscription on a computed target: no event fired for it"));
                 continue;
             }
-            if var != "location" && var != "app" && !matches!(app.settings.get(&var), Some(Value::Dev(_))) {
+            let setting_devs = app.settings.get(&var).map(setting_devices).unwrap_or_default();
+            if var != "location" && var != "app" && setting_devs.is_empty() {
                 unsupported.push(format!(
                     "{file}:{line}: subscription on `{var}`, which is not a device input: no event fired for it"
                 ));
@@ -422,6 +483,7 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                     attr: Text::Static("app"),
                     value: Text::Static("touch"),
                     run: None,
+                    extractor: false,
                     touch: Some(ai),
                 });
                 continue;
@@ -433,10 +495,6 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 ));
             }
             let value = ev.split_once('.').map(|(_, v)| v.to_string()).filter(|_| !ev.starts_with("water."));
-            let dev = match app.settings.get(&var) {
-                Some(Value::Dev(d)) if var != "location" => Some(*d),
-                _ => None,
-            };
             // A subscription to one value counts for its app alone; a whole event type once for
             // all apps (what reproduces the paper's Evt., docs/smartapps.md).
             let owner_app = if value.is_some() { ai } else { usize::MAX };
@@ -444,15 +502,20 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
                 Some(v) => vec![v],
                 None => event_values(&ty).iter().map(|v| v.to_string()).collect(),
             };
-            match groups.iter_mut().find(|g| g.0 == ty && g.1 == dev && g.3 == owner_app && g.4 == attr) {
-                Some(g) => {
-                    for v in values {
-                        if !g.2.contains(&v) {
-                            g.2.push(v);
+            // Each device of the input (a home binds several to a `multiple` input).
+            let devs: Vec<Option<u16>> =
+                if var == "location" { vec![None] } else { setting_devs.iter().map(|&d| Some(d)).collect() };
+            for dev in devs {
+                match groups.iter_mut().find(|g| g.0 == ty && g.1 == dev && g.3 == owner_app && g.4 == attr) {
+                    Some(g) => {
+                        for v in &values {
+                            if !g.2.contains(v) {
+                                g.2.push(v.clone());
+                            }
                         }
                     }
+                    None => groups.push((ty.clone(), dev, values.clone(), owner_app, attr.clone())),
                 }
-                None => groups.push((ty, dev, values, owner_app, attr)),
             }
         }
     }
@@ -470,7 +533,15 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
             if events.iter().any(|e| e.name == name) {
                 name = format!("{name}.{}", apps[ai.min(apps.len() - 1)].name);
             }
-            events.push(EnvEvent { name, dev, attr: attr.clone().into(), value: v.into(), run: None, touch: None });
+            events.push(EnvEvent {
+                name,
+                dev,
+                attr: attr.clone().into(),
+                value: v.into(),
+                run: None,
+                extractor: false,
+                touch: None,
+            });
         }
     }
     let mut slot_of = vec![Vec::new(); devices.len()];
@@ -481,15 +552,17 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     let slot_text = slots.iter().map(|(_, a)| Text::from(a.clone())).collect();
     let device_text = devices.iter().map(|d| Text::from(d.clone())).collect();
     let device_id_text = (0..devices.len()).map(|d| Text::from(format!("device{d}"))).collect();
-    let phone = devices
+    let has_cap = |d: &Vec<String>, want: &[&str]| d.iter().any(|c| want.contains(&c.as_str()));
+    let phone = device_caps
         .iter()
-        .position(|c| c == "mobilePresence")
-        .or_else(|| devices.iter().position(|c| matches!(c.as_str(), "presenceSensor" | "beacon")));
+        .position(|c| has_cap(c, &["mobilePresence"]))
+        .or_else(|| device_caps.iter().position(|c| has_cap(c, &["presenceSensor", "beacon"])));
     let dni = phone.map_or_else(|| "device0".to_string(), |d| format!("device{d}"));
     let presence_data = ["0", "1"].map(|p| Text::from(format!("{{\"presence\":\"{p}\",\"dni\":\"{dni}\"}}")));
     let mut model = SmartAppModel {
         apps,
         devices,
+        device_caps,
         slots,
         slot_of,
         slot_text,
@@ -506,6 +579,9 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
         state_reads: Vec::new(),
         guarded: Vec::new(),
         guard_verdicts: Vec::new(),
+        props: Default::default(),
+        met: Default::default(),
+        room: Default::default(),
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),
@@ -535,6 +611,12 @@ pub(super) fn build(parsed: Vec<(PathBuf, Script)>, opts: SmartAppOptions) -> Re
     model.unsupported = unsupported;
     // The devices' states at installation: the environment's choice (initial.rs).
     model.choose_configurations(fresh);
+    // The physical channels between the apps (`physical.rs`), before the slice keeps their
+    // sensing apps; before the properties, which name the location mode's object after the
+    // room's slots.
+    model.add_room();
+    // The properties checked (properties.rs), before the reductions that must count their reads.
+    model.attach_properties(home.map(|h| &h.home))?;
     if opts.conflicts {
         model.slice_readers();
     }
@@ -565,7 +647,8 @@ pub(super) fn install(
         if let Err(Flow::Error(why, line)) = cx.call_method(ai, entry, Vec::new()) {
             unsupported.push(format!("{file}:{line}: installing stopped: {}", why.trim_start_matches(CONFLICT)));
         }
-        for (line, why) in std::mem::take(&mut cx.problems) {
+        let met: Vec<(usize, String)> = cx.unknown.drain(..).map(|(_, l, w)| (l, w)).collect();
+        for (line, why) in std::mem::take(&mut cx.problems).into_iter().chain(met) {
             // Said once per line: a subscription on no input is listed already.
             if !unsupported.iter().any(|u| u.starts_with(&format!("{file}:{line}:"))) {
                 unsupported.push(format!("{file}:{line}: {why}"));
@@ -623,7 +706,7 @@ impl SmartAppModel {
     /// `mode`).
     pub(super) fn in_conflict_scope(&self, slot: usize) -> bool {
         self.opts.conflicts_on.is_none_or(|scope| match self.slots.get(slot) {
-            Some((d, attr)) => scope.contains(&self.devices[*d as usize], attr),
+            Some((d, attr)) => self.device_caps[*d as usize].iter().any(|cap| scope.contains(cap, attr)),
             None => scope.contains("location", "mode"),
         })
     }

@@ -1,4 +1,4 @@
-//! What varies in a system's states (issue 29: where a home's state space comes from): a
+//! What varies in a system's states (where a home's state space comes from): a
 //! breadth-first walk of the states, up to a number of them, that counts per component of a
 //! [`SmartState`] (each attribute slot, the location mode, each key of each app's `state`, each
 //! conflict ghost, the fire counts under a bound) how many distinct values it takes, and how

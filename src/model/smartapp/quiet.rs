@@ -1,4 +1,4 @@
-//! Quiet uses of an app's `state` (issue 29, the thermostat home: thermostat-auto-off's
+//! Quiet uses of an app's `state` (the thermostat home: thermostat-auto-off's
 //! `log.debug "Desc: $evt.value , $state"`): a use of `state`, `atomicState` or a key of them
 //! inside an *inert* argument of a *quiet* call reads nothing that a later step can observe,
 //! so the state scans (`dead.rs`'s write-only keys through [`super::footprint::scan_app`],

@@ -1,5 +1,5 @@
 //! `state` keys whose values reach only themselves, left out of the state under `--conflicts`
-//! (issue 29, the thermostat home: thermostat.groovy's `state[evt.deviceId] = now()`, read only
+//! (the thermostat home: thermostat.groovy's `state[evt.deviceId] = now()`, read only
 //! to decide whether to notify again, which does nothing but write the key).
 //!
 //! **The slice** (program slicing over the app's `state` keys: Weiser, "Program slicing", ICSE

@@ -1,5 +1,5 @@
-//! Apps left out of the interleaving under `--conflicts` (issue 26; issue 29 names it for whole
-//! homes): an app that can write nothing another app sees cannot take part in a conflict, so
+//! Apps left out of the interleaving under `--conflicts`, in pairs and in
+//! whole homes: an app that can write nothing another app sees cannot take part in a conflict, so
 //! when the property is IoTCheck's conflicts its handlers are not run and the events that then
 //! reach nothing are not scheduled. For N apps, not only pairs.
 //!
@@ -46,11 +46,15 @@ impl SmartAppModel {
     /// kept app (see the module header).
     pub(super) fn slice_readers(&mut self) {
         let reach = self.reach();
-        self.left_out = reach.iter().map(|r| !r.shared).collect();
+        // An app that senses a physical channel is kept: what it does on another app's change of
+        // the room is a physical conflict (`physical.rs`).
+        let senses = |a: usize| self.room.senses.get(a) == Some(&true);
+        self.left_out = reach.iter().enumerate().map(|(a, r)| !r.shared && !senses(a)).collect();
         if !self.left_out.iter().any(|&l| l) {
             return;
         }
-        let mut read = vec![false; self.slots.len()];
+        // What a property reads counts as read (properties.rs).
+        let mut read: Vec<bool> = (0..self.slots.len()).map(|s| self.read_by_properties(s as u32)).collect();
         for (r, _) in reach.iter().zip(&self.left_out).filter(|(_, &l)| !l) {
             r.reads.iter().for_each(|&s| read[s] = true);
         }
@@ -59,7 +63,13 @@ impl SmartAppModel {
             .map(|e| {
                 let (written, runs) = self.first_effect(e);
                 runs.is_empty()
-                    && written.is_none_or(|o| if o == self.mode_object() { !any_kept } else { !read[o as usize] })
+                    && written.is_none_or(|o| {
+                        if o == self.mode_object() {
+                            !any_kept && !self.properties_read_mode()
+                        } else {
+                            !read[o as usize]
+                        }
+                    })
             })
             .collect();
     }

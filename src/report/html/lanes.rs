@@ -1,4 +1,4 @@
-//! Lane diagrams of schedules (issue 30): a counterexample (a deadlock or error schedule of an
+//! Lane diagrams of schedules: a counterexample (a deadlock or error schedule of an
 //! EM trace, a conflict of SmartApps, an event model's error) or a race witness, drawn as one
 //! column per lane ([`Model::lanes`]: a thread or looper, an app, the environment), time going
 //! down, one row per mark ([`Model::lane_marks`]): operations and accesses as marks, each run of
@@ -67,6 +67,12 @@ enum Row {
         lane: usize,
         name: String,
     },
+    /// `marks` marks of steps `from` to `to` left out (a schedule longer than [`MAX_ROWS`]).
+    Gap {
+        marks: usize,
+        from: usize,
+        to: usize,
+    },
 }
 
 /// A schedule laid out on lanes, ready to render.
@@ -78,7 +84,7 @@ pub struct Diagram {
     line: Vec<usize>,
     /// Rows outlined in red.
     marked: Vec<usize>,
-    /// Steps of the schedule; marks left out past [`MAX_ROWS`].
+    /// Steps of the schedule; marks left out to keep to [`MAX_ROWS`] ([`kept_marks`]).
     pub steps: usize,
     pub cut: usize,
     /// How the schedule ended, in words (the error, or what is left stuck).
@@ -260,13 +266,24 @@ fn fold(
 /// Rows and lines of `marks` on `lanes`, `chosen` (indices into `marks`) outlined.
 fn layout(lanes: Vec<Lane>, marks: Vec<(usize, LaneMark, bool)>, chosen: &[usize], ends: Ends) -> Diagram {
     let Ends { steps, end, left_out } = ends;
-    // Rows: a box's start before its first mark.
-    let cut = marks.len().saturating_sub(MAX_ROWS);
-    let shown = marks.len() - cut;
+    let keep = kept_marks(marks.len(), chosen);
+    let cut = keep.iter().filter(|&&k| !k).count();
+    // Rows: a box's start before its first mark; a gap where marks are left out.
     let mut rows = Vec::new();
     let mut row_of = vec![usize::MAX; marks.len()];
     let mut open: Vec<Option<(String, Option<u64>, usize)>> = vec![None; lanes.len()];
-    for (i, (step, mark, pending)) in marks.into_iter().enumerate().take(shown) {
+    for (i, (step, mark, pending)) in marks.into_iter().enumerate() {
+        if !keep[i] {
+            match rows.last_mut() {
+                Some(Row::Gap { marks, to, .. }) => (*marks, *to) = (*marks + 1, step),
+                _ => {
+                    rows.push(Row::Gap { marks: 1, from: step, to: step });
+                    // A handler's box does not reach across a gap: the next mark opens another.
+                    open.iter_mut().for_each(|o| *o = None);
+                }
+            }
+            continue;
+        }
         // The same access again in the same run of a handler: counted on the row before.
         if let Some(Row::Mark { step: s, mark: m, pending: p, times }) = rows.last_mut() {
             if *s == step && *p == pending && mark.op.is_none() && *m == mark && !chosen.contains(&i) {
@@ -310,6 +327,47 @@ fn layout(lanes: Vec<Lane>, marks: Vec<(usize, LaneMark, bool)>, chosen: &[usize
         }
     }
     Diagram { lanes, rows, line, marked, steps, cut, end, left_out, folded: None }
+}
+
+/// Which of `n` marks a diagram draws: all of them up to [`MAX_ROWS`]; past it, the marks of the
+/// pair it is about (`chosen`) and as many marks around each as fit in [`MAX_ROWS`] together
+/// (the pair's neighbourhood, wherever in the schedule it is), or the first [`MAX_ROWS`] when
+/// there is no pair.
+pub fn kept_marks(n: usize, chosen: &[usize]) -> Vec<bool> {
+    if n <= MAX_ROWS {
+        return vec![true; n];
+    }
+    if chosen.is_empty() {
+        return (0..n).map(|i| i < MAX_ROWS).collect();
+    }
+    let mut centres: Vec<usize> = chosen.iter().copied().filter(|&c| c < n).collect();
+    centres.sort_unstable();
+    centres.dedup();
+    // Marks kept with `w` marks on each side of every centre, windows merged.
+    let count = |w: usize| {
+        let (mut total, mut reach) = (0, 0);
+        for &c in &centres {
+            let (lo, hi) = (c.saturating_sub(w).max(reach), (c + w + 1).min(n));
+            total += hi.saturating_sub(lo);
+            reach = reach.max(hi);
+        }
+        total
+    };
+    // The widest windows that fit (the pair itself always does).
+    let (mut lo, mut hi) = (0, MAX_ROWS);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if count(mid) <= MAX_ROWS {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let mut keep = vec![false; n];
+    for &c in &centres {
+        keep[c.saturating_sub(lo)..(c + lo + 1).min(n)].fill(true);
+    }
+    keep
 }
 
 /// `colour` mixed with white, `white` parts in 1.
@@ -390,6 +448,7 @@ viewBox=\"0 0 {total_w:.0} {total_h:.0}\" font-family=\"DejaVu Sans Mono, Menlo,
         for (k, next) in d.rows.iter().enumerate().skip(r + 1) {
             match next {
                 Row::BoxStart { lane: l, .. } if l == lane => break,
+                Row::Gap { .. } => break,
                 Row::Mark { mark, .. } if mark.lane == *lane => {
                     if mark.handler.as_ref().map(|h| &h.0) != Some(name) {
                         break;
@@ -434,6 +493,21 @@ viewBox=\"0 0 {total_w:.0} {total_h:.0}\" font-family=\"DejaVu Sans Mono, Menlo,
             total_w - 8.0,
             AXIS - 6.0,
             y + 13.0
+        );
+    }
+    // Gaps: where marks were left out, a dashed rule across and how many.
+    for (r, row) in d.rows.iter().enumerate() {
+        let Row::Gap { marks, from, to } = row else { continue };
+        let y = y_of(r) + ROW / 2.0;
+        let steps = if from == to { format!("step {from}") } else { format!("steps {from}-{to}") };
+        let _ = writeln!(
+            out,
+            "<line x1=\"{AXIS}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#999\" stroke-dasharray=\"2 4\"/>\
+<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#555\" font-family=\"sans-serif\" font-size=\"10\">{} not drawn ({steps})</text>",
+            total_w - 8.0,
+            AXIS + 6.0,
+            y - 3.0,
+            esc(&super::super::compare::plural(*marks, "mark"))
         );
     }
     // The pair joined, under the marks: from the side of one outline to the facing side of the

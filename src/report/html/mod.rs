@@ -1,4 +1,4 @@
-//! `--html PATH` (issue 30): one self-contained page per `check`, `compare` or `corpus` run:
+//! `--html PATH`: one self-contained page per `check`, `compare` or `corpus` run:
 //! inline CSS and SVG, no script, nothing loaded from elsewhere. It says what the text report
 //! says, and draws each counterexample as a lane diagram ([`lanes`]), `compare`'s table as
 //! charts ([`chart`]), `corpus`'s table and its chart of reductions. Every text that comes from
@@ -55,6 +55,8 @@ pub const MAX_FIGURES: usize = 12;
 pub fn error_diagram<M: Model>(model: &M, e: &ErrorReport) -> Option<Diagram> {
     let path = parse_schedule(model, &e.schedule).ok()?;
     let marked = match (&e.conflict, e.kind.as_str()) {
+        // A physical conflict's sides are not writes of one object: the sensing app's last step.
+        (Some(_), crate::model::smartapp::PHYSICAL_CONFLICT) => Marked::Last(e.app.as_deref()),
         (Some(c), _) => Marked::Conflict(c),
         (None, "deadlock") => Marked::Stuck,
         _ => Marked::Last(e.app.as_deref()),
@@ -165,7 +167,7 @@ pub(crate) fn figure_html(f: &Figure, bare: bool) -> String {
         let _ = write!(
             out,
             "<p>{}</p>",
-            badge("warn", &format!("{} marks past the first {} not drawn", d.cut, lanes::MAX_ROWS))
+            badge("warn", &format!("{} marks not drawn: at most {} rows, around the pair", d.cut, lanes::MAX_ROWS))
         );
     }
     match &d.folded {
@@ -311,6 +313,14 @@ pub fn check_page(r: &RunReport, sut: &str, figures: &[Figure], sections: &[Stri
         }
     }
     page.end();
+    if !r.physical_conflicts.is_empty() {
+        page.section("physical conflicts", "physical");
+        page.para(
+            "one app's command changes what the room carries; another app's sensor measures it (docs/physical.md)",
+        );
+        page.html(&super::physical::render_html(&r.physical_conflicts));
+        page.end();
+    }
     let others: Vec<Figure> = figures.iter().filter(|f| f.of_error.is_none()).cloned().collect();
     figures_section(&mut page, "lane diagrams", &others, 0);
     for s in sections {
@@ -367,48 +377,5 @@ pub fn compare_page(inputs: &[InputRuns], figures: &[Vec<Figure>], failed: &[Not
         page.end();
     }
     page.html(&collapsed("the text table", &super::compare::render(inputs)));
-    page.finish(&title)
-}
-
-/// `corpus --html` on the VMCAI tables: the table, its summary and the chart of reductions.
-pub fn corpus_page(rows: &[crate::corpus::Row]) -> String {
-    use super::corpus as c;
-    let title = "tracepor corpus: VMCAI 2022 tables A.1/A.2".to_string();
-    let mut page = Page::new(&title, &esc(&super::compare::plural(rows.len(), "pair")));
-    page.section("summary", "summary");
-    page.para(&c::text_summary(&crate::corpus::summary(rows)));
-    page.html(&format!("<div class=\"scroll\">{}</div>", c::svg(rows)));
-    page.end();
-    let (header, cells) = with_notes(&c::HEADER, rows.iter().map(c::cells));
-    let last = header.len() - 1;
-    page.section("pairs", "pairs");
-    page.html(&table(&header, &cells, |i| i == 2, |i| i == last, |i| rows[i].agree == Some(false)));
-    page.end();
-    page.finish(&title)
-}
-
-/// A corpus table's header and rows with the note as a last column.
-fn with_notes<'h>(
-    header: &[&'h str],
-    rows: impl Iterator<Item = (Vec<String>, Option<String>)>,
-) -> (Vec<&'h str>, Vec<Vec<String>>) {
-    let header = header.iter().copied().chain(["note"]).collect();
-    let rows = rows.map(|(cells, note)| cells.into_iter().chain([note.unwrap_or_default()]).collect()).collect();
-    (header, rows)
-}
-
-/// `corpus --html` on IoTCheck's FSE 2020 pairs: the table and the agreement per group.
-pub fn fse_page(rows: &[crate::corpus::fse::FseRow]) -> String {
-    use super::corpus::fse as f;
-    let title = "tracepor corpus: IoTCheck's FSE 2020 pairs".to_string();
-    let mut page = Page::new(&title, &esc(&super::compare::plural(rows.len(), "pair")));
-    page.section("agreement", "agreement");
-    page.html(&format!("<pre>{}</pre>", esc(&f::text_summary(&crate::corpus::fse::summary(rows)))));
-    page.end();
-    let (header, cells) = with_notes(&f::HEADER, rows.iter().map(f::cells));
-    let last = header.len() - 1;
-    page.section("pairs", "pairs");
-    page.html(&table(&header, &cells, |i| i != 1 && i < 9, |i| i == last || i == 6, |i| cells[i][7] == "differ"));
-    page.end();
     page.finish(&title)
 }

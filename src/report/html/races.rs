@@ -1,4 +1,4 @@
-//! The race report and the outcomes explained (issue 30, [`crate::explore::races`]) on `check`'s
+//! The race report and the outcomes explained ([`crate::explore::races`]) on `check`'s
 //! page: the races with their verdicts, each race that changes an outcome drawn from its witness
 //! run (the racing pair outlined: the second access runs before the first), and what each
 //! outcome sees differently from the recorded run.
@@ -53,14 +53,18 @@ pub fn races_section(r: &RaceReport, figures: &[Figure]) -> String {
         let _ = writeln!(out, "<p>{}</p></section>", esc(&format!("not analysed: {why}")));
         return out;
     }
+    let n = |c: Option<u64>| c.unwrap_or(0);
     let _ = writeln!(
         out,
         "<p>{} of conflicting accesses the recorded run leaves unordered: {}{}{}</p>",
-        crate::report::compare::plural(r.pairs as usize, "pair"),
-        badge(if r.changes_outcome > 0 { "bad" } else { "good" }, &format!("{} change an outcome", r.changes_outcome)),
-        badge("info", &format!("{} benign", r.benign)),
-        if r.undecided > 0 {
-            badge("warn", &format!("{} undecided (search incomplete)", r.undecided))
+        crate::report::compare::plural(n(r.pairs) as usize, "pair"),
+        badge(
+            if n(r.changes_outcome) > 0 { "bad" } else { "good" },
+            &format!("{} change an outcome", n(r.changes_outcome))
+        ),
+        badge("info", &format!("{} benign", n(r.benign))),
+        if n(r.undecided) > 0 {
+            badge("warn", &format!("{} undecided (search incomplete)", n(r.undecided)))
         } else {
             String::new()
         },

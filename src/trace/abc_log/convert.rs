@@ -124,6 +124,20 @@ pub enum Emitted {
 pub struct Converted {
     pub ops: Vec<Emitted>,
     pub edges: Vec<(usize, usize)>,
+    /// What the recording left open and the conversion closed or dropped (counted for the
+    /// warning on a log cut short).
+    pub closed: Closed,
+}
+
+/// What a recording left open at its end, as the conversion closed it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Closed {
+    /// Handlers still running: a RET added.
+    pub calls: usize,
+    /// Locks still held: an UNLOCK added.
+    pub locks: usize,
+    /// FORKs of threads that had not started (no THREADINIT): dropped.
+    pub forks: usize,
 }
 
 fn err(log: &AbcLog, l: &LogLine, col: u32, text: &[u8], msg: impl Into<String>) -> InputError {
@@ -300,6 +314,9 @@ struct Converter<'l, 'a> {
     /// Op index -> the task it ran in.
     op_task: FxHashMap<usize, u64>,
     ui_tid: u32,
+    /// Threads with a THREADINIT in the log.
+    started: FxHashSet<u32>,
+    closed: Closed,
 }
 
 impl<'l, 'a> Converter<'l, 'a> {
@@ -348,9 +365,13 @@ impl<'l, 'a> Converter<'l, 'a> {
         if self.t.ops.first().map(|o| o.kind) != Some(Kind::Start) {
             return Err(self.fail(0, "a log starts with START"));
         }
-        if ops_len < 2 || self.t.ops[1].kind != Kind::ThreadInit {
-            return Err(self.fail(ops_len.min(2) - 1, "the main thread's THREADINIT must follow START"));
+        if ops_len < 2 {
+            return Err(self.fail(0, "the log stops after START: no thread was recorded"));
         }
+        if self.t.ops[1].kind != Kind::ThreadInit {
+            return Err(self.fail(1, "the main thread's THREADINIT must follow START"));
+        }
+        self.started = self.t.ops.iter().filter(|o| o.kind == Kind::ThreadInit).map(|o| o.tid).collect();
         for (i, op) in self.t.ops.iter().enumerate() {
             if let Kind::Call { msg } = op.kind {
                 self.handler.entry(msg).or_insert(op.tid);
@@ -441,12 +462,16 @@ impl<'l, 'a> Converter<'l, 'a> {
         }
         self.main_pass(2, &kept, &mut threads, &mut native_ids, &ui_tasks)?;
 
-        // Close what the recording left open.
+        // Close what the recording left open (a handler whose message was left out stays out).
         for (_, &i) in &open_locks {
             self.emit(Emitted::Unlock(self.t.ops[i].line), None);
+            self.closed.locks += 1;
         }
-        for (_, &i) in &open_calls {
-            self.emit(Emitted::Ret(self.t.ops[i].line), None);
+        for (msg, &i) in &open_calls {
+            if !self.ignored.contains(msg) {
+                self.emit(Emitted::Ret(self.t.ops[i].line), None);
+                self.closed.calls += 1;
+            }
         }
         let loopers: FxHashSet<u32> = threads.iter().filter(|(_, s)| s.looping).map(|(&t, _)| t).collect();
         let looped: FxHashSet<u32> =
@@ -526,7 +551,11 @@ impl<'l, 'a> Converter<'l, 'a> {
                     if threads.insert(child, ThreadState::default()).is_some() {
                         return Err(self.fail(i, format!("thread {child} forked twice")));
                     }
-                    if shown {
+                    // A child that never started before the recording ended runs nothing:
+                    // its FORK orders nothing and is dropped.
+                    if !self.started.contains(&child) {
+                        self.closed.forks += 1;
+                    } else if shown {
                         self.emit(Emitted::Log(op.line), me);
                     }
                 }
@@ -770,7 +799,7 @@ impl<'l, 'a> Converter<'l, 'a> {
     /// Closing passes: empty tasks out, delayed posts on fresh threads, THREADEXITs, edges kept
     /// only between operations still there.
     fn close(self, mut next_tid: u32, loopers: &FxHashSet<u32>) -> Converted {
-        let Converter { log, t, out, edges, .. } = self;
+        let Converter { log, t, out, edges, closed, .. } = self;
         let line_op = |line: usize| -> (&LogLine, Kind, u32) {
             let l = &log.lines[line];
             let op = t.ops.binary_search_by_key(&l.id, |o| log.lines[o.line].id).ok().map(|k| &t.ops[k]);
@@ -902,7 +931,7 @@ impl<'l, 'a> Converter<'l, 'a> {
             .filter_map(|(s, d)| Some((*new_pos.get(&s)?, *new_pos.get(&d)?)))
             .filter(|&(s, d)| s < d && seen.insert((s, d)))
             .collect();
-        Converted { ops, edges }
+        Converted { ops, edges, closed }
     }
 }
 
@@ -921,6 +950,8 @@ pub fn convert(log: &AbcLog) -> Result<Converted, InputError> {
         tasks: FxHashMap::default(),
         op_task: FxHashMap::default(),
         ui_tid: 2,
+        started: FxHashSet::default(),
+        closed: Closed::default(),
     };
     c.run()
 }

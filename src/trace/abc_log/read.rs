@@ -108,6 +108,10 @@ impl<'a> Iterator for Fields<'a> {
 pub struct AbcLog<'a> {
     pub file: &'a Path,
     pub lines: Vec<LogLine<'a>>,
+    /// Where the log stops when it has no report after its operations (no ` HB Graph` line):
+    /// the recording was cut short (the app or the device stopped mid-recording), and what it
+    /// holds is a prefix of a run. The number of its last line.
+    pub cut_at: Option<usize>,
 }
 
 fn is_name(c: u8) -> bool {
@@ -153,11 +157,12 @@ fn split(line: &[u8]) -> Result<(u64, bool, &[u8], usize, &[u8], usize), Fail> {
 }
 
 /// Reads a log. Blank lines are skipped; the report DroidRacer appends (from the line ` HB Graph`
-/// on) ends the operations. Any other line that is neither an operation nor an access is an
+/// on) ends the operations, and a log without it was cut short ([`AbcLog::cut_at`]). Any other line that is neither an operation nor an access is an
 /// error, reported at its line and column with its text.
 pub fn read<'a>(file: &'a Path, bytes: &'a [u8]) -> Result<AbcLog<'a>, InputError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let mut lines = Vec::with_capacity(bytes.len() / 48);
+    let (mut report, mut last) = (false, 0);
     for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let no = i + 1;
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -166,8 +171,10 @@ pub fn read<'a>(file: &'a Path, bytes: &'a [u8]) -> Result<AbcLog<'a>, InputErro
             continue;
         }
         if line == b"HB Graph" {
+            report = true;
             break;
         }
+        last = no;
         let indent = raw.len() - raw.trim_ascii_start().len();
         if no > u32::MAX as usize {
             return Err(InputError::file(file, "more lines than a log can have"));
@@ -194,7 +201,7 @@ pub fn read<'a>(file: &'a Path, bytes: &'a [u8]) -> Result<AbcLog<'a>, InputErro
     if lines.is_empty() {
         return Err(InputError::file(file, "no operations: not a DroidRacer log"));
     }
-    Ok(AbcLog { file, lines })
+    Ok(AbcLog { file, lines, cut_at: (!report).then_some(last) })
 }
 
 /// Whether `bytes` look like a DroidRacer log: its first meaningful line is `1 START` and some

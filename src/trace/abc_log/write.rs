@@ -25,6 +25,34 @@ pub struct EmFiles {
     pub origin: LogOrigin,
 }
 
+/// What a report says of a log cut short at `line` (docs/abc-log.md, "A log cut short").
+fn cut_warning(file: &std::path::Path, line: usize, closed: super::convert::Closed) -> String {
+    let mut what = Vec::new();
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if closed.calls > 0 {
+        what.push(plural(
+            closed.calls,
+            "handler still running closed by a RET",
+            "handlers still running closed by a RET",
+        ));
+    }
+    if closed.locks > 0 {
+        what.push(plural(closed.locks, "lock still held released", "locks still held released"));
+    }
+    if closed.forks > 0 {
+        what.push(plural(
+            closed.forks,
+            "FORK of a thread not started yet dropped",
+            "FORKs of threads not started yet dropped",
+        ));
+    }
+    let closed = if what.is_empty() { String::new() } else { format!(" ({})", what.join(", ")) };
+    format!(
+        "{}: the log stops at line {line}, with no DroidRacer report after it: a recording cut short, explored as the prefix it holds{closed}",
+        file.display()
+    )
+}
+
 /// Renumbers and writes a converted log.
 pub fn write(log: &AbcLog, c: &Converted) -> Result<EmFiles, InputError> {
     let line = |i: usize| &log.lines[i];
@@ -79,6 +107,7 @@ pub fn write(log: &AbcLog, c: &Converted) -> Result<EmFiles, InputError> {
         lines: vec![0; c.ops.len() + 1],
         threads: std::iter::once(0).chain(threads.iter().copied()).collect(),
         messages: std::iter::once(0).chain(msgs.iter().copied()).collect(),
+        cut: log.cut_at.map(|line| cut_warning(log.file, line, c.closed)),
     };
     for (k, e) in c.ops.iter().enumerate() {
         origin.lines[k + 1] = match e {

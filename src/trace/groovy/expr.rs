@@ -193,11 +193,11 @@ impl Parser<'_> {
                 if self.is("(") && !self.nl() {
                     self.i += 1;
                     let mut args = self.arg_list(Some(")"))?;
-                    if self.is("{") && !self.nl() {
+                    if self.trailing_closure() {
                         args.push(Arg::Pos(self.closure()?));
                     }
                     e = Expr::Call { target: Some(Box::new(e)), name, args, spread };
-                } else if self.is("{") && !self.nl() {
+                } else if self.trailing_closure() {
                     let c = self.closure()?;
                     e = Expr::Call { target: Some(Box::new(e)), name, args: vec![Arg::Pos(c)], spread };
                 } else {
@@ -217,6 +217,24 @@ impl Parser<'_> {
                 return Ok(e);
             }
         }
+    }
+
+    /// Whether a closure argument of the call just read starts here: on the call's line, or on
+    /// the next line when it names its parameters (`parts.each` then `{ part -> ... }` on its
+    /// own line, as SmartApps write it; Groovy reads it so). A block on the next line without
+    /// `->` is left to be a statement of its own.
+    fn trailing_closure(&self) -> bool {
+        if !self.is("{") {
+            return false;
+        }
+        if !self.nl() {
+            return true;
+        }
+        // `{ ->`, `{ a ->`, `{ a, b ->`, `{ String a, b ->`: names and commas up to the arrow.
+        (1..32)
+            .map(|k| self.at(k))
+            .find(|t| !matches!(t, Tok::Ident(_) | Tok::P(",")))
+            .is_some_and(|t| matches!(t, Tok::P("->")))
     }
 
     pub(super) fn closure(&mut self) -> PResult<Expr> {
@@ -343,12 +361,12 @@ impl Parser<'_> {
                 if self.is("(") && !self.nl() {
                     self.i += 1;
                     let mut args = self.arg_list(Some(")"))?;
-                    if self.is("{") && !self.nl() {
+                    if self.trailing_closure() {
                         args.push(Arg::Pos(self.closure()?));
                     }
                     return Ok(Expr::Call { target: None, name: w, args, spread: false });
                 }
-                if self.is("{") && !self.nl() && w.chars().next().is_some_and(char::is_lowercase) {
+                if self.trailing_closure() && w.chars().next().is_some_and(char::is_lowercase) {
                     let c = self.closure()?;
                     return Ok(Expr::Call { target: None, name: w, args: vec![Arg::Pos(c)], spread: false });
                 }

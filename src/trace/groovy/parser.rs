@@ -208,14 +208,21 @@ impl Parser<'_> {
             self.i += 1;
             any = true;
         }
-        let typed = self.eat_word("def") || {
-            let before = self.i;
-            if self.skip_type() && matches!(self.tok(), Tok::Ident(_)) && matches!(self.at(1), Tok::P("(")) {
+        // A return type, after `def` too (`def Boolean canInstallLabs()`, which Groovy takes).
+        let return_type = |p: &mut Self| {
+            let before = p.i;
+            if p.skip_type() && matches!(p.tok(), Tok::Ident(_)) && matches!(p.at(1), Tok::P("(")) {
                 true
             } else {
-                self.i = before;
+                p.i = before;
                 false
             }
+        };
+        let typed = if self.eat_word("def") {
+            return_type(self);
+            true
+        } else {
+            return_type(self)
         };
         if !(typed || any) || !matches!(self.tok(), Tok::Ident(_)) || !matches!(self.at(1), Tok::P("(")) {
             self.i = save;

@@ -1,0 +1,221 @@
+//! One budget for the work of a run that comes after its search proper: shorter schedules
+//! (`full`'s breadth-first pass, `stateful-dpor`'s graph paths, replay shortening), the
+//! conflicts `monitors` finds on its recorded graph, the places of conflicting writes, the race
+//! analysis. The search stops at `--time-limit`, `--max-memory` or Ctrl-C; each phase after it
+//! polls this budget and, once it is spent, keeps what it has (a schedule as found, a race left
+//! undecided) instead of going on, so that the limits bound the process and not only the search.
+//!
+//! **What it holds.** A deadline, the memory limit (live heap bytes when the counting
+//! allocator is installed, resident memory otherwise), the Ctrl-C flag, and a count of replayed
+//! steps for the phases that spend `--max-states`' budget (the race analysis). Reached once, it
+//! stays reached: every later poll answers at once, so a phase given an exhausted budget does no
+//! work.
+//!
+//! **Why the limits hold.** A phase polls at least once per replayed step or per few thousand
+//! product states, so none runs more than one step (microseconds on a SmartApp, nanoseconds on an
+//! EM trace) past the deadline or the memory limit; the deadline itself
+//! ([`crate::explore::Search::wrap_up`]) is the time limit plus a twentieth, counted from the
+//! run's start, and no later than a twentieth of the search's time (at least a second) after a
+//! limit stopped the search. What is left after it (printing the report) is linear in the
+//! report.
+//!
+//! Polls are counted ([`Budget::polls`]): tests check that a phase polls, and stops at once on
+//! an exhausted budget, by these counts rather than by a clock.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::stats::{current_rss_bytes, StopReason};
+
+/// The budget of the work after a search (module header). Shared by reference, also across the
+/// threads of a parallel phase.
+#[derive(Debug)]
+pub struct Budget {
+    deadline: Option<Instant>,
+    max_memory_bytes: Option<u64>,
+    /// Replayed steps allowed to the phases that spend them ([`Budget::spend`]); `u64::MAX`:
+    /// no allowance.
+    steps: AtomicU64,
+    cancel: Option<Arc<AtomicBool>>,
+    spent: AtomicU64,
+    polls: AtomicU64,
+    /// 0 while not reached, else 1 + the index of the reason in [`REASONS`].
+    reached: AtomicU8,
+}
+
+/// The reasons a budget is reached, by their number in `Budget::reached`.
+const REASONS: [StopReason; 4] =
+    [StopReason::TimeLimit, StopReason::MaxMemory, StopReason::Interrupted, StopReason::MaxTransitions];
+
+/// Resident memory is read from /proc only every this many polls (when heap bytes are not
+/// counted): reading it costs microseconds.
+const RSS_EVERY: u64 = 4096;
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            deadline: None,
+            max_memory_bytes: None,
+            steps: AtomicU64::new(u64::MAX),
+            cancel: None,
+            spent: AtomicU64::new(0),
+            polls: AtomicU64::new(0),
+            reached: AtomicU8::new(0),
+        }
+    }
+}
+
+impl Budget {
+    /// No limit: every poll answers "go on".
+    pub fn unlimited() -> Budget {
+        Budget::default()
+    }
+
+    /// A budget already spent, for `reason`: every poll answers "stop".
+    pub fn exhausted(reason: StopReason) -> Budget {
+        let b = Budget::default();
+        b.reach(reason);
+        b
+    }
+
+    /// Ends at `deadline`, when there is one.
+    pub fn until(mut self, deadline: Option<Instant>) -> Budget {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Ends once the heap (or, without the counting allocator, resident memory) reaches `max`.
+    pub fn memory(mut self, max: Option<u64>) -> Budget {
+        self.max_memory_bytes = max;
+        self
+    }
+
+    /// Allows `steps` replayed steps to the phases that count them.
+    pub fn steps(self, steps: Option<u64>) -> Budget {
+        self.set_steps(steps);
+        self
+    }
+
+    /// [`Budget::steps`] on a budget already shared (the race analysis is given what
+    /// `--max-states` left once the search's own transitions are known).
+    pub fn set_steps(&self, steps: Option<u64>) {
+        self.steps.store(steps.unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// Ends once `flag` is set (Ctrl-C).
+    pub fn cancel(mut self, flag: Option<Arc<AtomicBool>>) -> Budget {
+        self.cancel = flag;
+        self
+    }
+
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    pub fn max_memory_bytes(&self) -> Option<u64> {
+        self.max_memory_bytes
+    }
+
+    /// Whether the work must stop now: a poll (counted). Checks the memory limit, Ctrl-C and
+    /// the deadline, in that order.
+    #[inline]
+    pub fn poll(&self) -> bool {
+        let n = self.polls.fetch_add(1, Ordering::Relaxed);
+        if self.reached.load(Ordering::Relaxed) != 0 {
+            return true;
+        }
+        if let Some(max) = self.max_memory_bytes {
+            let over = match crate::alloc::current() {
+                Some(now) => now >= max,
+                None => n % RSS_EVERY == 0 && current_rss_bytes().is_some_and(|rss| rss >= max),
+            };
+            if over {
+                return self.reach(StopReason::MaxMemory);
+            }
+        }
+        if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return self.reach(StopReason::Interrupted);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return self.reach(StopReason::TimeLimit);
+        }
+        false
+    }
+
+    /// Counts `steps` replayed steps against the step allowance, then polls.
+    #[inline]
+    pub fn spend(&self, steps: u64) -> bool {
+        let spent = self.spent.fetch_add(steps, Ordering::Relaxed) + steps;
+        if spent > self.steps.load(Ordering::Relaxed) {
+            self.polls.fetch_add(1, Ordering::Relaxed);
+            return self.reach(StopReason::MaxTransitions);
+        }
+        self.poll()
+    }
+
+    /// Why the budget was reached, if it was (the first reason seen).
+    pub fn reached(&self) -> Option<StopReason> {
+        match self.reached.load(Ordering::Relaxed) {
+            0 => None,
+            k => Some(REASONS[k as usize - 1]),
+        }
+    }
+
+    /// Polls so far (each [`Budget::poll`] and [`Budget::spend`]).
+    pub fn polls(&self) -> u64 {
+        self.polls.load(Ordering::Relaxed)
+    }
+
+    /// Replayed steps counted so far ([`Budget::spend`]).
+    pub fn spent(&self) -> u64 {
+        self.spent.load(Ordering::Relaxed)
+    }
+
+    /// Records `reason` (the first one wins); returns true, for `return self.reach(..)`.
+    fn reach(&self, reason: StopReason) -> bool {
+        let k = REASONS.iter().position(|&r| r == reason).map_or(1, |i| i as u8 + 1);
+        let _ = self.reached.compare_exchange(0, k, Ordering::Relaxed, Ordering::Relaxed);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn an_exhausted_budget_answers_stop_at_every_poll() {
+        let b = Budget::exhausted(StopReason::Interrupted);
+        assert!(b.poll() && b.poll() && b.spend(1));
+        assert_eq!((b.reached(), b.polls()), (Some(StopReason::Interrupted), 3));
+    }
+
+    #[test]
+    fn each_limit_is_seen_by_the_poll_after_it_is_reached() {
+        let b = Budget::unlimited();
+        assert!(!(0..1000).any(|_| b.poll()));
+        assert_eq!((b.reached(), b.polls()), (None, 1000));
+
+        let flag = Arc::new(AtomicBool::new(false));
+        let b = Budget::unlimited().cancel(Some(flag.clone()));
+        assert!(!b.poll());
+        flag.store(true, Ordering::Relaxed);
+        assert!(b.poll());
+        assert_eq!((b.reached(), b.polls()), (Some(StopReason::Interrupted), 2));
+
+        let b = Budget::unlimited().until(Some(Instant::now() - Duration::from_millis(1)));
+        assert!(b.poll());
+        assert_eq!(b.reached(), Some(StopReason::TimeLimit));
+
+        let b = Budget::unlimited().steps(Some(10));
+        assert!(!b.spend(10));
+        assert!(b.spend(1));
+        assert_eq!((b.reached(), b.spent()), (Some(StopReason::MaxTransitions), 11));
+        // Sticky: the first reason stays.
+        flag.store(true, Ordering::Relaxed);
+        assert!(b.poll());
+        assert_eq!(b.reached(), Some(StopReason::MaxTransitions));
+    }
+}
