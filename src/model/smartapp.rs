@@ -468,6 +468,11 @@ impl<'m> Ctx<'m> {
 /// A fixed instant for `now()`, `new Date()`, `timeToday` (IoTCheck's base time).
 const NOW: i64 = 1_564_191_100_415;
 
+/// When a device entered the value a state query (`currentState`, `xxxState`) reads: a day before
+/// `now()`. The model keeps no per-value timestamps; a state older than any app's threshold lets
+/// the "away (or open) long enough" checks hold, so the writes behind them stay reachable.
+const STATE_SINCE: i64 = NOW - 86_400_000;
+
 /// Marks a conflict among the runtime errors (a conflict is not caught by an app's `try`).
 const CONFLICT: &str = "conflict: ";
 

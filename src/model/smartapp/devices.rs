@@ -265,7 +265,7 @@ impl Ctx<'_> {
             "currentValue" | "latestValue" => return Ok(Some(self.attr(d, &text_arg(a, 0)))),
             "currentState" | "latestState" => {
                 let v = self.attr(d, &text_arg(a, 0));
-                return Ok(Some(map(vec![(lit("value"), v), (lit("date"), Value::Int(NOW))])));
+                return Ok(Some(map(vec![(lit("value"), v), (lit("date"), Value::Int(STATE_SINCE))])));
             }
             "hasCapability" | "hasCommand" | "hasAttribute" => return Ok(Some(Value::Bool(true))),
             "events" | "eventsSince" | "eventsBetween" | "statesSince" => return Ok(Some(list(Vec::new()))),

@@ -609,7 +609,11 @@ impl Ctx<'_> {
                 }
                 if let Some(a) = name.strip_suffix("State") {
                     let v = self.attr(d, a);
-                    return Ok(map(vec![(lit("value"), v), (lit("name"), s(a)), (lit("date"), Value::Int(NOW))]));
+                    return Ok(map(vec![
+                        (lit("value"), v),
+                        (lit("name"), s(a)),
+                        (lit("date"), Value::Int(STATE_SINCE)),
+                    ]));
                 }
                 match name {
                     "displayName" | "label" | "name" => s(&format!("{} device", self.m.devices[d as usize])),
@@ -641,6 +645,7 @@ impl Ctx<'_> {
                         "digital" | "isDigital" => Value::Bool(false),
                         "descriptionText" | "linkText" => map_get_str(m, "displayName").cloned().unwrap_or(Value::Null),
                         "date" | "dateValue" => Value::Int(NOW),
+                        "rawDateCreated" => map_get_str(m, "date").cloned().unwrap_or(Value::Int(NOW)),
                         "source" => lit("DEVICE"),
                         "deviceId" | "id" => lit("deviceID0"),
                         "jsonData" => parse_json(&map_get_str(m, "data").map_or_else(String::new, Value::text)),
