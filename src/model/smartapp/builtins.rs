@@ -238,6 +238,10 @@ impl Ctx<'_> {
                 "abs" => Value::Dec(o.num().unwrap_or(0.0).abs()),
                 "plus" => arith("+", o, &arg(0)),
                 "minus" => arith("-", o, &arg(0)),
+                // A date is its milliseconds (`new Date()` is `now()`): formatted, a text that
+                // names the instant in the pattern, equal exactly when both are (rise-and-shine's
+                // once-a-day check compares two formatted dates).
+                "format" => Value::Str(format!("{}@{}", arg(0).text(), o.text()).into()),
                 _ => self.unknown_method(o, name),
             },
             (Value::Map(m), _) => match name {
