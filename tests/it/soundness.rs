@@ -93,7 +93,7 @@ const SMARTAPP_OPTIONS: [(&str, SmartAppOptions); 8] = [
 
 const LOCK: ConflictScope = ConflictScope::of(&["lock"]);
 
-const fn smartapp_options(
+pub(crate) const fn smartapp_options(
     conflicts: bool,
     bound: Option<u32>,
     conflict_mode: ConflictMode,
@@ -186,7 +186,7 @@ fn run<M: Model>(
 /// The exhaustive search's statistics and findings, or None past `max_states` states (a
 /// generated trace can have hundreds of millions: on-demand campaigns must not run out of
 /// memory on one).
-fn baseline_within<M: Model>(m: &M, max_states: u64) -> Option<(Stats, Outcomes)> {
+pub(crate) fn baseline_within<M: Model>(m: &M, max_states: u64) -> Option<(Stats, Outcomes)> {
     let limits = Limits { max_states: Some(max_states), ..Limits::default() };
     let search = Search::new(m, limits).with_cancel(Arc::new(AtomicBool::new(false)));
     let (stats, found, _) = explore::run_search(search, &mut Exhaustive);
@@ -529,9 +529,19 @@ fn check_generated_with(
     gen: fn(&mut SmallRng) -> Vec<(String, String)>,
     options: &[(&'static str, SmartAppOptions)],
 ) -> (usize, usize, usize) {
+    check_generated_seeds(tag, gen, options, seeds() / 3)
+}
+
+/// [`check_generated_with`] on seeds `0..n`.
+pub(crate) fn check_generated_seeds(
+    tag: &str,
+    gen: fn(&mut SmallRng) -> Vec<(String, String)>,
+    options: &[(&'static str, SmartAppOptions)],
+    n: u64,
+) -> (usize, usize, usize) {
     let mut tally = Tally::default();
     let (mut variants, mut finished, mut rich) = (0, 0, 0);
-    for seed in 0..seeds() / 3 {
+    for seed in 0..n {
         let apps = gen(&mut SmallRng::seed_from_u64(seed));
         let files = apps::write(&format!("{tag}{seed}"), &apps);
         let (f, r) = check_smartapps(&mut tally, &format!("{tag} seed {seed}"), &files, 20_000, options);

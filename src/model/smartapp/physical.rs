@@ -867,7 +867,10 @@ impl Ctx<'_> {
         self.st.attrs[c.pending] = Value::Int(0);
         let medium = &MEDIA[c.medium];
         let value = if high { medium.high } else { medium.low };
-        // The sensor reads this already: it reports nothing.
+        // The sensor reads this already: it reports nothing. That comparison is a read of the
+        // sensor, logged as one: `monitors`' firing memo keys a firing by its reads, and without
+        // it a no-op recorded where the sensor held the value was replayed where it did not.
+        self.touch(c.sensor as u32, false);
         if loose_eq(&self.st.attrs[c.sensor], &s(value)) {
             return Ok(());
         }

@@ -900,3 +900,196 @@ fn gen_mode_reader(rng: &mut SmallRng) -> String {
     src.push_str(&format!("def h0(evt) {{\n    if (location.mode == \"{m}\") {{ sw.off() }} else {{ sw.on() }}\n}}\n"));
     src
 }
+
+/// A system of apps whose handlers set and cancel hub timers (src/model/smartapp/timers.rs):
+/// two or three apps sharing a switch and a lock, each subscribing to a contact sensor, the
+/// switch or its own touch; a handler may `runIn` a method by its literal name or by reference,
+/// `unschedule()` all of the app's timers or `unschedule(m)` one, and `installed()` may
+/// `schedule` or `runEvery5Minutes` a recurring method. The timers' methods command the shared
+/// devices, branch on them and set other timers, so that a timer's firing, its setting and its
+/// removal meet other apps' writes. Everything stored has finitely many values. For
+/// tests/soundness_hub.rs.
+pub fn gen_timer_system(rng: &mut SmallRng) -> Vec<(String, String)> {
+    (0..rng.gen_range(2..=3)).map(|i| (format!("timer{i}"), gen_timer_app(rng, i))).collect()
+}
+
+const TIMER_TRIGGERS: [&str; 4] = [
+    "subscribe(contact1, \"contact.open\", h{h})",
+    "subscribe(sw, \"switch\", h{h})",
+    "subscribe(app, h{h})",
+    "subscribe(door, \"lock.unlocked\", h{h})",
+];
+
+fn gen_timer_app(rng: &mut SmallRng, index: usize) -> String {
+    let devices = [("sw", "switch"), ("door", "lock"), ("contact1", "contactSensor")];
+    let mut src = head(rng, &format!("Timer{index}"), devices.into_iter());
+    src.push_str("def installed() {\n");
+    match rng.gen_range(0..4) {
+        0 => src.push_str("    schedule(\"0 0 7 * * ?\", tick)\n"),
+        1 => src.push_str("    runEvery5Minutes(tick)\n"),
+        2 => src.push_str("    schedule(\"0 30 22 * * ?\", \"tick\")\n"),
+        _ => {}
+    }
+    let handlers = rng.gen_range(1..=2);
+    for h in 0..handlers {
+        let t = TIMER_TRIGGERS[rng.gen_range(0..TIMER_TRIGGERS.len())];
+        src.push_str(&format!("    {}\n", t.replace("{h}", &h.to_string())));
+    }
+    src.push_str("}\ndef updated() { unsubscribe(); unschedule(); installed() }\n");
+    handler_bodies(rng, handlers, &mut src, |rng, src| {
+        for _ in 0..rng.gen_range(1..=3) {
+            timer_statement(rng, src, "    ", true);
+        }
+    });
+    for method in ["later", "tick"] {
+        src.push_str(&format!("def {method}() {{\n"));
+        for _ in 0..rng.gen_range(1..=2) {
+            timer_statement(rng, &mut src, "    ", false);
+        }
+        src.push_str("}\n");
+    }
+    src
+}
+
+/// One statement of a timer app: a timer set or removed, a command to a shared device, or a
+/// command behind a branch on one (a timer's method that checks before it acts).
+fn timer_statement(rng: &mut SmallRng, src: &mut String, pad: &str, handler: bool) {
+    let command = |rng: &mut SmallRng| match rng.gen_range(0..4) {
+        0 => "sw.on()",
+        1 => "sw.off()",
+        2 => "door.lock()",
+        _ => "door.unlock()",
+    };
+    match rng.gen_range(0..if handler { 9 } else { 8 }) {
+        0 => src.push_str(&format!("{pad}runIn(60, \"later\")\n")),
+        1 => src.push_str(&format!("{pad}runIn(300, later)\n")),
+        2 => src.push_str(&format!("{pad}unschedule()\n")),
+        3 => src.push_str(&format!("{pad}unschedule({})\n", ["later", "tick", "\"later\""][rng.gen_range(0..3)])),
+        4 | 5 => src.push_str(&format!("{pad}{}\n", command(rng))),
+        6 => {
+            let (d, attr, v) = [("sw", "switch", "on"), ("door", "lock", "locked")][rng.gen_range(0..2)];
+            src.push_str(&format!(
+                "{pad}if ({d}.currentValue(\"{attr}\") == \"{v}\") {{\n{pad}    {}\n{pad}}}\n",
+                command(rng)
+            ));
+        }
+        7 => src.push_str(&format!("{pad}runEvery5Minutes(tick)\n")),
+        _ => src.push_str(&format!("{pad}runIn(30, \"tick\", [overwrite: true])\n")),
+    }
+}
+
+/// The actuators of [`gen_physical_system`]: (input name, capability, commands), each command
+/// moving a medium of src/model/smartapp/physical.rs's table (a lamp lights the room, a valve
+/// wets the floor, a thermostat heats it, a player fills it with sound).
+const ACTUATORS: [(&str, &str, &[&str]); 6] = [
+    ("lamp", "switchLevel", &["lamp.on()", "lamp.off()", "lamp.setLevel(80)"]),
+    ("sw", "switch", &["sw.on()", "sw.off()"]),
+    ("valve1", "valve", &["valve1.open()", "valve1.close()"]),
+    ("thermo", "thermostat", &["thermo.heat()", "thermo.cool()", "thermo.setThermostatMode(\"off\")"]),
+    ("player", "musicPlayer", &["player.play()", "player.stop()"]),
+    ("bulb", "colorControl", &["bulb.on()", "bulb.setHue(30)"]),
+];
+
+/// The sensors of [`gen_physical_system`]: (input name, capability, attribute, its high value).
+const SENSORS: [(&str, &str, &str, &str); 5] = [
+    ("lux", "illuminanceMeasurement", "illuminance", "500"),
+    ("motion1", "motionSensor", "motion", "active"),
+    ("leak", "waterSensor", "water", "wet"),
+    ("temp", "temperatureMeasurement", "temperature", "90"),
+    ("noise", "soundSensor", "sound", "detected"),
+];
+
+/// A system of physical channels (src/model/smartapp/physical.rs): one or two apps that switch
+/// lights, dimmers, colour bulbs, valves, thermostats and music players, on a contact sensor's
+/// event, their own touch or a sensor's, and one or two apps that read or subscribe to the
+/// illuminance, motion, water, temperature and sound sensors those media reach and act on what
+/// they see (a command, a mode change, a message), or only log it. An app may be both. For
+/// tests/soundness_hub.rs, with and without `--conflicts` and `--no-physical`.
+pub fn gen_physical_system(rng: &mut SmallRng) -> Vec<(String, String)> {
+    let actors = rng.gen_range(1..=2);
+    let sensing = if actors == 2 { 1 } else { rng.gen_range(1..=2) };
+    let mut apps: Vec<(String, String)> =
+        (0..actors).map(|i| (format!("actor{i}"), gen_actuating_app(rng, i))).collect();
+    apps.extend((0..sensing).map(|i| (format!("sensing{i}"), gen_sensing_app(rng, i))));
+    apps
+}
+
+fn gen_actuating_app(rng: &mut SmallRng, index: usize) -> String {
+    let picked = two_or_three(rng, ACTUATORS.len());
+    // Now and then the actor also senses (a lamp that goes off when the room is lit).
+    let sensor = rng.gen_bool(0.3).then(|| SENSORS[rng.gen_range(0..SENSORS.len())]);
+    let mut devices: Vec<(&str, &str)> = picked.iter().map(|&a| (ACTUATORS[a].0, ACTUATORS[a].1)).collect();
+    devices.push(("contact1", "contactSensor"));
+    devices.extend(sensor.map(|(n, c, _, _)| (n, c)));
+    let mut src = head(rng, &format!("Actor{index}"), devices.into_iter());
+    let handlers = rng.gen_range(1..=2);
+    src.push_str("def installed() {\n");
+    for h in 0..handlers {
+        match (h, sensor) {
+            (1, Some((n, _, attr, _))) => src.push_str(&format!("    subscribe({n}, \"{attr}\", h{h})\n")),
+            _ => match rng.gen_range(0..3) {
+                0 => src.push_str(&format!("    subscribe(app, h{h})\n")),
+                1 => src.push_str(&format!("    subscribe(contact1, \"contact\", h{h})\n")),
+                _ => src.push_str(&format!("    subscribe(contact1, \"contact.open\", h{h})\n")),
+            },
+        }
+    }
+    src.push_str("}\n");
+    handler_bodies(rng, handlers, &mut src, |rng, src| {
+        for _ in 0..rng.gen_range(1..=2) {
+            let (_, _, commands) = ACTUATORS[picked[rng.gen_range(0..picked.len())]];
+            src.push_str(&format!("    {}\n", commands[rng.gen_range(0..commands.len())]));
+        }
+    });
+    src
+}
+
+fn gen_sensing_app(rng: &mut SmallRng, index: usize) -> String {
+    let picked = two_or_three(rng, SENSORS.len());
+    let acts_on = ACTUATORS[rng.gen_range(0..ACTUATORS.len())];
+    let mut devices: Vec<(&str, &str)> = picked.iter().map(|&s| (SENSORS[s].0, SENSORS[s].1)).collect();
+    devices.push((acts_on.0, acts_on.1));
+    devices.push(("contact1", "contactSensor"));
+    let mut src = head(rng, &format!("Sensing{index}"), devices.into_iter());
+    let handlers = rng.gen_range(1..=2);
+    src.push_str("def installed() {\n");
+    let mut subscribed = Vec::new();
+    for h in 0..handlers {
+        let (n, _, attr, high) = SENSORS[picked[rng.gen_range(0..picked.len())]];
+        match rng.gen_range(0..4) {
+            // A sensor's reading read on another event (a read, not a subscription).
+            0 => src.push_str(&format!("    subscribe(contact1, \"contact.open\", h{h})\n")),
+            1 => src.push_str(&format!("    subscribe({n}, \"{attr}.{high}\", h{h})\n")),
+            _ => src.push_str(&format!("    subscribe({n}, \"{attr}\", h{h})\n")),
+        }
+        subscribed.push((n, attr, high));
+    }
+    src.push_str("}\n");
+    let mut h = 0;
+    handler_bodies(rng, handlers, &mut src, |rng, src| {
+        let (n, attr, high) = subscribed[h];
+        h += 1;
+        let (_, _, commands) = acts_on;
+        let act = |rng: &mut SmallRng| -> String {
+            match rng.gen_range(0..5) {
+                0 => format!("setLocationMode(\"{}\")", MODES[rng.gen_range(0..3)]),
+                1 => "sendPush(\"seen\")".to_string(),
+                _ => commands[rng.gen_range(0..commands.len())].to_string(),
+            }
+        };
+        match rng.gen_range(0..4) {
+            // Acts on the event alone.
+            0 => src.push_str(&format!("    {}\n", act(rng))),
+            // Only logs (no physical conflict: nothing in the home changes).
+            1 => src.push_str(&format!("    log.debug \"{attr}: ${{evt.value}}\"\n")),
+            // Reads the sensor and branches on it.
+            _ => {
+                let (a, b) = (act(rng), act(rng));
+                src.push_str(&format!(
+                    "    if ({n}.currentValue(\"{attr}\") == \"{high}\") {{\n        {a}\n    }} else {{\n        {b}\n    }}\n"
+                ));
+            }
+        }
+    });
+    src
+}
