@@ -334,10 +334,21 @@ impl<'m, M: Registered> Check<'m, M> {
         let mut report = RunReport::new(&self.file, self.model, &label, stats, found, &budget);
         if let Some(m) = self.model.as_em().filter(|_| races) {
             // Replaying an outcome's run counts its steps against the transitions left.
-            budget.set_steps(self.limits.max_transitions.map(|t| t.saturating_sub(report.transitions)));
+            // What is left of the search's own budget: its transitions, else its states
+            // (`--max-states`), each replayed step counted as one.
+            let limits = self.limits.clone().for_strategy(!entry.stateless);
+            let left = match (limits.max_transitions, limits.max_states) {
+                (Some(t), _) => Some(t.saturating_sub(report.transitions)),
+                (None, Some(s)) => Some(s.saturating_sub(report.states.unwrap_or(report.transitions))),
+                (None, None) => None,
+            };
+            budget.set_steps(left);
             report.races =
                 Some(crate::explore::races::analyse_within(m, &report.found, finished, &budget, hb0.as_ref()));
         }
+        // A limit reached after the search (shortening, the replays, the race analysis) is the
+        // run's stop too: the report says which, beside what those phases left partial.
+        report.stopped_by = report.stopped_by.or_else(|| budget.reached());
         (report, graph)
     }
 }

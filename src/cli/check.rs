@@ -14,6 +14,7 @@ use crate::explore::SearchOptions;
 use crate::model::{self, Model};
 use crate::regress;
 use crate::report::{self, RunReport};
+use crate::trace::input::Input;
 use crate::with_model;
 
 /// What `check` reads or writes besides its report.
@@ -97,7 +98,7 @@ pub fn check(
     }
     let given = super::Given { race_options: analysis.given(), ..super::Given::of(common) };
     let [(_, input)] = super::load_checked(files, &common.load_options(), &given)?;
-    let loaded = model::load_input(input?, common.load_options())?;
+    let loaded = model::load_input(loadable_apps(files, input?)?, common.load_options())?;
     // A diagnostic of what varies in the states (model/smartapp/probe.rs), on stderr.
     if let (Some(n), model::Loaded::SmartApps(m)) = (std::env::var("TRACEPOR_PROBE").ok(), &loaded) {
         // Keys read under a guard (model/smartapp/guarded.rs): reset where it is off, or why not.
@@ -172,6 +173,29 @@ pub fn check(
         (0, Some(3)) => 3,
         (code, _) => code,
     })
+}
+
+/// A folder's apps that do not read or parse are reported on stderr and left out, and the
+/// others are checked: one bad file in a collection (a corpus of SmartApps) does not stop the
+/// check of the rest. An app named on the command line, or a folder none of whose apps load, is
+/// still an input error (exit 2).
+fn loadable_apps(files: &[PathBuf], input: Input) -> Result<Input, Fail> {
+    let Input::SmartApps(apps) = input else { return Ok(input) };
+    let from_folder = |a: &Path| files.iter().any(|f| f.is_dir() && a.parent() == Some(f.as_path()));
+    let (mut kept, mut first) = (Vec::with_capacity(apps.len()), None);
+    for app in apps {
+        match model::smartapp::parse_app(&app) {
+            Err(e) if from_folder(&app) => {
+                eprintln!("tracepor: warning: {e}: not loaded; the folder's other apps are checked");
+                first.get_or_insert(e);
+            }
+            _ => kept.push(app),
+        }
+    }
+    match first {
+        Some(e) if kept.is_empty() => Err(e.into()),
+        _ => Ok(Input::SmartApps(kept)),
+    }
 }
 
 /// `--fail-on races`' part of the exit code: 1 when a race changes an outcome, 3 when the race

@@ -75,7 +75,7 @@ use devices::*;
 use encode::*;
 pub use guarded::GuardVerdict;
 pub use home::load_home;
-pub use load::{conflict_scope, load};
+pub use load::{conflict_scope, load, parse_app};
 pub use packed::Packer;
 pub use physical::{table_markdown as physical_table, PHYSICAL_CONFLICT};
 pub use probe::{Probe, Varying};

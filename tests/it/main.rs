@@ -40,6 +40,7 @@ mod homes;
 mod html_page;
 mod input_errors;
 mod layering;
+mod limits_run;
 mod location_mode;
 mod memory;
 mod optimal;

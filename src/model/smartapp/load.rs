@@ -316,14 +316,16 @@ pub(super) fn opening_schedule(script: &Script) -> Vec<String> {
 
 /// Parses the apps and builds the system they form.
 pub fn load(files: &[PathBuf], opts: SmartAppOptions) -> Result<SmartAppModel, InputError> {
-    let mut parsed = Vec::new();
-    for f in files {
-        let bytes = crate::trace::input::read(f)?;
-        let text = std::str::from_utf8(&bytes).map_err(|_| InputError::file(f, "not UTF-8 text"))?;
-        let script = groovy::parse(f, text)?;
-        parsed.push((f.clone(), script));
-    }
+    let parsed = files.iter().map(|f| Ok((f.clone(), parse_app(f)?))).collect::<Result<Vec<_>, InputError>>()?;
     build(parsed, opts)
+}
+
+/// Reads and parses one app's file, as [`load`] does each of its files: the error names the
+/// file, line, column and text.
+pub fn parse_app(f: &Path) -> Result<Script, InputError> {
+    let bytes = crate::trace::input::read(f)?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| InputError::file(f, "not UTF-8 text"))?;
+    groovy::parse(f, text)
 }
 
 /// The name an app goes by in reports: its file stem.
