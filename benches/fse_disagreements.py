@@ -29,6 +29,9 @@ REASONS = {
     "ecobeeChangeMode": "its source never writes the location mode: it reads the mode and sets the "
     "thermostats' climate program (`setThisTstatClimate`); the study labels its pairs App-app "
     "write-write, which the model cannot find in the code",
+    "03-sms-to-hue": "runs only when its web endpoint is called (`mappings { path(\"/hue\") }`, "
+    "an SMS forwarded to it); the model has no web requests, so it never commands a lamp",
+    "tweet-to-hue": "as 03-sms-to-hue: driven only by calls to its web endpoint",
     "humidity-alert": "its switch commands depend on the humidity crossing two thresholds the person "
     "picks (number inputs); the model keeps each number input at one value, against the sensor's "
     "two values, so one branch is never taken",

@@ -180,6 +180,12 @@ impl Budget {
     }
 }
 
+impl crate::model::Poll for Budget {
+    fn poll(&self) -> bool {
+        Budget::poll(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

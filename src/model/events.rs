@@ -711,7 +711,7 @@ impl Model for EventModel {
         path: &[Choice],
         variable: &str,
         app: &str,
-        budget: &crate::explore::Budget,
+        budget: &dyn crate::model::Poll,
     ) -> Option<String> {
         self.assignment_place(path, variable, app, budget)
     }

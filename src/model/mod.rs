@@ -329,7 +329,7 @@ pub trait Model: Sync {
         _path: &[Choice],
         _variable: &str,
         _app: &str,
-        _budget: &crate::explore::Budget,
+        _budget: &dyn crate::model::Poll,
     ) -> Option<String> {
         None
     }
@@ -673,6 +673,13 @@ pub fn load_input(input: Input, options: LoadOptions) -> Result<Loaded, crate::t
         Input::SmartApps(apps) => Ok(Loaded::SmartApps(smartapp::load(&apps, smartapp_options(options))?)),
         Input::Home(home) => Ok(Loaded::SmartApps(smartapp::load_home(&home, smartapp_options(options))?)),
     }
+}
+
+/// What a model's work after a search polls between its steps: true once the run's budget
+/// (time, memory, Ctrl-C, steps; `explore::Budget`) is spent. A trait here so that the models
+/// need not know the searches' machinery.
+pub trait Poll {
+    fn poll(&self) -> bool;
 }
 
 /// The SmartApp model's options from the load options.

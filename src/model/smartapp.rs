@@ -658,7 +658,7 @@ impl Model for SmartAppModel {
         path: &[Choice],
         variable: &str,
         app: &str,
-        budget: &crate::explore::Budget,
+        budget: &dyn crate::model::Poll,
     ) -> Option<String> {
         // A physical conflict's actuating side (`physical.rs`).
         if let Some(medium) = SmartAppModel::medium_named(variable) {

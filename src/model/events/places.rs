@@ -31,7 +31,7 @@ impl EventModel {
         path: &[Choice],
         variable: &str,
         app: &str,
-        budget: &crate::explore::Budget,
+        budget: &dyn crate::model::Poll,
     ) -> Option<String> {
         let var = self.ast.vars.iter().position(|v| v.name == variable)?;
         let app = self.ast.apps.iter().position(|a| a == app)? as u32;

@@ -510,8 +510,9 @@ impl Collect<'_> {
         });
     }
 
-    /// Notes where `e` may enter a method of the app (`Site`, `named`, `computed_handler`).
-    fn entries(&mut self, e: &Expr, guards: &[Atom]) {
+    /// Notes where `e` may enter a method of the app (`Site`, `named`, `computed_handler`);
+    /// true when it has walked `e` itself (`runIn` given a method's name).
+    fn entries(&mut self, e: &Expr, guards: &[Atom], fresh: &BTreeSet<String>) -> bool {
         let methods = &self.app.methods;
         let site = |callee: usize, c: &Self| Site { callee, from: c.method, guards: guards.to_vec() };
         match e {
@@ -525,7 +526,26 @@ impl Collect<'_> {
             Expr::Call { target: None, name, args, .. } => {
                 if let Some(&m) = methods.get(name.as_str()) {
                     self.sites.push(site(m, self));
-                    return;
+                    return false;
+                }
+                // `runIn` runs its handler at once, inside the call (`timers.rs`): a call from
+                // here, under these guards; the handler after the delay (or the options map).
+                if name == "runIn" {
+                    for (i, a) in args.iter().enumerate() {
+                        let handler = match a.value() {
+                            Expr::Str(x) if (1..3).contains(&i) => methods.get(&**x),
+                            Expr::Var(n) if (1..3).contains(&i) => methods.get(n.as_str()),
+                            _ => None,
+                        };
+                        match handler {
+                            Some(&m) => self.sites.push(site(m, self)),
+                            None => {
+                                self.computed_handler |= (1..3).contains(&i) && !handler_literal(a.value(), self.app);
+                                self.expr(a.value(), guards, fresh);
+                            }
+                        }
+                    }
+                    return true;
                 }
                 // A timer's method runs later, in a transition of its own (`timers.rs`), as a
                 // subscription's handler does: entered from no guard, its name walked as a text.
@@ -533,7 +553,7 @@ impl Collect<'_> {
                     "subscribe" => 1,
                     n => match timers::timer_handler_position(n) {
                         Some(p) => p,
-                        None => return,
+                        None => return false,
                     },
                 };
                 let computed = args.iter().skip(handler_from).any(|a| !handler_literal(a.value(), self.app));
@@ -543,6 +563,7 @@ impl Collect<'_> {
             Expr::Call { name, .. } if name == groovy::DYNAMIC || name == "call" => self.computed_handler = true,
             _ => {}
         }
+        false
     }
 
     fn expr(&mut self, e: &Expr, guards: &[Atom], fresh: &BTreeSet<String>) {
@@ -563,7 +584,9 @@ impl Collect<'_> {
             }
             return;
         }
-        self.entries(e, guards);
+        if self.entries(e, guards, fresh) {
+            return;
+        }
         match e {
             Expr::Index(o, _) if is_state(o) => {
                 self.give_up.get_or_insert_with(|| format!("a computed key at line {}", self.line));
