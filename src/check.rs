@@ -95,13 +95,13 @@ pub fn check_detected_load_options(
         ("--keep-dead-state", load.keep_dead_state),
         ("--conflicts-on", load.conflicts_on.is_some()),
         ("--routines-keep-mode", load.routines_keep_mode),
-        ("--no-physical", load.no_physical),
+        ("--physical", load.physical),
     ];
     check_input_options(inputs, &smartapps_only, InputClass::SmartApps)?;
-    // `--no-physical` turns off what `--conflicts` adds to SmartApps (model/smartapp/physical.rs).
-    if load.no_physical && !load.conflicts && load.conflicts_on.is_none() {
+    // `--physical` adds to what `--conflicts` looks for in SmartApps (model/smartapp/physical.rs).
+    if load.physical && !load.conflicts && load.conflicts_on.is_none() {
         return Err(CheckError(
-            "--no-physical turns off the physical channels of --conflicts: without --conflicts there are none".into(),
+            "--physical adds physical channels to --conflicts: without --conflicts there are none".into(),
         ));
     }
     let option = match (load.bound, load.conflicts) {

@@ -225,9 +225,9 @@ pub enum Command {
         /// Routines leave the location mode as it is, as the run that printed the schedule had it.
         #[arg(long)]
         routines_keep_mode: bool,
-        /// No physical channels between SmartApps, as the run that printed the schedule had.
+        /// Physical channels between SmartApps, as the run that printed the schedule had.
         #[arg(long)]
-        no_physical: bool,
+        physical: bool,
         /// Folder of the apps an app list names (default: the list's folder, then ../smartapps
         /// beside it).
         #[arg(long, value_name = "DIR")]
@@ -306,9 +306,9 @@ pub struct Common {
     /// docs/reductions-homes.md).
     #[arg(long, hide = true)]
     pub keep_dead_state: bool,
-    /// With --conflicts: no physical channels between apps.
+    /// With --conflicts: physical channels between apps too.
     #[arg(long)]
-    pub no_physical: bool,
+    pub physical: bool,
     /// Folder of a list's apps. Default: beside it.
     #[arg(long, value_name = "DIR")]
     pub smartapps: Option<PathBuf>,
@@ -416,9 +416,9 @@ pub struct CorpusRun {
     /// Ablation: store the attributes no app reads or writes, as the same option of check does.
     #[arg(long)]
     pub keep_dead_state: bool,
-    /// No physical channels between the apps, as the same option of check.
+    /// Physical channels between the apps, as the same option of check.
     #[arg(long)]
-    pub no_physical: bool,
+    pub physical: bool,
 }
 
 impl Common {
@@ -483,7 +483,7 @@ impl Common {
             conflicts_on: self.conflicts_on,
             properties: crate::model::PropertyOptions::new(self.properties.as_deref(), self.no_default_properties),
             routines_keep_mode: self.routines_keep_mode,
-            no_physical: self.no_physical,
+            physical: self.physical,
         }
     }
 
@@ -511,7 +511,7 @@ impl Common {
             "conflicts_on": self.conflicts_on.map(|s| s.names()),
             "keep_dead_state": self.keep_dead_state,
             "routines_keep_mode": self.routines_keep_mode,
-            "no_physical": self.no_physical,
+            "physical": self.physical,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,
             "max_memory_mb": self.max_memory,

@@ -114,7 +114,7 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
             conflicts_on: None,
             properties: Default::default(),
             routines_keep_mode: false,
-            no_physical: run.no_physical,
+            physical: run.physical,
         },
         cancel: Some(cancel_flag()),
     }

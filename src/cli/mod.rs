@@ -94,7 +94,7 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             properties,
             no_default_properties,
             routines_keep_mode,
-            no_physical,
+            physical,
             smartapps,
         } => {
             let given =
@@ -106,7 +106,7 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
                 conflicts_on,
                 properties: crate::model::PropertyOptions::new(properties.as_deref(), no_default_properties),
                 routines_keep_mode,
-                no_physical,
+                physical,
                 ..Default::default()
             };
             replay::replay(&files, &schedule, load, &given)

@@ -495,7 +495,7 @@ pub fn run_pair(pair: FsePair, settings: &Settings, strategy: Option<&str>) -> F
     let load = LoadOptions { routines_keep_mode: true, ..load };
     // The study's device-interaction and global-variable runs have no physical channels (its
     // physical-medium sheet is its own category): the room only there (docs/physical.md).
-    let load = LoadOptions { no_physical: category != Category::PhysicalMedium, ..load };
+    let load = LoadOptions { physical: category == Category::PhysicalMedium, ..load };
     let m = match super::load_pair(&files, load) {
         Ok(m) => m,
         Err(e) => {

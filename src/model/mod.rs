@@ -620,9 +620,9 @@ pub struct LoadOptions {
     /// `--routines-keep-mode`: a routine a SmartApp runs leaves the location mode as it is (the
     /// FSE 2020 study's definition; docs/location-mode.md). Default: it may set any mode.
     pub routines_keep_mode: bool,
-    /// `--no-physical`: no physical channels between SmartApps under `--conflicts`
+    /// `--physical`: physical channels between SmartApps under `--conflicts`
     /// (model/smartapp/physical.rs).
-    pub no_physical: bool,
+    pub physical: bool,
 }
 
 /// An input turned into its transition system.
@@ -692,7 +692,7 @@ fn smartapp_options(options: LoadOptions) -> smartapp::SmartAppOptions {
         conflicts_on: options.conflicts_on,
         properties: options.properties,
         routines_keep_mode: options.routines_keep_mode,
-        no_physical: options.no_physical,
+        physical: options.physical,
     }
 }
 

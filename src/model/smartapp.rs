@@ -163,8 +163,8 @@ pub struct SmartAppOptions {
     /// location mode as it is, as IoTCheck and the FSE 2020 study take it; by default it may set
     /// any mode (`mode_choices.rs`).
     pub routines_keep_mode: bool,
-    /// `--no-physical`: no physical channels between apps under `--conflicts` (`physical.rs`).
-    pub no_physical: bool,
+    /// `--physical`: physical channels between apps under `--conflicts` (`physical.rs`).
+    pub physical: bool,
 }
 
 /// A configuration: attribute values, location mode, each app's state, the conflict ghost
@@ -541,8 +541,8 @@ impl Model for SmartAppModel {
         if self.opts.routines_keep_mode {
             flags.push_str(" --routines-keep-mode");
         }
-        if self.opts.conflicts && self.opts.no_physical {
-            flags.push_str(" --no-physical");
+        if self.opts.conflicts && self.opts.physical {
+            flags.push_str(" --physical");
         }
         flags + &self.scope_flag() + self.property_flags()
     }

@@ -67,10 +67,10 @@ fn options_that_would_be_ignored_are_refused() {
         refused(&[&["check", control.as_str()][..], option].concat(), option[0]);
         explored(&[&["check", control.as_str(), "--conflicts", "--max-states", "300"][..], option].concat());
     }
-    for option in ["--routines-keep-mode", "--no-physical"] {
+    for option in ["--routines-keep-mode", "--physical"] {
         refused(&["check", EM, option], option);
         refused(&["check", EVENTS, option], option);
-        // --no-physical turns off what --conflicts adds.
+        // --physical adds to what --conflicts looks for.
         explored(&["check", &control, "--conflicts", "--max-states", "300", option]);
     }
     // Under --json the refusal is the JSON document's `error`, on stdout.

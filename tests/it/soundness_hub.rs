@@ -10,7 +10,7 @@
 //!   lamps, dimmers, colour bulbs, valves, thermostats and music players, and others read or
 //!   subscribe to the illuminance, motion, water, temperature and sound sensors and act; the
 //!   findings compared include kind `physical conflict`, and the systems run with and without
-//!   `--conflicts` and with `--no-physical`.
+//!   `--conflicts` and with `--physical`.
 //!
 //! Runs are budgeted by transitions (the strategies) and states (the baseline), never by time.
 //! `TRACEPOR_HUB_SEEDS=n` sets the seeds of each kind (default 24).
@@ -45,17 +45,23 @@ const TIMER_OPTIONS: [(&str, SmartAppOptions); 5] = [
     ("--conflicts --bound 1", smartapp_options(true, Some(1), ConflictMode::Observe, None)),
 ];
 
-/// Physical channels exist only under `--conflicts` and not under `--no-physical`; the system
-/// without conflicts is the same system without its channels.
+/// Physical channels exist only under `--conflicts --physical`; the system without them is the
+/// same system without its channels.
 const PHYSICAL_OPTIONS: [(&str, SmartAppOptions); 5] = [
     ("", smartapp_options(false, None, ConflictMode::Observe, None)),
+    (
+        "--conflicts --physical",
+        SmartAppOptions { physical: true, ..smartapp_options(true, None, ConflictMode::Observe, None) },
+    ),
     ("--conflicts", smartapp_options(true, None, ConflictMode::Observe, None)),
     (
-        "--conflicts --no-physical",
-        SmartAppOptions { no_physical: true, ..smartapp_options(true, None, ConflictMode::Observe, None) },
+        "--conflicts --physical --conflict-mode end",
+        SmartAppOptions { physical: true, ..smartapp_options(true, None, ConflictMode::End, None) },
     ),
-    ("--conflicts --conflict-mode end", smartapp_options(true, None, ConflictMode::End, None)),
-    ("--conflicts --bound 1", smartapp_options(true, Some(1), ConflictMode::Observe, None)),
+    (
+        "--conflicts --physical --bound 1",
+        SmartAppOptions { physical: true, ..smartapp_options(true, Some(1), ConflictMode::Observe, None) },
+    ),
 ];
 
 /// Over the seeds: (systems with an event whose name starts with `prefix` under `opts`,
@@ -105,9 +111,9 @@ fn every_strategy_reaches_the_exhaustive_findings_on_physical_channels() {
     let n = seeds() as usize;
     assert!(with_channels * 2 >= n, "only {with_channels} of {n} systems have a physical channel");
     assert!(with_conflicts * 4 >= n, "only {with_conflicts} of {n} systems have a physical conflict");
-    // `--no-physical` leaves no physical event.
+    // Without `--physical`, no physical event.
     let (without, _) = reach("physical", gen_physical_system, PHYSICAL_OPTIONS[2].1, "physical.", None);
-    assert_eq!(without, 0, "--no-physical left physical events");
+    assert_eq!(without, 0, "--conflicts without --physical left physical events");
     let (_, finished, rich) = check_generated_seeds("physical", gen_physical_system, &PHYSICAL_OPTIONS, seeds());
     assert!(rich * 3 >= finished, "only {rich} of {finished} physical variants have more than one finding");
 }

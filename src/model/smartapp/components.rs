@@ -106,7 +106,14 @@ impl SmartAppModel {
                     Some(d) => self.slot(d, &sa.attr).is_some_and(|slot| reads[b].contains(&slot)),
                     None => sa.attr == "mode" || sa.attr == "location",
                 });
-                if writes_read || same_event || event_read || ra.sets_mode || wild[a] {
+                // Through the room (`physical.rs`): an app whose commands move a medium and an
+                // app that senses one interact, as a write and a read of one attribute do.
+                let room = &self.room;
+                let through_room = |x: usize, y: usize| {
+                    room.pends.get(x).is_some_and(|p| !p.is_empty()) && room.senses.get(y) == Some(&true)
+                };
+                let physical = through_room(a, b) || through_room(b, a);
+                if writes_read || same_event || event_read || ra.sets_mode || wild[a] || physical {
                     adj[a][b] = true;
                     adj[b][a] = true;
                 }

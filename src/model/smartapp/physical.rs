@@ -2,7 +2,7 @@
 //! water, heat, sound) reaches the sensors that measure it, whichever app they belong to.
 //! IoTCheck's study (Trimananda et al., FSE 2020, Section 3.2 and its Physical-Medium sheet) lists
 //! these interactions by hand and its tool only warns of them; here they are part of the
-//! transition system under `--conflicts` (off with `--no-physical`) and reported as their own
+//! transition system under `--conflicts --physical` and reported as their own
 //! kind, `physical conflict` (docs/physical.md).
 //!
 //! **The table** ([`MEDIA`], [`EFFECTS`]): which device attribute changes (or, for a speaker with
@@ -492,9 +492,9 @@ impl SmartAppModel {
     /// Adds the system's physical channels (module header): their slots on the sensors'
     /// devices, their events, and the notes on sensors the table connects to nothing. Called
     /// once the apps are installed and the configurations chosen; does nothing without
-    /// `--conflicts` or with `--no-physical`.
+    /// `--conflicts --physical`.
     pub(super) fn add_room(&mut self) {
-        if !self.opts.conflicts || self.opts.no_physical {
+        if !self.opts.conflicts || !self.opts.physical {
             return;
         }
         let reach = self.reach();

@@ -55,7 +55,7 @@ pub const ENDING: SmartAppOptions = SmartAppOptions {
     conflicts_on: None,
     properties: tracepor::model::PropertyOptions { file: None, no_library: false },
     routines_keep_mode: false,
-    no_physical: false,
+    physical: false,
 };
 
 /// The source of the app shape most of these tests write: app `name` with `inputs` (input

@@ -1004,7 +1004,7 @@ const SENSORS: [(&str, &str, &str, &str); 5] = [
 /// event, their own touch or a sensor's, and one or two apps that read or subscribe to the
 /// illuminance, motion, water, temperature and sound sensors those media reach and act on what
 /// they see (a command, a mode change, a message), or only log it. An app may be both. For
-/// tests/soundness_hub.rs, with and without `--conflicts` and `--no-physical`.
+/// tests/soundness_hub.rs, with and without `--conflicts` and `--physical`.
 pub fn gen_physical_system(rng: &mut SmallRng) -> Vec<(String, String)> {
     let actors = rng.gen_range(1..=2);
     let sensing = if actors == 2 { 1 } else { rng.gen_range(1..=2) };
