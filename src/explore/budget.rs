@@ -48,8 +48,8 @@ pub struct Budget {
 const REASONS: [StopReason; 4] =
     [StopReason::TimeLimit, StopReason::MaxMemory, StopReason::Interrupted, StopReason::MaxTransitions];
 
-/// Resident memory is read from /proc only every this many polls (when heap bytes are not
-/// counted): reading it costs microseconds.
+/// Resident memory is read from /proc only every this many polls: reading it costs
+/// microseconds.
 const RSS_EVERY: u64 = 4096;
 
 impl Default for Budget {
@@ -126,10 +126,10 @@ impl Budget {
             return true;
         }
         if let Some(max) = self.max_memory_bytes {
-            let over = match crate::alloc::current() {
-                Some(now) => now >= max,
-                None => n % RSS_EVERY == 0 && current_rss_bytes().is_some_and(|rss| rss >= max),
-            };
+            // Live heap bytes at every poll; resident memory (what the heap does not count:
+            // freed memory the allocator keeps) every RSS_EVERY polls.
+            let over = crate::alloc::current().is_some_and(|now| now >= max)
+                || (n % RSS_EVERY == 0 && current_rss_bytes().is_some_and(|rss| rss >= max));
             if over {
                 return self.reach(StopReason::MaxMemory);
             }
