@@ -128,13 +128,28 @@ pub fn check(
     }
     super::known().printing = true;
     if common.json {
-        let mut doc = serde_json::to_value(&report)?;
-        doc["tool"] = tool_json();
-        doc["options"] = common.options_json(Some(&report.strategy));
-        if let Some(v) = &verdict {
-            doc["expect"] = verdict_json(v);
+        // Written to stdout as it is serialized: a report of schedules as found (a search
+        // stopped by a limit before they were shortened) can be tens of MB, and a copy as a JSON
+        // tree and another as a string would pass `--max-memory` after the search kept within it.
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            #[serde(flatten)]
+            report: &'a crate::report::RunReport,
+            tool: serde_json::Value,
+            options: serde_json::Value,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            expect: Option<serde_json::Value>,
         }
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        let doc = Doc {
+            report: &report,
+            tool: tool_json(),
+            options: common.options_json(Some(&report.strategy)),
+            expect: verdict.as_ref().map(verdict_json),
+        };
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        std::io::Write::write_all(&mut out, b"\n")?;
+        std::io::Write::flush(&mut out)?;
     } else if !common.quiet {
         let sut = with_model!(&loaded, m => m.summary());
         print!("{}", report::text::render(&report, &sut));
