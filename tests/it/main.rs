@@ -59,6 +59,7 @@ mod smartapp_pairs;
 mod smartapp_parse;
 mod soundness;
 mod soundness_homes;
+mod soundness_http;
 mod soundness_hub;
 mod soundness_pairs;
 mod soundness_slice;
