@@ -38,6 +38,7 @@ mod fixtures;
 mod fuzz_regressions;
 mod homes;
 mod html_page;
+mod http_responses;
 mod input_errors;
 mod layering;
 mod limits_run;

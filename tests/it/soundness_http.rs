@@ -2,7 +2,7 @@
 //! strategy registered for SmartApps against the exhaustive search, findings equal) on HTTP
 //! requests with a response closure (src/model/smartapp/http.rs): `gen_http_system`'s apps
 //! send `httpGet`/`httpPost`/`httpPostJson` from handlers and from a scheduled method, and
-//! their closures branch on the server's answer (literals, a status threshold, a `switch`, two
+//! their closures branch on the server's answer (literals, a status threshold, which is not varied, a `switch`, two
 //! fields) to command a shared switch and lock or to keep a field in `state` another handler
 //! reads; the server's answer is changed by the environment's `server.` events.
 //!

@@ -9,7 +9,7 @@ use super::gen_smartapp::{handler_bodies, head};
 /// Two or three apps sharing a switch and a lock, each subscribing to a contact sensor, the
 /// switch or its own touch, some with a `schedule`d method. Handlers and the timer's method send
 /// requests (`httpGet`, `httpPost`, `httpPostJson`) whose closures branch on the response
-/// (`resp.data.result` against literals, `resp.status` against 200 or a threshold, a `switch`
+/// (`resp.data.result` against literals, `resp.status` against 200 or a threshold (not varied), a `switch`
 /// on a field, two fields at once, or nothing) and command the shared devices or keep a field
 /// in `state` that another handler reads; or command the devices directly. Everything stored has
 /// finitely many values.
