@@ -15,10 +15,6 @@ import collections, glob, json, os, sys
 
 # Causes looked into by hand: app -> why its conflicts are missed (docs/smartapps.md).
 REASONS = {
-    "jenkins-notifier": "its switches are commanded inside the closure of an `httpGet` to a Jenkins "
-    "server, by the build's result; the model makes no HTTP request and runs no response closure, so "
-    "the app never commands a switch (a response the environment picks, as it picks a device's "
-    "report, would find these)",
     "talking-alarm-clock": "its mode writes run from a schedule guarded by several inputs of one "
     "scenario set together (name, start time, speaker, alarm on, alarm type); the model keeps one "
     "value per input that is not a mode, so the guard never holds",
@@ -30,7 +26,8 @@ REASONS = {
     "thermostats' climate program (`setThisTstatClimate`); the study labels its pairs App-app "
     "write-write, which the model cannot find in the code",
     "03-sms-to-hue": "runs only when its web endpoint is called (`mappings { path(\"/hue\") }`, "
-    "an SMS forwarded to it); the model has no web requests, so it never commands a lamp",
+    "an SMS forwarded to it); the model runs no web endpoint's handler (listed as not modelled), so it "
+    "never commands a lamp",
     "tweet-to-hue": "as 03-sms-to-hue: driven only by calls to its web endpoint",
     "humidity-alert": "its switch commands depend on the humidity crossing two thresholds the person "
     "picks (number inputs); the model keeps each number input at one value, against the sensor's "

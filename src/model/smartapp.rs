@@ -55,6 +55,7 @@ mod encode;
 mod footprint;
 mod guarded;
 mod home;
+mod http;
 mod initial;
 mod interp;
 mod load;
@@ -309,6 +310,8 @@ pub struct SmartAppModel {
     met: std::sync::Mutex<Vec<String>>,
     /// Under `--conflicts`: the physical channels between the apps (`physical.rs`).
     room: physical::Room,
+    /// The servers answering the apps' requests (`http.rs`).
+    servers: Vec<http::Server>,
 }
 
 /// Ways a handler run ends early.

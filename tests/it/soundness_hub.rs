@@ -34,7 +34,7 @@ use crate::common::apps;
 use crate::common::gen_smartapp::{gen_physical_system, gen_timer_system};
 use crate::soundness::{baseline_within, check_generated_seeds, smartapp_options};
 
-fn seeds() -> u64 {
+pub(crate) fn seeds() -> u64 {
     std::env::var("TRACEPOR_HUB_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(24)
 }
 
@@ -70,7 +70,7 @@ const PHYSICAL_OPTIONS: [(&str, SmartAppOptions); 5] = [
 /// Over the seeds: (systems with an event whose name starts with `prefix` under `opts`,
 /// systems whose exhaustive findings hold an error of kind `kind`), so that the suite is known
 /// to reach the construct it is about.
-fn reach(
+pub(crate) fn reach(
     tag: &str,
     gen: fn(&mut SmallRng) -> Vec<(String, String)>,
     opts: SmartAppOptions,

@@ -155,6 +155,8 @@ impl SmartAppModel {
             // Only what the methods the interpreter can enter read (`callable.rs`): a page's
             // helpers never run.
             let sc = footprint::scan_app(&self.apps[a]);
+            // Its requests read their servers' answers (`http.rs`).
+            self.server_slots(a).into_iter().for_each(|slot| read[slot] = true);
             // A computed call name may be any query, a query given a computed name any
             // attribute: of the app's own devices, the only ones its code can reach (the
             // footprints' argument, `footprint.rs`).

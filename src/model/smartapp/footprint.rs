@@ -458,6 +458,11 @@ impl SmartAppModel {
                         }
                     }
                 }
+                // The answers of its requests' servers (`http.rs`), read by the requests.
+                for slot in self.server_slots(a) {
+                    slots.push(slot);
+                    reads.push(slot);
+                }
                 // A computed call name is not bounded by the scan: everything the app can reach.
                 AppReach {
                     // A bare computed call reaches no query, but may be `setMode` (with no

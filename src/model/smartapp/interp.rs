@@ -760,6 +760,12 @@ impl Ctx<'_> {
             let a = self.args(args)?;
             return self.call_closure(&c, a);
         }
+        // A request with a response closure: the closure runs with the server's answer (`http.rs`).
+        if http::HTTP_CALLS.contains(&name) && !self.m.apps[self.app].methods.contains_key(name) {
+            if let Some(c) = http::response_closure(args) {
+                return self.http_request(args, c);
+            }
+        }
         // Notifications, HTTP and events sent to the cloud do nothing (the match below gives
         // them null), so their messages and bodies are not built.
         if matches!(
@@ -775,6 +781,7 @@ impl Ctx<'_> {
                 | "httpPostJson"
                 | "httpGet"
                 | "httpPut"
+                | "httpPutJson"
                 | "httpDelete"
         ) && !self.m.apps[self.app].methods.contains_key(name)
         {

@@ -420,6 +420,7 @@ pub(super) fn build_home(
     }
     // The environment's events, as IoTCheck's Extractor lists them.
     let mut events = Vec::new();
+    let mut servers = Vec::new();
     // Grouped by event type and device (None: location, app, sun): a subscription to a value
     // (`contact.open`) adds that value, one without adds every value of the type. Counted so,
     // the pairs' event numbers match the paper's Evt. (see docs/smartapps.md).
@@ -441,6 +442,32 @@ pub(super) fn build_home(
                 extractor: t.extractor,
                 touch: None,
             });
+        }
+        // Each request whose response closure compares a field: a server the environment
+        // answers for, its answer an attribute the environment's events set (`http.rs`).
+        let (sites, odd) = http::request_sites(app);
+        for (line, why) in odd {
+            unsupported.push(format!("{}:{line}: {why}", app.file));
+        }
+        for site in sites {
+            let variants = http::variants(&site.fields);
+            let d = devices.len() as u16;
+            devices.push(format!("server.{}.L{}", app.name, site.line));
+            device_caps.push(vec!["server".to_string()]);
+            slots.push((d, http::RESPONSE.to_string()));
+            init_attrs.push(Value::Str(variants[0].0.clone()));
+            for (label, _) in &variants {
+                events.push(EnvEvent {
+                    name: format!("server.{}.L{}.{}", app.name, site.line, label.replace([' ', ',', '*'], "_")),
+                    dev: Some(d),
+                    attr: Text::Static(http::RESPONSE),
+                    value: label.clone(),
+                    run: None,
+                    extractor: false,
+                    touch: None,
+                });
+            }
+            servers.push(http::Server { app: ai, line: site.line, dev: d, variants });
         }
         for SubscribeCall { var, event: ev, line } in subscribe_calls(&app.script) {
             let file = &app.file;
@@ -584,6 +611,7 @@ pub(super) fn build_home(
         props: Default::default(),
         met: Default::default(),
         room: Default::default(),
+        servers,
         init: SmartState {
             attrs: init_attrs,
             mode: Text::Static("home"),

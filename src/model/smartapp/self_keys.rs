@@ -108,6 +108,7 @@ pub(super) const DISCARDED: &[&str] = &[
     "httpPostJson",
     "httpGet",
     "httpPut",
+    "httpPutJson",
     "httpDelete",
 ];
 

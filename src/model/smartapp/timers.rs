@@ -166,7 +166,7 @@ impl SmartAppModel {
     /// How many of the events IoTCheck's Extractor would list (every event but the timers it
     /// does not count): what the paper's Evt. column is compared with.
     pub fn extractor_event_count(&self) -> usize {
-        self.events.iter().filter(|e| e.run.is_none() || e.extractor).count()
+        self.events.iter().filter(|e| (e.run.is_none() && !self.is_server_event(e)) || e.extractor).count()
     }
 }
 

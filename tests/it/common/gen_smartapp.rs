@@ -203,14 +203,19 @@ fn two_or_three(rng: &mut SmallRng, n: usize) -> Vec<usize> {
 }
 
 /// An app's `definition` and its `preferences` ([`inputs`]).
-fn head<'a>(rng: &mut SmallRng, name: &str, devices: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+pub(crate) fn head<'a>(rng: &mut SmallRng, name: &str, devices: impl Iterator<Item = (&'a str, &'a str)>) -> String {
     let mut src = format!("definition(name: \"{name}\", namespace: \"gen\", author: \"tracepor tests\")\n");
     src.push_str(&inputs(rng, devices));
     src
 }
 
 /// Handlers `h0` .. `h{n-1}`, each body written by `body`.
-fn handler_bodies(rng: &mut SmallRng, n: usize, src: &mut String, mut body: impl FnMut(&mut SmallRng, &mut String)) {
+pub(crate) fn handler_bodies(
+    rng: &mut SmallRng,
+    n: usize,
+    src: &mut String,
+    mut body: impl FnMut(&mut SmallRng, &mut String),
+) {
     for h in 0..n {
         src.push_str(&format!("def h{h}(evt) {{\n"));
         body(rng, src);

@@ -3,6 +3,7 @@
 
 pub mod apps;
 pub mod gen_em;
+pub mod gen_http;
 pub mod gen_smartapp;
 
 use std::path::{Path, PathBuf};
