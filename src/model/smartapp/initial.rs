@@ -13,8 +13,12 @@
 //! **Which configurations.** The attributes that vary are those some app may command (its
 //! static writes, [`SmartAppModel::reach`]) and the location mode when an app subscribes to it or
 //! sets it: an app's saved state is restored by commands, and the mode names the saved scene.
-//! Sensors are left at their defaults: the environment's events move them anyway (each event
-//! reaches its subscribers as a change). Each attribute's values are its default then those its
+//! Sensors that some app subscribes to are left at their defaults: the environment's events
+//! move them anyway (each event reaches its subscribers as a change). A sensor that apps only
+//! read (an illuminance a handler compares with a threshold, no app subscribed to it) has no
+//! event, so it varies here as well ([`SmartAppModel::unmoved_reads`]): the room may be dark
+//! or bright when the apps are installed, and without it a branch on the reading would never
+//! be taken either way. Each attribute's values are its default then those its
 //! events take (`event_values`); configuration k gives each varied attribute its value number
 //! k modulo how many it has. So every value of every varied attribute is present at
 //! installation in some configuration (a covering of strength one, K = the largest number of
@@ -34,6 +38,7 @@ impl SmartAppModel {
         let reach = self.reach();
         let mut varied: Vec<(usize, Vec<Value>)> = Vec::new();
         let mut slots: Vec<usize> = reach.iter().flat_map(|r| r.writes.iter().copied()).collect();
+        slots.extend(self.unmoved_reads(&reach));
         slots.sort_unstable();
         slots.dedup();
         for slot in slots {
@@ -90,6 +95,27 @@ impl SmartAppModel {
         self.subs = subs;
         self.init.root = true;
         self.configs = configs;
+    }
+
+    /// Sensor slots some app reads that no app commands and no subscription moves: the
+    /// environment's events never change them, so without a configuration they would keep their
+    /// default for ever (an illuminance of 100 that neither `lux <= 5` nor `lux < 10` ever
+    /// passes). Slots of the model's own (`medium:pending`, `medium:cause`) are not sensors.
+    pub(super) fn unmoved_reads(&self, reach: &[super::footprint::AppReach]) -> Vec<usize> {
+        let written: Vec<usize> = reach.iter().flat_map(|r| r.writes.iter().copied()).collect();
+        let subscribed = |slot: usize| {
+            self.subs.iter().any(|s| {
+                s.dev.is_some_and(|d| self.slot_of[d as usize].iter().any(|(a, x)| *x == slot && *a == s.attr))
+            })
+        };
+        let mut out: Vec<usize> = reach
+            .iter()
+            .flat_map(|r| r.reads.iter().copied())
+            .filter(|&slot| !self.slots[slot].1.contains(':') && !written.contains(&slot) && !subscribed(slot))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Fires configuration `k` at the root: the state after installing from it. It writes every
