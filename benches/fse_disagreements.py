@@ -29,9 +29,46 @@ REASONS = {
     "an SMS forwarded to it); the model runs no web endpoint's handler (listed as not modelled), so it "
     "never commands a lamp",
     "tweet-to-hue": "as 03-sms-to-hue: driven only by calls to its web endpoint",
+    "sprayer-controller-2": "the water sensors are in apps of one template (speaker-control, "
+    "bose-soundtouch-control, hue-mood-lighting, speaker-notify-with-sound, speaker-weather-forecast) "
+    "whose handler acts only when `daysOk`: its optional `days` enum is bound to its first option "
+    "(Monday) and the hub's weekday (`new SimpleDateFormat(\"EEEE\").format(new Date())`) is not "
+    "modelled (it gives null, not reported), so the handler never acts on the wet sensor; the input "
+    "values are varied elsewhere, the weekday would be the environment's choice",
+    "lighting-director": "its pairs with web-endpoint apps (03-sms-to-hue, tweet-to-hue) and with "
+    "color-coordinator are those apps' causes; with brighten-dark-places now found (the illuminance "
+    "only read varies at installation)",
+    "color-coordinator": "its master light and the lights that follow it are inputs of one "
+    "capability, which the model binds to one device (IoTCheck's one device per capability): the "
+    "app finds the master among its followers and, as it warns the user, does nothing",
+    "gentle-wake-up": "its completion switches are turned to `completionSwitchesState`, an enum "
+    "input (on, off) with default on; kept at on it agrees with the apps that turn the switch on "
+    "(BetterLaundryMonitor, big-turn-on, monitor-on-sense, rise-and-shine): a varied input value",
+    "loft": "it turns lights on only for values of the author's own home: modes named "
+    "`Home / Day`, a `Yawn` event, a motion sensor named `motion@stairs`, lights named `stairs`; "
+    "the model's location has home, away and night and devices named by capability, so loft only "
+    "turns lights off and agrees with the apps that turn them off",
+    "the-big-switch": "it makes its lights follow a master switch a person flips, and double-tap "
+    "and nfc-tag-toggle act on a physical tap or a tag touch: all three are the user's direct "
+    "command, and one device stands for every switch input, so no automation undoes the other",
+    "ecobeeAwayFromHome": "good-night-house turns `switcheson` on and `switchesoff` off (after a "
+    "delay) at one touch; one device stands for both inputs, so its last write is off, the value "
+    "ecobeeAwayFromHome writes",
     "humidity-alert": "its switch commands depend on the humidity crossing two thresholds the person "
     "picks (number inputs); the model keeps each number input at one value, against the sensor's "
     "two values, so one branch is never taken",
+}
+
+# Why the model reports pairs a label calls no conflict, by the label (docs/smartapps.md).
+LABEL_REASONS = {
+    "Direct-direct (human) Interaction (No Conflict)": "big-turn-on, big-turn-off and make-it-so "
+    "also act on every location mode change (`subscribe(location, changedLocationMode)`); a mode "
+    "change is no user's command in the model (an app or the hub may make it), so their writes "
+    "then are automatic and undo what the other app did at a touch or a tap",
+    "Physical Interaction": "dry-the-wetspot turns a pump on when its sensor is wet; the "
+    "water table makes a switch an app turns on wet the sensor (a pump or a sprinkler), so "
+    "close-the-valve's handler on that wet event closes the valve: the study judged the pump "
+    "to dry the spot, not wet it (the table does not tell a pump from a sprinkler)",
 }
 
 
@@ -73,7 +110,8 @@ def main():
         labels = collections.Counter(r.get("manual") or "-" for r in fp)
         for label, n in labels.most_common():
             group = [r for r in fp if (r.get("manual") or "-") == label]
-            print(f"- reported, labelled **{label}** ({n}): " + ", ".join(pair(r) for r in group[:6]) + more(group))
+            why = f": {LABEL_REASONS[label]}" if label in LABEL_REASONS else ""
+            print(f"- reported, labelled **{label}** ({n}): " + ", ".join(pair(r) for r in group[:6]) + more(group, 6) + why)
 
 
 def pair(r):

@@ -47,6 +47,7 @@ mod memory;
 mod optimal;
 mod parallel;
 mod parse_errors;
+mod physical_reads;
 mod properties_soundness;
 mod races;
 mod regress;

@@ -96,7 +96,7 @@ def f(x) {
 }
 "#);
     let b = method(&s, "f");
-    assert!(matches!(&b[0], Stmt::If(_, _, otherwise) if matches!(&otherwise[0], Stmt::If(..))));
+    assert!(matches!(&b[0], Stmt::If(_, _, otherwise, _) if matches!(&otherwise[0], Stmt::If(..))));
     let Stmt::Switch(_, cases) = &b[1] else { panic!("switch") };
     assert_eq!(cases.len(), 3, "`case a: case b:` share a body");
     assert_eq!(cases[0].0.len(), 2);

@@ -201,7 +201,7 @@ pub(super) fn walk_stmt<W: Walk + ?Sized>(w: &mut W, st: &Stmt) {
     match st {
         Stmt::Expr(e, _) | Stmt::Def(_, Some(e), _) | Stmt::Return(Some(e)) | Stmt::Throw(e) => w.expr(e),
         Stmt::Def(_, None, _) | Stmt::Return(None) | Stmt::Break | Stmt::Continue => {}
-        Stmt::If(c, a, b) => {
+        Stmt::If(c, a, b, _) => {
             w.expr(c);
             w.stmts(a);
             w.stmts(b);

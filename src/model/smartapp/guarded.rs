@@ -439,7 +439,7 @@ impl Collect<'_> {
                     self.expr(e, guards, fresh);
                 }
             }
-            Stmt::If(c, a, b) => {
+            Stmt::If(c, a, b, _) => {
                 self.expr(c, guards, fresh);
                 let mut inner = guards.to_vec();
                 atoms(c, &mut inner);

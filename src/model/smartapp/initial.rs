@@ -13,8 +13,14 @@
 //! **Which configurations.** The attributes that vary are those some app may command (its
 //! static writes, [`SmartAppModel::reach`]) and the location mode when an app subscribes to it or
 //! sets it: an app's saved state is restored by commands, and the mode names the saved scene.
-//! Sensors are left at their defaults: the environment's events move them anyway (each event
-//! reaches its subscribers as a change). Each attribute's values are its default then those its
+//! Sensors that some app subscribes to are left at their defaults: the environment's events
+//! move them anyway (each event reaches its subscribers as a change). A sensor that apps only
+//! read (an illuminance a handler compares with a threshold, no app subscribed to it) has no
+//! event, so it varies here as well ([`SmartAppModel::unmoved_reads`]): the room may be dark
+//! or bright when the apps are installed, and without it a branch on the reading would never
+//! be taken either way. Those sensors take their other values in configurations after the
+//! ones above (value j in configuration K - 1 + j per row of picks, the rest at defaults), so
+//! every configuration there was without them is still there: only behaviours are added. Each attribute's values are its default then those its
 //! events take (`event_values`); configuration k gives each varied attribute its value number
 //! k modulo how many it has. So every value of every varied attribute is present at
 //! installation in some configuration (a covering of strength one, K = the largest number of
@@ -36,7 +42,11 @@ impl SmartAppModel {
         let mut slots: Vec<usize> = reach.iter().flat_map(|r| r.writes.iter().copied()).collect();
         slots.sort_unstable();
         slots.dedup();
-        for slot in slots {
+        let sensed_slots = self.unmoved_reads(&reach);
+        let mut sensed: Vec<(usize, Vec<Value>)> = Vec::new();
+        for (slot, into_sensed) in
+            slots.into_iter().map(|x| (x, false)).chain(sensed_slots.into_iter().map(|x| (x, true)))
+        {
             let default = fresh.attrs[slot].clone();
             if default == Value::Null {
                 continue;
@@ -50,9 +60,18 @@ impl SmartAppModel {
                 }
             }
             if values.len() > 1 {
-                varied.push((slot, values));
+                if into_sensed {
+                    sensed.push((slot, values))
+                } else {
+                    varied.push((slot, values))
+                }
             }
         }
+        // The sensors only read take their other values in configurations of their own, the
+        // rest at the defaults: zipped with the commanded attributes they would move in step
+        // with them and lose the combinations those configurations had (a lock unlocked at
+        // installation with its door's contact closed).
+        let sensed_max = sensed.iter().map(|v| v.1.len()).max().unwrap_or(1);
         let mode_used = reach.iter().any(|r| r.sets_mode)
             || self.subs.iter().any(|s| s.dev.is_none() && (s.attr == "location" || s.attr == "mode"));
         let modes: &[&'static str] = if mode_used { event_values("mode") } else { &[] };
@@ -61,18 +80,24 @@ impl SmartAppModel {
         // would tie the installation's mode to the picked one (both cycle through the modes).
         let rows = self.picks.len();
         let k_max = k_max * rows;
-        if k_max <= 1 {
+        if k_max <= 1 && sensed_max <= 1 {
             return;
         }
         // Installing delivers nothing (as at load, when no subscription is made yet).
         let subs = std::mem::take(&mut self.subs);
         let mut configs = vec![("init.0".to_string(), self.init.clone())];
         let mut notes = Vec::new();
-        for i in 1..k_max {
-            let (k, row) = (i / rows, i % rows);
+        // Configuration i < k_max is as without the sensors; each later one is sensor value
+        // number j (j >= 1) with the defaults elsewhere, for each row of the picks.
+        for i in 1..k_max + (sensed_max - 1) * rows {
+            let (k, row, j) =
+                if i < k_max { (i / rows, i % rows, 0) } else { (0, (i - k_max) % rows, 1 + (i - k_max) / rows) };
             let mut st = fresh.clone();
             for (slot, values) in &varied {
                 st.attrs[*slot] = values[k % values.len()].clone();
+            }
+            for (slot, values) in sensed.iter().filter(|_| j > 0) {
+                st.attrs[*slot] = values[j % values.len()].clone();
             }
             if !modes.is_empty() {
                 st.mode = Text::Static(modes[k % modes.len()]);
@@ -90,6 +115,27 @@ impl SmartAppModel {
         self.subs = subs;
         self.init.root = true;
         self.configs = configs;
+    }
+
+    /// Sensor slots some app reads that no app commands and no subscription moves: the
+    /// environment's events never change them, so without a configuration they would keep their
+    /// default for ever (an illuminance of 100 that neither `lux <= 5` nor `lux < 10` ever
+    /// passes). Slots of the model's own (`medium:pending`, `medium:cause`) are not sensors.
+    pub(super) fn unmoved_reads(&self, reach: &[super::footprint::AppReach]) -> Vec<usize> {
+        let written: Vec<usize> = reach.iter().flat_map(|r| r.writes.iter().copied()).collect();
+        let subscribed = |slot: usize| {
+            self.subs.iter().any(|s| {
+                s.dev.is_some_and(|d| self.slot_of[d as usize].iter().any(|(a, x)| *x == slot && *a == s.attr))
+            })
+        };
+        let mut out: Vec<usize> = reach
+            .iter()
+            .flat_map(|r| r.reads.iter().copied())
+            .filter(|&slot| !self.slots[slot].1.contains(':') && !written.contains(&slot) && !subscribed(slot))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Fires configuration `k` at the root: the state after installing from it. It writes every

@@ -142,7 +142,9 @@ impl Ctx<'_> {
                 self.declare(n.clone(), v);
                 Ok(Value::Null)
             }
-            Stmt::If(c, a, b) => {
+            Stmt::If(c, a, b, line) => {
+                // What the condition reads (a sensor, a device's state) is read at this line.
+                self.line = *line;
                 if self.expr(c)?.truthy() {
                     self.scoped(a)
                 } else {

@@ -34,7 +34,7 @@ pub(super) fn walk<'s>(script: &'s Script, f: &mut dyn FnMut(Node<'s>, usize)) {
                     expr(e, line, f)
                 }
                 Stmt::Return(Some(e)) | Stmt::Throw(e) => expr(e, line, f),
-                Stmt::If(c, a, b) => {
+                Stmt::If(c, a, b, _) => {
                     expr(c, line, f);
                     stmts(a, line, f);
                     stmts(b, line, f);

@@ -399,7 +399,7 @@ impl Slice<'_> {
                 self.write_name(n, t | ctl);
                 0
             }
-            Stmt::If(c, a, b) => {
+            Stmt::If(c, a, b, _) => {
                 let k = ctl | self.expr(c, ctl);
                 self.stmts(a, k) | self.stmts(b, k)
             }

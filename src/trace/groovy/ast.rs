@@ -124,7 +124,8 @@ impl Arg {
 pub enum Stmt {
     Expr(Expr, usize),
     Def(Name, Option<Expr>, usize),
-    If(Expr, Vec<Stmt>, Vec<Stmt>),
+    /// Condition, then, else, and the line of the `if` (where its condition is read).
+    If(Expr, Vec<Stmt>, Vec<Stmt>, usize),
     While(Expr, Vec<Stmt>),
     /// C-style `for (init; cond; update)`.
     For(Vec<Stmt>, Option<Expr>, Vec<Expr>, Vec<Stmt>),

@@ -316,7 +316,7 @@ impl Parser<'_> {
                 let then = self.body()?;
                 self.skip_semis();
                 let otherwise = if self.eat_word("else") { self.body()? } else { Vec::new() };
-                Ok(Stmt::If(c, then, otherwise))
+                Ok(Stmt::If(c, then, otherwise, line))
             }
             "while" => {
                 self.i += 1;
