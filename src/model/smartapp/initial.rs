@@ -57,7 +57,7 @@ impl SmartAppModel {
             || self.subs.iter().any(|s| s.dev.is_none() && (s.attr == "location" || s.attr == "mode"));
         let modes: &[&'static str] = if mode_used { event_values("mode") } else { &[] };
         let k_max = varied.iter().map(|v| v.1.len()).chain([modes.len()]).max().unwrap_or(0).max(1);
-        // Each of these meets every row of the modes a person picks (`mode_choices.rs`): a zip
+        // Each of these meets every row of the modes a person picks (`choices.rs`): a zip
         // would tie the installation's mode to the picked one (both cycle through the modes).
         let rows = self.picks.len();
         let k_max = k_max * rows;
