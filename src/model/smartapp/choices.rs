@@ -1,12 +1,17 @@
-//! The location modes a person picks: an app's mode inputs and the mode each routine sets,
-//! varied across the configurations at installation (`initial.rs`).
+//! The values a person picks for an app's inputs: the modes it writes, the mode each routine
+//! sets, and every input a branch depends on, varied across the configurations at installation
+//! (`initial.rs`).
 //!
 //! **Why.** good-night and bon-voyage each call `setLocationMode(newMode)`; a person installing
 //! both picks a mode for each, and on a real hub the two may differ. With one fixed value for
 //! every mode input (the first option, `home`) the two writes always agree and no conflict on the
 //! mode is ever observed. A routine (`location.helloHome.execute(phrase)`) is the same case one
 //! step removed: the person configures, in the SmartThings app, which mode the routine sets, if
-//! any; the SmartApp only names the routine.
+//! any; the SmartApp only names the routine. The other inputs are the same case for branches:
+//! humidity-alert turns its switch on `if (currentHumidity >= tooHumid)` and off `if
+//! (currentHumidity <= notHumidEnough)`, both thresholds inputs; with one value each (5) only
+//! one branch is ever taken. talking-alarm-clock schedules its alarm only when several inputs
+//! hold together and runs it only when its optional list of days is left unset.
 //!
 //! **What varies.** The *factors* are
 //! - each single-valued `mode` input of an app that may set the mode (`setLocationMode`,
@@ -15,20 +20,25 @@
 //! - each routine call site (`execute` called on something, by app and line): "leaves the mode
 //!   as it is" first, then each of the location's modes. Two apps, or two call sites, may name
 //!   different routines, so each site is its own factor (an over-approximation when two name
-//!   the same routine: they could then only set the same mode).
+//!   the same routine: they could then only set the same mode);
+//! - each other non-device input a branch may depend on ([`branch_names`]: a name in a
+//!   condition, or flowing into one through locals and method parameters), with one value per
+//!   way its branches can go ([`person_factors`]: bool both, an enum's literal options, the
+//!   intervals the app's numeric event values cut, set and unset when optional), at most
+//!   [`MAX_VALUES`]. An input no branch reads adds nothing: its value changes no path (a
+//!   command's argument keeps its one value; two apps' arguments differ or not as loaded).
 //!
-//! Read-only mode inputs ("only when the mode is ...", lists) and apps that never set the mode
-//! keep their one value: they are the general mechanism's (every input a person picks).
-//!
-//! **Which combinations.** A covering array of strength two across apps: for any two factors of
-//! different apps and any two values of theirs, some row gives them those values, and every
-//! factor takes each of its values in some row. So every two mode writes of different apps (two
+//! **Which combinations.** A covering array of strength two across all factors: for any two
+//! factors and any two values of theirs, some row gives them those values, and every factor
+//! takes each of its values in some row. So every two mode writes of different apps (two
 //! inputs, an input and a routine, two routines) are made with different values in some
-//! configuration, and with equal values in another. A conflict is made of two writes by two
-//! apps, which this covers; two factors of one app (nobody-home's modes for away, sunset and
-//! sunrise) need no pair, as an app's own writes never conflict with each other: each takes
-//! each value (strength one, as the devices' configurations, `initial.rs`). Row 0 gives every
-//! factor its first value (the inputs their default, routines no mode change): what the one
+//! configuration, and with equal values in another; and a guard on two inputs of one app
+//! (talking-alarm-clock's days unset while its mode is set to `away`) holds in some row, as
+//! does every pair of a branch's input and another app's write value. A guard on three inputs
+//! or more holds in some row only when the greedy rows happen to cover it (a strength of three
+//! would be exact for those and multiplies the rows by the largest count): what is not covered
+//! is missed, never invented, as every row is a configuration a person can make. Row 0 gives
+//! every factor its first value (the loaded values, routines no mode change): what the one
 //! fixed configuration gave before. The product of all values would be exact for any app, but
 //! it grows as 3^k (button-controller alone has eight mode inputs). The rows are built greedily
 //! (each row starts from the first goal not covered yet and gives every other factor the value
@@ -320,7 +330,7 @@ fn written_inputs(app: &App) -> Vec<String> {
 
 /// At most this many values per input factor (the value loaded first): the rows of a covering
 /// of strength two grow with the square of the largest count.
-const MAX_VALUES: usize = 4;
+const MAX_VALUES: usize = 3;
 
 /// The factors of `app` (number `a`) other than the mode it writes (`written`): each input a
 /// person picks whose value a branch depends on ([`branch_names`]), with the values that lead
