@@ -19,9 +19,6 @@ REASONS = {
     "server, by the build's result; the model makes no HTTP request and runs no response closure, so "
     "the app never commands a switch (a response the environment picks, as it picks a device's "
     "report, would find these)",
-    "talking-alarm-clock": "its mode writes run from a schedule guarded by several inputs of one "
-    "scenario set together (name, start time, speaker, alarm on, alarm type); the model keeps one "
-    "value per input that is not a mode, so the guard never holds",
     "button-controller": "declares its per-button inputs with computed names on dynamic pages "
     "(`\"lights_${buttonNumber}_pushed\"`, `mode_${buttonNumber}_held`); the model binds only inputs "
     "it can name when loading, so the button's mode writes have no mode to set",
@@ -32,9 +29,6 @@ REASONS = {
     "03-sms-to-hue": "runs only when its web endpoint is called (`mappings { path(\"/hue\") }`, "
     "an SMS forwarded to it); the model has no web requests, so it never commands a lamp",
     "tweet-to-hue": "as 03-sms-to-hue: driven only by calls to its web endpoint",
-    "humidity-alert": "its switch commands depend on the humidity crossing two thresholds the person "
-    "picks (number inputs); the model keeps each number input at one value, against the sensor's "
-    "two values, so one branch is never taken",
 }
 
 
