@@ -15,9 +15,6 @@ import collections, glob, json, os, sys
 
 # Causes looked into by hand: app -> why its conflicts are missed (docs/smartapps.md).
 REASONS = {
-    "talking-alarm-clock": "its mode writes run from a schedule guarded by several inputs of one "
-    "scenario set together (name, start time, speaker, alarm on, alarm type); the model keeps one "
-    "value per input that is not a mode, so the guard never holds",
     "button-controller": "declares its per-button inputs with computed names on dynamic pages "
     "(`\"lights_${buttonNumber}_pushed\"`, `mode_${buttonNumber}_held`); the model binds only inputs "
     "it can name when loading, so the button's mode writes have no mode to set",
@@ -54,9 +51,6 @@ REASONS = {
     "ecobeeAwayFromHome": "good-night-house turns `switcheson` on and `switchesoff` off (after a "
     "delay) at one touch; one device stands for both inputs, so its last write is off, the value "
     "ecobeeAwayFromHome writes",
-    "humidity-alert": "its switch commands depend on the humidity crossing two thresholds the person "
-    "picks (number inputs); the model keeps each number input at one value, against the sensor's "
-    "two values, so one branch is never taken",
 }
 
 # Why the model reports pairs a label calls no conflict, by the label (docs/smartapps.md).

@@ -47,6 +47,7 @@ use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 
 mod builtins;
 mod callable;
+mod choices;
 mod components;
 mod dead;
 mod delivery;
@@ -59,7 +60,6 @@ mod http;
 mod initial;
 mod interp;
 mod load;
-mod mode_choices;
 mod packed;
 mod physical;
 mod probe;
@@ -97,9 +97,12 @@ struct App {
     settings: FxHashMap<String, Value>,
     /// The inputs a configured home binds (home.rs): fixed, never varied by the model.
     bound: Vec<String>,
-    /// Its single-valued `mode` inputs, in source order (`mode_choices.rs` varies them when the
+    /// Its single-valued `mode` inputs, in source order (`choices.rs` varies them when the
     /// app sets the mode).
     mode_inputs: Vec<String>,
+    /// Its inputs a person picks a value for, other than devices (`choices.rs` varies those a
+    /// branch depends on).
+    person: Vec<choices::Choosable>,
 }
 
 /// What a subscription listens to.
@@ -162,7 +165,7 @@ pub struct SmartAppOptions {
     pub properties: crate::model::PropertyOptions,
     /// `--routines-keep-mode`: a routine an app runs (`location.helloHome.execute`) leaves the
     /// location mode as it is, as IoTCheck and the FSE 2020 study take it; by default it may set
-    /// any mode (`mode_choices.rs`).
+    /// any mode (`choices.rs`).
     pub routines_keep_mode: bool,
     /// `--physical`: physical channels between apps under `--conflicts` (`physical.rs`).
     pub physical: bool,
@@ -181,7 +184,7 @@ pub struct SmartState {
     /// Before installation, when the environment is still to choose the devices' states
     /// (`initial.rs`); false in every other state.
     root: bool,
-    /// The row of the modes a person picked (`mode_choices.rs`) the configuration chose: fixed
+    /// The row of the modes a person picked (`choices.rs`) the configuration chose: fixed
     /// after the root, 0 when nothing varies.
     picks: u16,
 }
@@ -279,8 +282,8 @@ pub struct SmartAppModel {
     /// one, then `init` is the state after installation and there is no root.
     configs: Vec<(String, SmartState)>,
     /// The modes a person picks (mode inputs, routines) and the rows the configurations take
-    /// them from (`mode_choices.rs`).
-    picks: mode_choices::Picks,
+    /// them from (`choices.rs`).
+    picks: choices::Picks,
     opts: SmartAppOptions,
     /// What the model cannot bind or run, `file:line: why` each (nothing is dropped silently).
     unsupported: Vec<String>,
@@ -785,7 +788,7 @@ impl Model for SmartAppModel {
         if before.mode != after.mode {
             parts.push(format!("mode: {} -> {}", before.mode, after.mode));
         }
-        // A configuration also picks the modes a person chose (`mode_choices.rs`).
+        // A configuration also picks the modes a person chose (`choices.rs`).
         if before.root && !after.root && !self.picks.rows.is_empty() {
             let picked = self.picks.describe(after.picks, |a| self.apps[a].name.clone());
             parts.push(format!("picked: {}", picked.join(", ")));

@@ -60,6 +60,7 @@ mod smartapp_model;
 mod smartapp_pairs;
 mod smartapp_parse;
 mod soundness;
+mod soundness_choices;
 mod soundness_homes;
 mod soundness_http;
 mod soundness_hub;

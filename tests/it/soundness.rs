@@ -46,7 +46,7 @@ use crate::common::gen_smartapp::{gen_loose_system, gen_mode_system, gen_saved_s
 use crate::events_common::gen::gen_model;
 use crate::events_common::Exhaustive;
 
-fn seeds() -> u64 {
+pub(crate) fn seeds() -> u64 {
     std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(250)
 }
 

@@ -107,7 +107,7 @@ pub(super) struct Scan {
     pub(super) computed_command: bool,
     pub(super) sets_mode: bool,
     /// Runs a routine (`execute` called on a value: `location.helloHome.execute(phrase)`), which
-    /// may set the mode (`mode_choices.rs`).
+    /// may set the mode (`choices.rs`).
     pub(super) runs_routine: bool,
     pub(super) writes_state: bool,
     /// Keys of the app's `state` a read may name (`dead.rs`, write-only keys): `state.k` and
@@ -471,7 +471,7 @@ impl SmartAppModel {
                     slots,
                     writes,
                     reads,
-                    // A routine may set the mode unless routines keep it (`mode_choices.rs`).
+                    // A routine may set the mode unless routines keep it (`choices.rs`).
                     sets_mode: sc.sets_mode
                         || (sc.runs_routine && !self.opts.routines_keep_mode)
                         || sc.dynamic

@@ -76,10 +76,11 @@ impl SmartAppModel {
             || self.subs.iter().any(|s| s.dev.is_none() && (s.attr == "location" || s.attr == "mode"));
         let modes: &[&'static str] = if mode_used { event_values("mode") } else { &[] };
         let k_max = varied.iter().map(|v| v.1.len()).chain([modes.len()]).max().unwrap_or(0).max(1);
-        // Each of these meets every row of the modes a person picks (`mode_choices.rs`): a zip
-        // would tie the installation's mode to the picked one (both cycle through the modes).
-        let rows = self.picks.len();
-        let k_max = k_max * rows;
+        // Zipped with the rows of values a person picks (`choices.rs`): each device
+        // configuration meets some row and each row some device configuration. The product
+        // would meet every row with every configuration but multiplies the states by both.
+        let (devs, rows) = (k_max, self.picks.len());
+        let k_max = k_max.max(rows);
         if k_max <= 1 && sensed_max <= 1 {
             return;
         }
@@ -91,7 +92,7 @@ impl SmartAppModel {
         // number j (j >= 1) with the defaults elsewhere, for each row of the picks.
         for i in 1..k_max + (sensed_max - 1) * rows {
             let (k, row, j) =
-                if i < k_max { (i / rows, i % rows, 0) } else { (0, (i - k_max) % rows, 1 + (i - k_max) / rows) };
+                if i < k_max { (i % devs, i % rows, 0) } else { (0, (i - k_max) % rows, 1 + (i - k_max) / rows) };
             let mut st = fresh.clone();
             for (slot, values) in &varied {
                 st.attrs[*slot] = values[k % values.len()].clone();

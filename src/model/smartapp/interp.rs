@@ -476,7 +476,7 @@ impl Ctx<'_> {
     }
 
     /// The running app's input `name`: the configuration's pick for a varied mode input
-    /// (`mode_choices.rs`), else the value bound at load.
+    /// (`choices.rs`), else the value bound at load.
     pub(super) fn setting(&self, name: &str) -> Option<Value> {
         if let Some(v) = self.m.picks.input(self.app, name, self.st.picks) {
             return Some(v);
@@ -852,7 +852,7 @@ impl Ctx<'_> {
                 })
             }
             // A routine (Hello Home phrase) sets the mode the person configured it with, if any:
-            // the configuration's pick for this call site (`mode_choices.rs`). Given no phrase
+            // the configuration's pick for this call site (`choices.rs`). Given no phrase
             // (an unset optional input), nothing runs. The routines are a hub's four defaults.
             Value::Obj("helloHome") => {
                 return Ok(match name {
@@ -863,7 +863,7 @@ impl Ctx<'_> {
                         Value::Null
                     }
                     "getPhrases" => list(
-                        mode_choices::ROUTINES
+                        choices::ROUTINES
                             .iter()
                             .enumerate()
                             .map(|(i, r)| map(vec![(lit("id"), Value::Int(i as i64)), (lit("label"), lit(r))]))

@@ -104,6 +104,8 @@ pub(super) struct Input {
     pub multiple: bool,
     /// Its options when written out as literals (an enum's), for checking a home's binding.
     pub options: Vec<String>,
+    /// `required: false`: a person may leave it unset (`choices.rs`).
+    pub optional: bool,
 }
 
 /// Every `input` of a script, written out (`input "x", "capability.switch"`, `input name: "x",
@@ -144,7 +146,7 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
             maps.insert(name.to_string(), fields);
         }
     });
-    let routines = super::mode_choices::RoutineLists::of(script);
+    let routines = super::choices::RoutineLists::of(script);
     let mut out = Vec::new();
     let mut unread = Vec::new();
     each_call(script, &mut |e, line| {
@@ -192,12 +194,12 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
         };
         // A choice among the location's routines (`options: location.helloHome?.getPhrases()*.label`,
         // through a local or a helper): the first of them, as a person picks one to use the
-        // app's feature (`mode_choices.rs`).
+        // app's feature (`choices.rs`).
         let routine = named.get("options").copied().or(metadata_values).is_some_and(|o| routines.names(o));
         let default = literal(named.get("defaultValue").copied())
             .or_else(|| first_option(named.get("options").copied()))
             .or_else(|| first_option(metadata_values))
-            .or_else(|| routine.then(|| s(super::mode_choices::ROUTINES[0])))
+            .or_else(|| routine.then(|| s(super::choices::ROUTINES[0])))
             .unwrap_or(Value::Null);
         // An optional choice among options computed from devices (nfc-tag-toggle's master
         // lock: `options: lock.collect{...}`) has no option to take before the devices are
@@ -207,8 +209,8 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
         let optional = matches!(named.get("required"), Some(Expr::Bool(false)));
         let unset = default == Value::Null && computed_options && optional;
         let multiple = matches!(named.get("multiple"), Some(Expr::Bool(true)));
-        let options = literal_options(named.get("options").copied());
-        out.push(Input { name: n, ty: t, default, line, unset, multiple, options });
+        let options = literal_options(named.get("options").copied().or(metadata_values));
+        out.push(Input { name: n, ty: t, default, line, unset, multiple, options, optional });
     });
     (out, unread)
 }
@@ -235,10 +237,11 @@ fn literal_options(e: Option<&Expr>) -> Vec<String> {
 
 /// The value IoTCheck's Extractor gives an input of a non-device type.
 pub(super) fn setting_value(ty: &str, default: Value) -> Value {
-    if default != Value::Null {
-        return default;
-    }
     match ty {
+        // A bool input's value is a boolean, whatever text its default is written as.
+        "bool" | "boolean" if default.text() == "false" => Value::Bool(false),
+        "bool" | "boolean" if default.text() == "true" => Value::Bool(true),
+        _ if default != Value::Null => default,
         "number" | "decimal" => Value::Int(5),
         "bool" | "boolean" => Value::Bool(true),
         "time" => lit("15:00"),
@@ -363,8 +366,9 @@ pub(super) fn build_home(
         let file = path.display().to_string();
         let mut settings = FxHashMap::default();
         let mut mode_inputs = Vec::new();
+        let mut person = Vec::new();
         let (found, unread) = inputs(&script);
-        for (line, why) in unread.into_iter().chain(super::mode_choices::unmodelled_mode_writes(&script)) {
+        for (line, why) in unread.into_iter().chain(super::choices::unmodelled_mode_writes(&script)) {
             unsupported.push(format!("{file}:{line}: {why}"));
         }
         let mut bound = Vec::new();
@@ -375,7 +379,10 @@ pub(super) fn build_home(
             if bound.contains(&input.name) {
                 continue;
             }
-            let Input { name, ty, default, line, unset, multiple, .. } = input;
+            let Input { name, ty, default, line, unset, multiple, options, optional } = input;
+            if !unset && !ty.starts_with("capability.") && !ty.starts_with("device.") {
+                person.push(choices::Choosable { name: name.clone(), ty: ty.clone(), multiple, optional, options });
+            }
             if ty == "mode" && !multiple && !unset && !mode_inputs.contains(&name) {
                 mode_inputs.push(name.clone());
             }
@@ -401,7 +408,7 @@ pub(super) fn build_home(
         }
         let methods = script.methods.iter().enumerate().map(|(i, m)| (m.name.clone(), i)).collect();
         let callable = callable::callable(&script);
-        apps.push(App { name: app_name(&path), file, script, methods, callable, settings, bound, mode_inputs });
+        apps.push(App { name: app_name(&path), file, script, methods, callable, settings, bound, mode_inputs, person });
     }
     // Attribute slots: each device's capability attributes, plus any subscribed attribute.
     let mut slots: Vec<(u16, String)> = Vec::new();
@@ -624,13 +631,13 @@ pub(super) fn build_home(
             picks: 0,
         },
         configs: Vec::new(),
-        picks: mode_choices::Picks::default(),
+        picks: choices::Picks::default(),
         opts,
     };
     model.init.states = vec![Vec::new(); model.apps.len()];
     model.init.fired = vec![0; model.events.len()];
     // The modes a person picks (row 0, the inputs' defaults, installs `init`).
-    model.picks = model.mode_picks();
+    model.picks = model.person_picks();
     // Installing runs every app, with every ghost.
     model.keep_all_apps();
     // Install every app (IoTCheck runs installed() first): subscriptions, initial state.

@@ -786,7 +786,7 @@ fn gen_copier(rng: &mut SmallRng, index: usize) -> String {
 /// A system of location-mode writers (docs/location-mode.md): two or three apps that set the
 /// mode in every way an app can (`setLocationMode`, `location.setMode`, `location.mode = x`,
 /// a routine run by `location.helloHome.execute`), to a literal mode or to a mode input the
-/// person picks (varied by the configurations, src/model/smartapp/mode_choices.rs), on their
+/// person picks (varied by the configurations, src/model/smartapp/choices.rs), on their
 /// own (a sensor event, a mode change, a schedule, a timer) or on the user's command (their
 /// touch, a button, a switch flipped, and a switch an app flips on the user's command). Some
 /// write behind a guard on the mode (`if (location.mode != newMode)`), as the corpus's do, and

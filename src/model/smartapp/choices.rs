@@ -1,12 +1,17 @@
-//! The location modes a person picks: an app's mode inputs and the mode each routine sets,
-//! varied across the configurations at installation (`initial.rs`).
+//! The values a person picks for an app's inputs: the modes it writes, the mode each routine
+//! sets, and every input a branch depends on, varied across the configurations at installation
+//! (`initial.rs`).
 //!
 //! **Why.** good-night and bon-voyage each call `setLocationMode(newMode)`; a person installing
 //! both picks a mode for each, and on a real hub the two may differ. With one fixed value for
 //! every mode input (the first option, `home`) the two writes always agree and no conflict on the
 //! mode is ever observed. A routine (`location.helloHome.execute(phrase)`) is the same case one
 //! step removed: the person configures, in the SmartThings app, which mode the routine sets, if
-//! any; the SmartApp only names the routine.
+//! any; the SmartApp only names the routine. The other inputs are the same case for branches:
+//! humidity-alert turns its switch on `if (currentHumidity >= tooHumid)` and off `if
+//! (currentHumidity <= notHumidEnough)`, both thresholds inputs; with one value each (5) only
+//! one branch is ever taken. talking-alarm-clock schedules its alarm only when several inputs
+//! hold together and runs it only when its optional list of days is left unset.
 //!
 //! **What varies.** The *factors* are
 //! - each single-valued `mode` input of an app that may set the mode (`setLocationMode`,
@@ -15,20 +20,25 @@
 //! - each routine call site (`execute` called on something, by app and line): "leaves the mode
 //!   as it is" first, then each of the location's modes. Two apps, or two call sites, may name
 //!   different routines, so each site is its own factor (an over-approximation when two name
-//!   the same routine: they could then only set the same mode).
+//!   the same routine: they could then only set the same mode);
+//! - each other non-device input a branch may depend on ([`branch_names`]: a name in a
+//!   condition, or flowing into one through locals and method parameters), with one value per
+//!   way its branches can go ([`person_factors`]: bool both, an enum's literal options, the
+//!   intervals the app's numeric event values cut, set and unset when optional), at most
+//!   [`MAX_VALUES`]. An input no branch reads adds nothing: its value changes no path (a
+//!   command's argument keeps its one value; two apps' arguments differ or not as loaded).
 //!
-//! Read-only mode inputs ("only when the mode is ...", lists) and apps that never set the mode
-//! keep their one value: they are the general mechanism's (every input a person picks).
-//!
-//! **Which combinations.** A covering array of strength two across apps: for any two factors of
-//! different apps and any two values of theirs, some row gives them those values, and every
-//! factor takes each of its values in some row. So every two mode writes of different apps (two
+//! **Which combinations.** A covering array of strength two across all factors: for any two
+//! factors and any two values of theirs, some row gives them those values, and every factor
+//! takes each of its values in some row. So every two mode writes of different apps (two
 //! inputs, an input and a routine, two routines) are made with different values in some
-//! configuration, and with equal values in another. A conflict is made of two writes by two
-//! apps, which this covers; two factors of one app (nobody-home's modes for away, sunset and
-//! sunrise) need no pair, as an app's own writes never conflict with each other: each takes
-//! each value (strength one, as the devices' configurations, `initial.rs`). Row 0 gives every
-//! factor its first value (the inputs their default, routines no mode change): what the one
+//! configuration, and with equal values in another; and a guard on two inputs of one app
+//! (talking-alarm-clock's days unset while its mode is set to `away`) holds in some row, as
+//! does every pair of a branch's input and another app's write value. A guard on three inputs
+//! or more holds in some row only when the greedy rows happen to cover it (a strength of three
+//! would be exact for those and multiplies the rows by the largest count): what is not covered
+//! is missed, never invented, as every row is a configuration a person can make. Row 0 gives
+//! every factor its first value (the loaded values, routines no mode change): what the one
 //! fixed configuration gave before. The product of all values would be exact for any app, but
 //! it grows as 3^k (button-controller alone has eight mode inputs). The rows are built greedily
 //! (each row starts from the first goal not covered yet and gives every other factor the value
@@ -51,28 +61,36 @@
 use super::footprint::Walk;
 use super::*;
 
-/// One thing a person picks a mode for.
+/// One thing a person picks a value for.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Factor {
-    /// A single-valued `mode` input of `app` (the location's modes, its default first).
-    Input { app: usize, name: String, values: Vec<Text> },
+    /// An input of `app` a person picks: a single-valued `mode` input the app may write as the
+    /// mode (the location's modes, its default first), or an input a branch depends on
+    /// ([`person_factors`]); the value loaded first.
+    Input { app: usize, name: String, values: Vec<Value> },
     /// A routine run at `app`'s `line`: no mode change first, then the location's modes.
     Routine { app: usize, line: usize },
 }
 
 impl Factor {
-    fn app(&self) -> usize {
-        match self {
-            Factor::Input { app, .. } | Factor::Routine { app, .. } => *app,
-        }
-    }
-
     fn count(&self) -> usize {
         match self {
             Factor::Input { values, .. } => values.len(),
             Factor::Routine { .. } => 1 + event_values("mode").len(),
         }
     }
+}
+
+/// A non-device input of an app as load reads it: what a person may pick for it.
+#[derive(Clone, Debug)]
+pub(super) struct Choosable {
+    pub(super) name: String,
+    pub(super) ty: String,
+    pub(super) multiple: bool,
+    /// `required: false`: it may be left unset.
+    pub(super) optional: bool,
+    /// Its literal options (an enum's).
+    pub(super) options: Vec<String>,
 }
 
 /// The factors and the rows of the covering (see the module header).
@@ -96,7 +114,7 @@ impl Picks {
         let (_, f) = self.inputs_of.get(app)?.iter().find(|(n, _)| n == name)?;
         let Factor::Input { values, .. } = &self.factors[*f] else { return None };
         let v = self.rows.get(row as usize).map_or(0, |r| r[*f] as usize);
-        Some(Value::Str(values[v].clone()))
+        Some(values[v].clone())
     }
 
     /// The mode a routine run at `app`'s `line` sets in row `row`: None when it leaves the mode
@@ -117,7 +135,9 @@ impl Picks {
             .iter()
             .zip(r)
             .map(|(f, &v)| match f {
-                Factor::Input { app, name, values } => format!("{}.{name}={}", app_name(*app), values[v as usize]),
+                Factor::Input { app, name, values } => {
+                    format!("{}.{name}={}", app_name(*app), values[v as usize].text())
+                }
                 Factor::Routine { app, line } => {
                     let mode = if v == 0 { "no change" } else { event_values("mode")[v as usize - 1] };
                     format!("{} routine at line {line} sets mode {mode}", app_name(*app))
@@ -129,7 +149,7 @@ impl Picks {
 
 impl SmartAppModel {
     /// The factors of this system's apps and their covering (see the module header).
-    pub(super) fn mode_picks(&self) -> Picks {
+    pub(super) fn person_picks(&self) -> Picks {
         let mut factors = Vec::new();
         for (a, app) in self.apps.iter().enumerate() {
             let sc = footprint::scan(&app.script);
@@ -140,24 +160,26 @@ impl SmartAppModel {
             for name in &written {
                 // The input's own value first (its default, or `home`), then the other modes.
                 let first = app.settings.get(name).map(Value::text).unwrap_or_default();
-                let mut values: Vec<Text> = Vec::new();
+                let mut values: Vec<Value> = Vec::new();
                 if !first.is_empty() && first != "null" {
-                    values.push(first.into());
+                    values.push(s(&first));
                 }
                 for m in event_values("mode") {
-                    if !values.iter().any(|v| **v == **m) {
-                        values.push(Text::Static(m));
+                    if !values.iter().any(|v| v.text() == *m) {
+                        values.push(Value::Str(Text::Static(m)));
                     }
                 }
                 factors.push(Factor::Input { app: a, name: name.clone(), values });
             }
+            factors.extend(person_factors(a, app, &written));
             for line in lines {
                 factors.push(Factor::Routine { app: a, line });
             }
         }
         let counts: Vec<usize> = factors.iter().map(Factor::count).collect();
-        let apps: Vec<usize> = factors.iter().map(Factor::app).collect();
-        let rows = covering(&counts, &apps);
+        // Every two factors are paired, of one app or two (see the module header).
+        let groups: Vec<usize> = (0..factors.len()).collect();
+        let rows = covering(&counts, &groups);
         let mut inputs_of = vec![Vec::new(); self.apps.len()];
         for (i, f) in factors.iter().enumerate() {
             if let Factor::Input { app, name, .. } = f {
@@ -304,6 +326,173 @@ fn written_inputs(app: &App) -> Vec<String> {
     }
     let ours = |n: &String| w.any || w.named.contains(n);
     app.mode_inputs.iter().filter(|n| ours(n)).cloned().collect()
+}
+
+/// At most this many values per input factor (the value loaded first): the rows of a covering
+/// of strength two grow with the square of the largest count.
+const MAX_VALUES: usize = 3;
+
+/// The factors of `app` (number `a`) other than the mode it writes (`written`): each input a
+/// person picks whose value a branch depends on ([`branch_names`]), with the values that lead
+/// its branches different ways:
+/// - bool: its value, then the other;
+/// - single enum with literal options: its value, then the other options (a comparison with a
+///   literal tells them apart), then unset when optional;
+/// - single mode (read, not written): its value, then the other modes, then unset when optional;
+/// - number, decimal: its value, then one value in each other interval the numeric values of
+///   the events the app subscribes to cut the line into (`humidity >= tooHumid` with humidity
+///   20 or 80: below 20, between, above 80), then unset when optional;
+/// - any other optional input (text, time, phone, a list of options or modes): set (its value)
+///   and unset, what a test of its presence tells apart.
+///
+/// Each keeps at most [`MAX_VALUES`].
+fn person_factors(a: usize, app: &App, written: &[String]) -> Vec<Factor> {
+    let names = branch_names(&app.script);
+    let mut points: Vec<f64> = load::subscribe_calls(&app.script)
+        .iter()
+        .flat_map(|c| event_values(c.event.split('.').next().unwrap_or("")).iter())
+        .filter_map(|v| v.parse::<f64>().ok())
+        .collect();
+    points.sort_by(f64::total_cmp);
+    points.dedup();
+    let mut out = Vec::new();
+    for c in &app.person {
+        if !names.contains(&c.name) || written.contains(&c.name) || app.bound.contains(&c.name) {
+            continue;
+        }
+        let Some(current) = app.settings.get(&c.name).cloned() else { continue };
+        let mut values = vec![current.clone()];
+        let mut add = |v: Value| {
+            if !values.iter().any(|x| x.text() == v.text() && (*x == Value::Null) == (v == Value::Null)) {
+                values.push(v)
+            }
+        };
+        match (c.ty.as_str(), c.multiple) {
+            ("bool" | "boolean", _) => add(Value::Bool(!current.truthy())),
+            ("enum", false) => c.options.iter().for_each(|o| add(s(o))),
+            ("mode", false) => event_values("mode").iter().for_each(|m| add(s(m))),
+            ("number" | "decimal", _) => {
+                let here = current.num();
+                let mut reps = Vec::new();
+                if let (Some(lo), Some(hi)) = (points.first(), points.last()) {
+                    reps.push((f64::NEG_INFINITY, *lo, lo - 1.0));
+                    reps.extend(points.windows(2).map(|w| (w[0], w[1], ((w[0] + w[1]) / 2.0).floor())));
+                    reps.push((*hi, f64::INFINITY, hi + 1.0));
+                }
+                for (lo, hi, rep) in reps {
+                    // An interval the loaded value is in is represented already.
+                    if !here.is_some_and(|h| lo < h && h < hi) {
+                        add(Value::Int(rep as i64));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if c.optional {
+            add(Value::Null);
+        }
+        values.truncate(MAX_VALUES);
+        if values.len() > 1 {
+            out.push(Factor::Input { app: a, name: c.name.clone(), values });
+        }
+    }
+    out
+}
+
+/// The names a branch of `script` may depend on: every name in a condition (`if`, `while`,
+/// `for`, a ternary's, a `switch`'s subject, an operand of `&&`, `||`, `!`), then, to a fixed
+/// point, the names in what a local of those is defined or assigned from (`def tooHumid =
+/// humidity1`) and in the arguments a method is called with where its parameter is one of
+/// them (`getDayOk(A_day)` tests `dayList`). Scoping is ignored: a name more is a factor more,
+/// never a branch missed.
+pub(super) fn branch_names(script: &Script) -> Vec<String> {
+    #[derive(Default)]
+    struct Scan {
+        names: Vec<String>,
+        /// (local, names of its value), from `def` and assignments to a bare name.
+        flows: Vec<(String, Vec<String>)>,
+        /// (method, argument names per position), from calls of no target.
+        calls: Vec<(String, Vec<Vec<String>>)>,
+    }
+    fn vars(e: &Expr) -> Vec<String> {
+        struct Vars(Vec<String>);
+        impl Walk for Vars {
+            fn expr(&mut self, e: &Expr) {
+                if let Expr::Var(n) = e {
+                    self.0.push(n.clone());
+                }
+                self.children(e)
+            }
+        }
+        let mut v = Vars(Vec::new());
+        v.expr(e);
+        v.0
+    }
+    impl Walk for Scan {
+        fn expr(&mut self, e: &Expr) {
+            match e {
+                Expr::Ternary(c, _, _) | Expr::Unary("!", c) => self.names.extend(vars(c)),
+                Expr::Binary("&&" | "||", a, b) => {
+                    self.names.extend(vars(a));
+                    self.names.extend(vars(b));
+                }
+                Expr::Assign { target, value, .. } => {
+                    if let Expr::Var(n) = &**target {
+                        self.flows.push((n.clone(), vars(value)));
+                    }
+                }
+                Expr::Call { target: None, name, args, .. } => {
+                    self.calls.push((name.clone(), args.iter().map(|a| vars(a.value())).collect()))
+                }
+                _ => {}
+            }
+            self.children(e)
+        }
+        fn stmt(&mut self, st: &Stmt) {
+            match st {
+                Stmt::If(c, _, _) | Stmt::While(c, _) | Stmt::For(_, Some(c), _, _) | Stmt::Switch(c, _) => {
+                    self.names.extend(vars(c))
+                }
+                Stmt::Def(n, Some(e), _) => self.flows.push((n.to_string(), vars(e))),
+                _ => {}
+            }
+            footprint::walk_stmt(self, st)
+        }
+    }
+    let mut sc = Scan::default();
+    sc.stmts(&script.top);
+    for m in &script.methods {
+        sc.stmts(&m.body);
+    }
+    let mut names = sc.names;
+    names.sort_unstable();
+    names.dedup();
+    loop {
+        let before = names.len();
+        for (local, from) in &sc.flows {
+            if names.contains(local) {
+                names.extend(from.iter().filter(|n| !names.contains(n)).cloned().collect::<Vec<_>>());
+            }
+        }
+        for m in &script.methods {
+            for (i, p) in m.params.iter().enumerate() {
+                if !names.iter().any(|n| **n == **p) {
+                    continue;
+                }
+                for (_, args) in sc.calls.iter().filter(|c| c.0 == m.name) {
+                    let new: Vec<String> =
+                        args.get(i).into_iter().flatten().filter(|n| !names.contains(n)).cloned().collect();
+                    names.extend(new);
+                }
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        if names.len() == before {
+            break;
+        }
+    }
+    names
 }
 
 /// The mode changes of `script` the model does not carry out, `line: why` each: a location
