@@ -48,6 +48,7 @@ use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 mod builtins;
 mod callable;
 mod components;
+mod computed_names;
 mod dead;
 mod delivery;
 mod devices;
