@@ -515,6 +515,10 @@ impl SmartAppModel {
     pub fn app_names(&self) -> Vec<&str> {
         self.apps.iter().map(|a| a.name.as_str()).collect()
     }
+    /// Whether app `app` has an input named `name` bound (a device, a value, or left unset).
+    pub fn has_input(&self, app: usize, name: &str) -> bool {
+        self.apps.get(app).is_some_and(|a| a.settings.contains_key(name))
+    }
     /// The environment's event names, in choice order.
     pub fn event_names(&self) -> Vec<&str> {
         self.events.iter().map(|e| e.name.as_str()).collect()

@@ -58,6 +58,7 @@ mod smartapp_model;
 mod smartapp_pairs;
 mod smartapp_parse;
 mod soundness;
+mod soundness_computed_names;
 mod soundness_homes;
 mod soundness_hub;
 mod soundness_pairs;

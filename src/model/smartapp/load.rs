@@ -169,7 +169,7 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
         let mut named: HashMap<String, &Expr> = HashMap::new();
         for a in args {
             match a {
-                Arg::Pos(x @ (Expr::Str(_) | Expr::GStr(_))) => pos.push(x),
+                Arg::Pos(x @ (Expr::Str(_) | Expr::GStr(_) | Expr::Binary("+", ..))) => pos.push(x),
                 Arg::Pos(Expr::Var(v)) if maps.contains_key(v) => {
                     for (k, v) in &maps[v] {
                         named.insert(k.clone(), v);
