@@ -15,10 +15,11 @@ import collections, glob, json, os, sys
 
 # Causes looked into by hand: app -> why its conflicts are missed (docs/smartapps.md).
 REASONS = {
-    "button-controller": "declares its per-button inputs with computed names on dynamic pages "
-    "(`\"lights_${buttonNumber}_pushed\"`, `mode_${buttonNumber}_held`); the model binds only inputs "
-    "it can name when loading, so the button's mode writes have no mode to set",
-    "button-controller-for-hlgs": "as button-controller: inputs with computed names on dynamic pages",
+    "button-controller": "its per-button inputs (computed names on dynamic pages) are bound and "
+    "its button handler reaches the mode writes, but runs only under `allOk`, whose `days` filter "
+    "(an optional multiple enum set to its first option, Monday) compares with a weekday the model "
+    "does not compute (`new SimpleDateFormat(\"EEEE\").format(new Date())` is null), so it never acts",
+    "button-controller-for-hlgs": "as button-controller: the `days` filter of `allOk` never holds",
     "ecobeeChangeMode": "its source never writes the location mode: it reads the mode and sets the "
     "thermostats' climate program (`setThisTstatClimate`); the study labels its pairs App-app "
     "write-write, which the model cannot find in the code",

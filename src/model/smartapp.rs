@@ -49,6 +49,7 @@ mod builtins;
 mod callable;
 mod choices;
 mod components;
+mod computed_names;
 mod dead;
 mod delivery;
 mod devices;
@@ -519,6 +520,10 @@ impl SmartAppModel {
     /// Names of the apps, in load order.
     pub fn app_names(&self) -> Vec<&str> {
         self.apps.iter().map(|a| a.name.as_str()).collect()
+    }
+    /// Whether app `app` has an input named `name` bound (a device, a value, or left unset).
+    pub fn has_input(&self, app: usize, name: &str) -> bool {
+        self.apps.get(app).is_some_and(|a| a.settings.contains_key(name))
     }
     /// The environment's event names, in choice order.
     pub fn event_names(&self) -> Vec<&str> {

@@ -61,6 +61,7 @@ mod smartapp_pairs;
 mod smartapp_parse;
 mod soundness;
 mod soundness_choices;
+mod soundness_computed_names;
 mod soundness_homes;
 mod soundness_http;
 mod soundness_hub;

@@ -185,7 +185,7 @@ const UNBOUND: &str = r#"
 definition(name: "Unbound", namespace: "t", author: "t")
 preferences { section("s") {
     input "sw", "capability.switch"
-    input "n${1}", "capability.lock"
+    input "n${now()}", "capability.lock"
 } }
 def installed() {
     subscribe(nothing, "switch.on", h)

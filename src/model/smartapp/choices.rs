@@ -450,7 +450,7 @@ pub(super) fn branch_names(script: &Script) -> Vec<String> {
         }
         fn stmt(&mut self, st: &Stmt) {
             match st {
-                Stmt::If(c, _, _) | Stmt::While(c, _) | Stmt::For(_, Some(c), _, _) | Stmt::Switch(c, _) => {
+                Stmt::If(c, _, _, _) | Stmt::While(c, _) | Stmt::For(_, Some(c), _, _) | Stmt::Switch(c, _) => {
                     self.names.extend(vars(c))
                 }
                 Stmt::Def(n, Some(e), _) => self.flows.push((n.to_string(), vars(e))),

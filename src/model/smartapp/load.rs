@@ -18,6 +18,19 @@ pub(super) enum Node<'a> {
 /// Calls `f` on every call expression and map `def` of a script (top level and methods, inside
 /// closures, arguments and maps too), in source order, with the line of the statement it is in.
 pub(super) fn walk<'s>(script: &'s Script, f: &mut dyn FnMut(Node<'s>, usize)) {
+    walk_scoped(script, &mut |n, line, _| f(n, line))
+}
+
+/// [`walk`], telling the visitor which method (by index; `None` at top level) the node is in.
+pub(super) fn walk_scoped<'s>(script: &'s Script, f: &mut dyn FnMut(Node<'s>, usize, Option<usize>)) {
+    walk_body(&script.top, 0, &mut |n, line| f(n, line, None));
+    for (i, m) in script.methods.iter().enumerate() {
+        walk_body(&m.body, m.line, &mut |n, line| f(n, line, Some(i)));
+    }
+}
+
+/// [`walk`] over one body of statements, `line` the line before its first statement.
+pub(super) fn walk_body<'s>(body: &'s [Stmt], line: usize, f: &mut dyn FnMut(Node<'s>, usize)) {
     fn stmts<'s>(body: &'s [Stmt], line: usize, f: &mut dyn FnMut(Node<'s>, usize)) {
         let mut line = line;
         for st in body {
@@ -76,10 +89,7 @@ pub(super) fn walk<'s>(script: &'s Script, f: &mut dyn FnMut(Node<'s>, usize)) {
             _ => {}
         }
     }
-    stmts(&script.top, 0, f);
-    for m in &script.methods {
-        stmts(&m.body, m.line, f);
-    }
+    stmts(body, line, f)
 }
 
 /// Calls `f` on every call expression of a script with its line.
@@ -147,19 +157,21 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
         }
     });
     let routines = super::choices::RoutineLists::of(script);
+    let envs = super::computed_names::Envs::of(script);
     let mut out = Vec::new();
     let mut unread = Vec::new();
-    each_call(script, &mut |e, line| {
+    walk_scoped(script, &mut |n, line, method| {
+        let Node::Call(e) = n else { return };
         let Expr::Call { target: None, name, args, .. } = e else { return };
         // `ifSet`/`ifUnset` (several apps' helpers around `input`) declare inputs too.
         if name != "input" && name != "ifSet" && name != "ifUnset" {
             return;
         }
-        let mut pos = Vec::new();
+        let mut pos: Vec<&Expr> = Vec::new();
         let mut named: HashMap<String, &Expr> = HashMap::new();
         for a in args {
             match a {
-                Arg::Pos(Expr::Str(x)) => pos.push(x.to_string()),
+                Arg::Pos(x @ (Expr::Str(_) | Expr::GStr(_) | Expr::Binary("+", ..))) => pos.push(x),
                 Arg::Pos(Expr::Var(v)) if maps.contains_key(v) => {
                     for (k, v) in &maps[v] {
                         named.insert(k.clone(), v);
@@ -178,14 +190,22 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
                 _ => {}
             }
         }
-        let by_name = |key: &str| match named.get(key) {
+        // The name: written out, or folded in each constant environment of the page method
+        // it is in (computed_names.rs): one input per name.
+        let names = pos.first().copied().or_else(|| named.get("name").copied()).map(|x| envs.names(method, x));
+        let ty = match pos.get(1).copied().or_else(|| named.get("type").copied()) {
             Some(Expr::Str(x)) => Some(x.to_string()),
             _ => None,
         };
-        let (Some(n), Some(t)) =
-            (pos.first().cloned().or_else(|| by_name("name")), pos.get(1).cloned().or_else(|| by_name("type")))
-        else {
-            unread.push((line, "an `input` whose name or type is not written out: not bound".to_string()));
+        let (Some(ns), Some(t)) = (names.filter(|ns| !ns.is_empty()), ty) else {
+            let callee = method.and_then(|m| envs.unfolded.iter().find(|u| u.1 == script.methods[m].name));
+            let why = match callee {
+                Some((l, _)) => {
+                    format!("an `input` whose name is computed from an argument not constant at line {l}: not bound")
+                }
+                None => "an `input` whose name or type is not written out: not bound".to_string(),
+            };
+            unread.push((line, why));
             return;
         };
         let metadata_values = match named.get("metadata") {
@@ -210,7 +230,18 @@ pub(super) fn inputs(script: &Script) -> (Vec<Input>, Vec<(usize, String)>) {
         let unset = default == Value::Null && computed_options && optional;
         let multiple = matches!(named.get("multiple"), Some(Expr::Bool(true)));
         let options = literal_options(named.get("options").copied().or(metadata_values));
-        out.push(Input { name: n, ty: t, default, line, unset, multiple, options, optional });
+        for n in ns {
+            out.push(Input {
+                name: n,
+                ty: t.clone(),
+                default: default.clone(),
+                line,
+                unset,
+                multiple,
+                options: options.clone(),
+                optional,
+            });
+        }
     });
     (out, unread)
 }
