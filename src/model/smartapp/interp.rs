@@ -456,8 +456,15 @@ impl Ctx<'_> {
                     _ => v,
                 }
             }
-            Expr::New(ty, _) => match ty.as_str() {
+            Expr::New(ty, args) => match ty.as_str() {
                 "Date" => Value::Int(NOW),
+                // The day of the week (`daysOk`, "only on certain days", in 23 apps): the one
+                // pattern whose text a guard compares with an input; other patterns stay null.
+                "SimpleDateFormat" | "java.text.SimpleDateFormat"
+                    if matches!(args.first().map(|a| a.value()), Some(Expr::Str(p)) if &**p == "EEEE") =>
+                {
+                    Value::Obj("weekday")
+                }
                 "ArrayList" | "LinkedList" | "HashSet" => list(Vec::new()),
                 "HashMap" | "LinkedHashMap" => map(Vec::new()),
                 t if t.ends_with("JsonSlurper") => Value::Obj("json"),
@@ -893,6 +900,18 @@ impl Ctx<'_> {
                     _ => self.unknown_method(o, name),
                 });
             }
+            // A date's day of the week, in English as Java prints it; the time zone (set by
+            // `setTimeZone`) is taken as UTC: the hub's day is one fixed day, as its clock is.
+            Value::Obj("weekday") => {
+                return Ok(match name {
+                    "format" => match arg(0).num() {
+                        Some(ms) => s(weekday(ms as i64)),
+                        None => Value::Null,
+                    },
+                    "setTimeZone" => Value::Null,
+                    _ => self.unknown_method(o, name),
+                });
+            }
             Value::Obj("Math") => {
                 let x = arg(0).num().unwrap_or(0.0);
                 let y = arg(1).num().unwrap_or(0.0);
@@ -964,4 +983,11 @@ pub(super) fn index(o: &Value, i: &Value, cx: &mut Ctx<'_>) -> Value {
         Value::Str(x) => x.chars().nth(i.num().unwrap_or(0.0) as usize).map_or(Value::Null, |c| s(&c.to_string())),
         _ => Value::Null,
     }
+}
+
+/// The English name of the day of the week of `ms` milliseconds after the epoch, in UTC (the
+/// epoch was a Thursday).
+fn weekday(ms: i64) -> &'static str {
+    const DAYS: [&str; 7] = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"];
+    DAYS[ms.div_euclid(86_400_000).rem_euclid(7) as usize]
 }
