@@ -12,7 +12,7 @@
 //! Shown able to fail, with two bugs planted one at a time:
 //! - the server's slot left out of the static footprints (`AppReach` in
 //!   src/model/smartapp/footprint.rs without the app's server slots): `dpor` and `dpor-sleep`
-//!   under `--bound 1` and `--conflicts --bound 1` lost outcomes of seed 5 (the request and the
+//!   under `--bound 1` and `--conflicts --bound 1` lost outcomes (the request and the
 //!   server's event taken for independent), 8 unsound runs on seeds 5 and 7;
 //! - the request's read of the slot left unrecorded (no `touch` in `Ctx::http_request`):
 //!   `monitors`' memo check stopped the run ("memo hit to another state").

@@ -31,7 +31,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{SmartAppModel, SmartState, Value};
+use super::{App, SmartAppModel, SmartState, Value};
 use crate::model::Model;
 use crate::model::{Access, Accesses, Choice};
 use crate::trace::groovy::{self, Arg, Expr, GPart, Script, Stmt};
@@ -192,6 +192,35 @@ pub(super) trait Walk {
 
     fn stmt(&mut self, st: &Stmt) {
         walk_stmt(self, st)
+    }
+}
+
+/// Calls `f` with every expression of `app`'s top level and of the methods the interpreter can
+/// enter (`callable.rs`), each with the line of the statement it stands in (a method's own line
+/// before its first statement), before the expression's parts: the load's scans of calls
+/// (`timers.rs`, `http.rs`).
+pub(super) fn each_expr_with_line(app: &App, f: &mut dyn FnMut(usize, &Expr)) {
+    struct Lines<'a, 'f> {
+        line: usize,
+        f: &'a mut (dyn FnMut(usize, &Expr) + 'f),
+    }
+    impl Walk for Lines<'_, '_> {
+        fn stmt(&mut self, st: &Stmt) {
+            if let Stmt::Expr(_, l) | Stmt::Def(_, _, l) = st {
+                self.line = *l;
+            }
+            walk_stmt(self, st)
+        }
+        fn expr(&mut self, e: &Expr) {
+            (self.f)(self.line, e);
+            self.children(e)
+        }
+    }
+    let mut w = Lines { line: 0, f };
+    w.stmts(&app.script.top);
+    for (m, _) in app.script.methods.iter().zip(&app.callable).filter(|(_, k)| **k) {
+        w.line = m.line;
+        w.stmts(&m.body);
     }
 }
 

@@ -170,88 +170,63 @@ fn compared_fields(p: &str, body: &[Stmt]) -> Vec<(Vec<String>, Vec<Value>)> {
 /// The request sites of `app` whose closure compares a field (in source order, one per line),
 /// and the requests the model does not carry out (line, why).
 pub(super) fn request_sites(app: &App) -> (Vec<Site>, Vec<(usize, String)>) {
-    struct Scan<'a> {
-        app: &'a App,
-        line: usize,
-        found: Vec<Site>,
-        odd: Vec<(usize, String)>,
-    }
-    impl Walk for Scan<'_> {
-        fn stmt(&mut self, st: &Stmt) {
-            if let Stmt::Expr(_, l) | Stmt::Def(_, _, l) = st {
-                self.line = *l;
-            }
-            footprint::walk_stmt(self, st)
-        }
-        fn expr(&mut self, e: &Expr) {
-            match e {
-                Expr::Call { target: None, name, args, .. }
-                    if HTTP_CALLS.contains(&name.as_str()) && !self.app.methods.contains_key(name.as_str()) =>
-                {
-                    match response_closure(args) {
-                        Some(c) => {
-                            let p = c.0.first().map_or("it", |n| &**n);
-                            let fields = compared_fields(p, &c.1);
-                            if !fields.is_empty() {
-                                match self.found.iter_mut().find(|s| s.line == self.line) {
-                                    // Two requests on one line share their server.
-                                    Some(s) => s.fields.extend(fields),
-                                    None => self.found.push(Site { line: self.line, fields }),
-                                }
+    let mut found: Vec<Site> = Vec::new();
+    let mut odd = Vec::new();
+    footprint::each_expr_with_line(app, &mut |line, e| {
+        match e {
+            Expr::Call { target: None, name, args, .. }
+                if HTTP_CALLS.contains(&name.as_str()) && !app.methods.contains_key(name.as_str()) =>
+            {
+                match response_closure(args) {
+                    Some(c) => {
+                        let p = c.0.first().map_or("it", |n| &**n);
+                        let fields = compared_fields(p, &c.1);
+                        if !fields.is_empty() {
+                            match found.iter_mut().find(|s| s.line == line) {
+                                // Two requests on one line share their server.
+                                Some(s) => s.fields.extend(fields),
+                                None => found.push(Site { line, fields }),
                             }
                         }
-                        None if args.iter().any(|a| matches!(a, Arg::Pos(Expr::Var(_)))) && args.len() > 1 => {
-                            self.odd.push((
-                                self.line,
-                                format!("`{name}` with a response handler given by a variable: its handler is not run"),
-                            ));
-                        }
-                        None => {}
                     }
-                }
-                // A web endpoint: `path("/hue") { action: [PUT: "postHue"] }` in `mappings`.
-                Expr::Call { target: None, name, args, .. } if name == "path" => {
-                    if let (Some(Arg::Pos(Expr::Str(p))), Some(c)) = (args.first(), response_closure(args)) {
-                        let handlers: Vec<String> =
-                            c.1.iter()
-                                .filter_map(|st| match st {
-                                    Stmt::Expr(Expr::Map(kv), _) => Some(kv),
-                                    _ => None,
-                                })
-                                .flatten()
-                                .filter_map(|(_, v)| if let Expr::Str(m) = v { Some(m.to_string()) } else { None })
-                                .collect();
-                        if !handlers.is_empty() {
-                            let names: Vec<String> = handlers.iter().map(|h| format!("`{h}`")).collect();
-                            self.odd.push((
-                                self.line,
-                                format!(
-                                    "web endpoint `{p}`: not modelled, never called (handler {})",
-                                    names.join(", ")
-                                ),
-                            ));
-                        }
+                    None if args.iter().any(|a| matches!(a, Arg::Pos(Expr::Var(_)))) && args.len() > 1 => {
+                        odd.push((
+                            line,
+                            format!("`{name}` with a response handler given by a variable: its handler is not run"),
+                        ));
                     }
+                    None => {}
                 }
-                Expr::Call { target: Some(t), name, .. } if matches!(t.as_ref(), Expr::Var(v) if v == "asynchttp_v1" || v == "asynchttp") =>
-                {
-                    self.odd.push((
-                        self.line,
-                        format!("asynchronous request `{name}`: not modelled, its callback never runs"),
-                    ));
-                }
-                _ => {}
             }
-            self.children(e)
+            // A web endpoint: `path("/hue") { action: [PUT: "postHue"] }` in `mappings`.
+            Expr::Call { target: None, name, args, .. } if name == "path" => {
+                if let (Some(Arg::Pos(Expr::Str(p))), Some(c)) = (args.first(), response_closure(args)) {
+                    let handlers: Vec<String> =
+                        c.1.iter()
+                            .filter_map(|st| match st {
+                                Stmt::Expr(Expr::Map(kv), _) => Some(kv),
+                                _ => None,
+                            })
+                            .flatten()
+                            .filter_map(|(_, v)| if let Expr::Str(m) = v { Some(m.to_string()) } else { None })
+                            .collect();
+                    if !handlers.is_empty() {
+                        let names: Vec<String> = handlers.iter().map(|h| format!("`{h}`")).collect();
+                        odd.push((
+                            line,
+                            format!("web endpoint `{p}`: not modelled, never called (handler {})", names.join(", ")),
+                        ));
+                    }
+                }
+            }
+            Expr::Call { target: Some(t), name, .. } if matches!(t.as_ref(), Expr::Var(v) if v == "asynchttp_v1" || v == "asynchttp") =>
+            {
+                odd.push((line, format!("asynchronous request `{name}`: not modelled, its callback never runs")));
+            }
+            _ => {}
         }
-    }
-    let mut sc = Scan { app, line: 0, found: Vec::new(), odd: Vec::new() };
-    sc.stmts(&app.script.top);
-    for (m, _) in app.script.methods.iter().zip(&app.callable).filter(|(_, k)| **k) {
-        sc.line = m.line;
-        sc.stmts(&m.body);
-    }
-    (sc.found, sc.odd)
+    });
+    (found, odd)
 }
 
 /// A value of a field equal to none of `values`: `other` (with marks until it is new) for text,

@@ -42,7 +42,6 @@
 //! A handler that is not a method's name (a closure, a computed text) has no event: such a timer
 //! runs its handler at once, inside the call, as before, and the load lists it as not modelled.
 
-use super::footprint::Walk;
 use super::*;
 
 /// The calls that set a timer, with the position of their handler among the positional
@@ -99,62 +98,39 @@ pub(super) struct TimerCall {
 /// The methods `app` hands to timers (in source order, each once), and the timer calls whose
 /// handler is no method's name (line, why).
 pub(super) fn timer_calls(app: &App) -> (Vec<TimerCall>, Vec<(usize, String)>) {
-    struct Scan<'a> {
-        app: &'a App,
-        line: usize,
-        found: Vec<TimerCall>,
-        odd: Vec<(usize, String)>,
-    }
-    impl Walk for Scan<'_> {
-        fn stmt(&mut self, st: &Stmt) {
-            if let Stmt::Expr(_, l) | Stmt::Def(_, _, l) = st {
-                self.line = *l;
-            }
-            footprint::walk_stmt(self, st)
-        }
-        fn expr(&mut self, e: &Expr) {
-            if let Expr::Call { target: None, name, args, .. } = e {
-                let event = is_event_timer(name);
-                if let (Some(p), true, false) =
-                    (timer_handler_position(name), event, self.app.methods.contains_key(name.as_str()))
-                {
-                    let pos: Vec<&Expr> =
-                        args.iter().filter_map(|a| if let Arg::Pos(e) = a { Some(e) } else { None }).collect();
-                    let method = match pos.get(p) {
-                        Some(Expr::Str(x)) => Some(x.to_string()),
-                        Some(Expr::Var(v)) => Some(v.clone()),
-                        _ => None,
-                    };
-                    match method.filter(|m| self.app.methods.contains_key(m.as_str())) {
-                        Some(m) => {
-                            if !self.found.iter().any(|t| t.method == m) {
-                                self.found.push(TimerCall { method: m, extractor: false });
-                            }
-                        }
-                        None => self.odd.push((
-                            self.line,
-                            format!(
-                                "`{name}` with a handler that is no method's name: it runs at once, not as a timer"
-                            ),
-                        )),
-                    }
+    let mut found: Vec<TimerCall> = Vec::new();
+    let mut odd = Vec::new();
+    footprint::each_expr_with_line(app, &mut |line, e| {
+        let Expr::Call { target: None, name, args, .. } = e else { return };
+        let event = is_event_timer(name);
+        let (Some(p), true, false) = (timer_handler_position(name), event, app.methods.contains_key(name.as_str()))
+        else {
+            return;
+        };
+        let pos: Vec<&Expr> = args.iter().filter_map(|a| if let Arg::Pos(e) = a { Some(e) } else { None }).collect();
+        let method = match pos.get(p) {
+            Some(Expr::Str(x)) => Some(x.to_string()),
+            Some(Expr::Var(v)) => Some(v.clone()),
+            _ => None,
+        };
+        match method.filter(|m| app.methods.contains_key(m.as_str())) {
+            Some(m) => {
+                if !found.iter().any(|t| t.method == m) {
+                    found.push(TimerCall { method: m, extractor: false });
                 }
             }
-            self.children(e)
+            None => odd.push((
+                line,
+                format!("`{name}` with a handler that is no method's name: it runs at once, not as a timer"),
+            )),
         }
-    }
-    let mut sc = Scan { app, line: 0, found: Vec::new(), odd: Vec::new() };
-    sc.stmts(&app.script.top);
-    for (m, _) in app.script.methods.iter().zip(&app.callable).filter(|(_, k)| **k) {
-        sc.line = m.line;
-        sc.stmts(&m.body);
-    }
+    });
     for h in load::opening_schedule(&app.script) {
-        if let Some(t) = sc.found.iter_mut().find(|t| t.method == h) {
+        if let Some(t) = found.iter_mut().find(|t| t.method == h) {
             t.extractor = true;
         }
     }
-    (sc.found, sc.odd)
+    (found, odd)
 }
 
 impl SmartAppModel {
