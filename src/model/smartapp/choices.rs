@@ -559,7 +559,7 @@ pub(super) fn routine_sites(script: &Script) -> Vec<usize> {
 /// A covering array for factors with `counts` values each, factor i belonging to app
 /// `apps[i]`: rows of value numbers such that every two factors of different apps take every
 /// pair of their values in some row, and every factor each of its values; row 0 is all zeros.
-/// (Two factors of one app need no pair: an app's own writes never conflict with each other.)
+/// ([`SmartAppModel::person_picks`] gives each factor its own group: every two are paired.)
 /// Empty when there is no factor.
 ///
 /// Greedy, deterministically (as AETG builds its test suites): each row is the best of a few
