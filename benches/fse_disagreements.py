@@ -27,21 +27,26 @@ REASONS = {
     "an SMS forwarded to it); the model runs no web endpoint's handler (listed as not modelled), so it "
     "never commands a lamp",
     "tweet-to-hue": "as 03-sms-to-hue: driven only by calls to its web endpoint",
-    "sprayer-controller-2": "the water sensors are in apps of one template (speaker-control, "
-    "bose-soundtouch-control, hue-mood-lighting, speaker-notify-with-sound, speaker-weather-forecast) "
-    "whose handler acts only when `daysOk`: its optional `days` enum is bound to its first option "
-    "(Monday) and the hub's weekday (`new SimpleDateFormat(\"EEEE\").format(new Date())`) is not "
-    "modelled (it gives null, not reported), so the handler never acts on the wet sensor; the input "
-    "values are varied elsewhere, the weekday would be the environment's choice",
+    "sprayer-controller-2": "the two apps it misses with (speaker-notify-with-sound, "
+    "speaker-weather-forecast) react to the wet sensor in `takeAction`, whose speaker commands are "
+    "commented out in these copies of their source: the handler only records when it ran, which no "
+    "other app reads, so nothing another app sees follows the water",
+    "talking-alarm-clock": "its mode write needs several inputs of one scenario at once (name, start "
+    "time, speaker, alarm on, alarm type, no days filter); the covering of the inputs a person picks "
+    "has strength two (docs/choices.md), and no row of this pair gives all of them together with "
+    "button-controller's own filter unset (the pair with button-controller-for-hlgs is found)",
+    "good-night-house": "it turns `switcheson` on and `switchesoff` off (after a delay) at one touch; "
+    "one device stands for both inputs, so its last write is off, the value ecobeeAwayFromHome writes",
     "lighting-director": "its pairs with web-endpoint apps (03-sms-to-hue, tweet-to-hue) and with "
     "color-coordinator are those apps' causes; with brighten-dark-places now found (the illuminance "
     "only read varies at installation)",
     "color-coordinator": "its master light and the lights that follow it are inputs of one "
     "capability, which the model binds to one device (IoTCheck's one device per capability): the "
     "app finds the master among its followers and, as it warns the user, does nothing",
-    "gentle-wake-up": "its completion switches are turned to `completionSwitchesState`, an enum "
-    "input (on, off) with default on; kept at on it agrees with the apps that turn the switch on "
-    "(BetterLaundryMonitor, big-turn-on, monitor-on-sense, rise-and-shine): a varied input value",
+    "gentle-wake-up": "its completion switches get the command named by `completionSwitchesState`, "
+    "an enum input (on, off) with default on, called by name (`switches.\"$command\"()`); inputs "
+    "vary where a branch depends on them (docs/choices.md), not where they name a command, so it "
+    "stays on and agrees with the apps that turn the switch on",
     "loft": "it turns lights on only for values of the author's own home: modes named "
     "`Home / Day`, a `Yawn` event, a motion sensor named `motion@stairs`, lights named `stairs`; "
     "the model's location has home, away and night and devices named by capability, so loft only "
