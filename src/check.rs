@@ -95,6 +95,7 @@ pub fn check_detected_load_options(
         ("--keep-dead-state", load.keep_dead_state),
         ("--conflicts-on", load.conflicts_on.is_some()),
         ("--routines-keep-mode", load.routines_keep_mode),
+        ("--fixed-inputs", load.fixed_inputs),
         ("--physical", load.physical),
     ];
     check_input_options(inputs, &smartapps_only, InputClass::SmartApps)?;

@@ -299,7 +299,8 @@ pub struct Settings {
 pub fn run_pair(pair: Pair, settings: &Settings) -> Row {
     let mut row = Row::new(pair);
     let files = row.pair.files(&settings.smartapps);
-    let m = match load_pair(&files, settings.load) {
+    // The paper's runs: one value per input (IoTCheck's configuration).
+    let m = match load_pair(&files, LoadOptions { fixed_inputs: true, ..settings.load }) {
         Ok(m) => m,
         Err(e) => {
             row.error = Some(e);

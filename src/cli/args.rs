@@ -225,6 +225,9 @@ pub enum Command {
         /// Routines leave the location mode as it is, as the run that printed the schedule had it.
         #[arg(long)]
         routines_keep_mode: bool,
+        /// Inputs kept at one value, as the run that printed the schedule had them.
+        #[arg(long)]
+        fixed_inputs: bool,
         /// Physical channels between SmartApps, as the run that printed the schedule had.
         #[arg(long)]
         physical: bool,
@@ -301,6 +304,9 @@ pub struct Common {
     /// SmartApps: routines leave the location mode as it is.
     #[arg(long)]
     pub routines_keep_mode: bool,
+    /// SmartApps: each input keeps one value and sensors only read their default (IoTCheck's).
+    #[arg(long)]
+    pub fixed_inputs: bool,
     /// Ablation (SmartApps): store the attributes no app reads or writes, the conflict record
     /// of attributes one app writes, and `state` keys no code reads (left out by default;
     /// docs/reductions-homes.md).
@@ -483,6 +489,7 @@ impl Common {
             conflicts_on: self.conflicts_on,
             properties: crate::model::PropertyOptions::new(self.properties.as_deref(), self.no_default_properties),
             routines_keep_mode: self.routines_keep_mode,
+            fixed_inputs: self.fixed_inputs,
             physical: self.physical,
         }
     }
@@ -511,6 +518,7 @@ impl Common {
             "conflicts_on": self.conflicts_on.map(|s| s.names()),
             "keep_dead_state": self.keep_dead_state,
             "routines_keep_mode": self.routines_keep_mode,
+            "fixed_inputs": self.fixed_inputs,
             "physical": self.physical,
             "time_limit_s": self.time_limit,
             "max_states": self.max_states,

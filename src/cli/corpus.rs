@@ -114,6 +114,9 @@ fn settings(run: &CorpusRun) -> crate::corpus::Settings {
             conflicts_on: None,
             properties: Default::default(),
             routines_keep_mode: false,
+            // The VMCAI tables' pairs always keep one value per input (corpus.rs); the FSE
+            // study's pairs and the homes vary them.
+            fixed_inputs: false,
             physical: run.physical,
         },
         cancel: Some(cancel_flag()),

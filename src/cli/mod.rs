@@ -94,6 +94,7 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
             properties,
             no_default_properties,
             routines_keep_mode,
+            fixed_inputs,
             physical,
             smartapps,
         } => {
@@ -106,6 +107,7 @@ pub fn run(cli: Cli) -> Result<i32, Fail> {
                 conflicts_on,
                 properties: crate::model::PropertyOptions::new(properties.as_deref(), no_default_properties),
                 routines_keep_mode,
+                fixed_inputs,
                 physical,
                 ..Default::default()
             };

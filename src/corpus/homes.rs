@@ -151,7 +151,8 @@ pub fn pairwise_findings(
     files: &[PathBuf],
     settings: &Settings,
 ) -> (usize, usize, BTreeMap<findings::FindingKey, String>) {
-    let load = LoadOptions { conflicts: true, ..settings.load };
+    // IoTCheck's homes in IoTCheck's configuration (one value per input, as `run_home`).
+    let load = LoadOptions { conflicts: true, fixed_inputs: true, ..settings.load };
     let (mut pairs, mut unfinished, mut found) = (0, 0, BTreeMap::new());
     for i in 0..files.len() {
         for j in i + 1..files.len() {
@@ -394,7 +395,10 @@ pub fn run_home(home: Home, settings: &Settings, smartapps: Option<&Path>, pairw
             return row;
         }
     };
-    let load = LoadOptions { conflicts: true, ..settings.load };
+    // IoTCheck's homes in IoTCheck's configuration: one value per input, so that a pair's
+    // configurations are the home's (the inputs a person picks are covered per system,
+    // choices.rs, and a pair's rows need not be a home's).
+    let load = LoadOptions { conflicts: true, fixed_inputs: true, ..settings.load };
     let m = match super::load_pair(&files, load) {
         Ok(m) => m,
         Err(e) => {

@@ -620,6 +620,9 @@ pub struct LoadOptions {
     /// `--routines-keep-mode`: a routine a SmartApp runs leaves the location mode as it is (the
     /// FSE 2020 study's definition; docs/location-mode.md). Default: it may set any mode.
     pub routines_keep_mode: bool,
+    /// `--fixed-inputs`: a SmartApp's inputs keep one value and the sensors apps only read
+    /// their default, as IoTCheck's model has them (the VMCAI tables' runs).
+    pub fixed_inputs: bool,
     /// `--physical`: physical channels between SmartApps under `--conflicts`
     /// (model/smartapp/physical.rs).
     pub physical: bool,
@@ -692,6 +695,7 @@ fn smartapp_options(options: LoadOptions) -> smartapp::SmartAppOptions {
         conflicts_on: options.conflicts_on,
         properties: options.properties,
         routines_keep_mode: options.routines_keep_mode,
+        fixed_inputs: options.fixed_inputs,
         physical: options.physical,
     }
 }

@@ -168,6 +168,10 @@ pub struct SmartAppOptions {
     /// location mode as it is, as IoTCheck and the FSE 2020 study take it; by default it may set
     /// any mode (`choices.rs`).
     pub routines_keep_mode: bool,
+    /// `--fixed-inputs`: the inputs a person picks keep one value (only the modes an app sets
+    /// and routines vary, `choices.rs`) and the sensors apps only read keep their default
+    /// (`initial.rs`): IoTCheck's configuration, in which the VMCAI tables were measured.
+    pub fixed_inputs: bool,
     /// `--physical`: physical channels between apps under `--conflicts` (`physical.rs`).
     pub physical: bool,
 }
@@ -551,6 +555,9 @@ impl Model for SmartAppModel {
         }
         if self.opts.routines_keep_mode {
             flags.push_str(" --routines-keep-mode");
+        }
+        if self.opts.fixed_inputs {
+            flags.push_str(" --fixed-inputs");
         }
         if self.opts.conflicts && self.opts.physical {
             flags.push_str(" --physical");

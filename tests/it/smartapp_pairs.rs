@@ -110,7 +110,8 @@ fn apps_of_the_pairs_load_and_event_counts_match_the_paper() {
 fn stateful_dpor_takes_no_more_transitions_than_full_on_one_state_pairs() {
     let mut one_state = 0;
     for (name, files, _) in pairs().iter().filter(|p| p.0.contains("turn-on-by-zip-code")) {
-        let Ok(m) = load(files, SmartAppOptions::default()) else { continue };
+        // The paper's configuration: one value per input.
+        let Ok(m) = load(files, SmartAppOptions { fixed_inputs: true, ..SmartAppOptions::default() }) else { continue };
         let limits = Limits { max_transitions: Some(MUST_FINISH), ..Limits::default() };
         let (sf, _) = explore::run(&m, &mut Full, limits.clone(), Arc::new(AtomicBool::new(false)));
         let (sd, _) = explore::run(&m, &mut StatefulDpor::new(), limits, Arc::new(AtomicBool::new(false)));
@@ -141,7 +142,8 @@ fn stateful_dpor_finishes_the_logger_pairs_of_table_a1() {
         let (name, files, events) = all.iter().find(|p| p.0 == no).expect("in the table");
         // Everything stored (dead.rs would leave the sensors no app reads out, and then either
         // order finishes these pairs).
-        let all = SmartAppOptions { keep_dead_state: true, ..SmartAppOptions::default() };
+        // The paper's configuration: one value per input.
+        let all = SmartAppOptions { keep_dead_state: true, fixed_inputs: true, ..SmartAppOptions::default() };
         let m = load(files, all).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(*events >= 78, "{name}: {events} events");
         let limits = Limits { max_states: Some(cap), ..Limits::default() };

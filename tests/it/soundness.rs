@@ -107,6 +107,7 @@ pub(crate) const fn smartapp_options(
         conflicts_on,
         properties: tracepor::model::PropertyOptions { file: None, no_library: false },
         routines_keep_mode: false,
+        fixed_inputs: false,
         physical: false,
     }
 }

@@ -171,7 +171,9 @@ impl SmartAppModel {
                 }
                 factors.push(Factor::Input { app: a, name: name.clone(), values });
             }
-            factors.extend(person_factors(a, app, &written));
+            if !self.opts.fixed_inputs {
+                factors.extend(person_factors(a, app, &written));
+            }
             for line in lines {
                 factors.push(Factor::Routine { app: a, line });
             }

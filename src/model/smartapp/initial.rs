@@ -42,7 +42,7 @@ impl SmartAppModel {
         let mut slots: Vec<usize> = reach.iter().flat_map(|r| r.writes.iter().copied()).collect();
         slots.sort_unstable();
         slots.dedup();
-        let sensed_slots = self.unmoved_reads(&reach);
+        let sensed_slots = if self.opts.fixed_inputs { Vec::new() } else { self.unmoved_reads(&reach) };
         let mut sensed: Vec<(usize, Vec<Value>)> = Vec::new();
         for (slot, into_sensed) in
             slots.into_iter().map(|x| (x, false)).chain(sensed_slots.into_iter().map(|x| (x, true)))

@@ -460,9 +460,7 @@ impl Ctx<'_> {
                 "Date" => Value::Int(NOW),
                 // The day of the week (`daysOk`, "only on certain days", in 23 apps): the one
                 // pattern whose text a guard compares with an input; other patterns stay null.
-                "SimpleDateFormat" | "java.text.SimpleDateFormat"
-                    if matches!(args.first().map(|a| a.value()), Some(Expr::Str(p)) if &**p == "EEEE") =>
-                {
+                "SimpleDateFormat" | "java.text.SimpleDateFormat" if matches!(args.first().map(|a| a.value()), Some(Expr::Str(p)) if &**p == "EEEE") => {
                     Value::Obj("weekday")
                 }
                 "ArrayList" | "LinkedList" | "HashSet" => list(Vec::new()),

@@ -55,6 +55,7 @@ pub const ENDING: SmartAppOptions = SmartAppOptions {
     conflicts_on: None,
     properties: tracepor::model::PropertyOptions { file: None, no_library: false },
     routines_keep_mode: false,
+    fixed_inputs: false,
     physical: false,
 };
 
