@@ -9,7 +9,7 @@
 //! (choices.rs), so the systems also vary what the inputs hold.
 //!
 //! Runs are budgeted by states and transitions, never by time. `TRACEPOR_COMPUTED_SEEDS=n` sets
-//! the seeds (default 24).
+//! the seeds (default 8; a soundness campaign sets more).
 //!
 //! Shown able to fail: with a planted bug in `Envs::names` (each name folded in the first
 //! environment of its method only, so that the inputs of buttons 2 and 3 went unbound),
@@ -24,7 +24,7 @@ use crate::common::apps;
 use crate::soundness::{check_generated_seeds, smartapp_options};
 
 fn seeds() -> u64 {
-    std::env::var("TRACEPOR_COMPUTED_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(24)
+    std::env::var("TRACEPOR_COMPUTED_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(8)
 }
 
 const MODES: [&str; 3] = ["home", "away", "night"];
