@@ -1,5 +1,5 @@
 //! Inputs with computed names (src/model/smartapp/computed_names.rs): generated apps declare
-//! their per-button inputs in a page helper that page methods call with constant arguments
+//! their per-button inputs in a section method that page methods call with constant arguments
 //! (`def p1() { dynamicPage(name: "p1", sections(1)) }`, `input "mode_${n}_pushed", "mode"`),
 //! and their handlers read them by computed names (`settings["mode_" + k + "_pushed"]`,
 //! `settings."sw_$k"`), with the button number taken from the event's `data`. Every strategy
@@ -30,7 +30,7 @@ fn seeds() -> u64 {
 const MODES: [&str; 3] = ["home", "away", "night"];
 const MODE: ConflictScope = ConflictScope::of(&["location.mode"]);
 
-/// Two or three button controllers: each declares, through a helper its two or three page
+/// Two or three button controllers: each declares, through a section method its two or three page
 /// methods call with constant numbers, a switch, a mode and (sometimes) a level per button; a
 /// button's event (its `data` names button 1) or the app's touch runs a handler that picks the
 /// button by a regex `case`, then reads the inputs by computed names and acts.
@@ -87,7 +87,7 @@ fn gen_app(rng: &mut SmallRng, index: usize) -> String {
     src
 }
 
-/// The inputs a generated app declares through its page helper are bound (none reported not
+/// The inputs a generated app declares through its section method are bound (none reported not
 /// bound), and its handlers reach them: the per-button mode inputs are factors of the
 /// configurations, and a button's event writes.
 #[test]
@@ -110,7 +110,7 @@ fn computed_inputs_are_bound() {
     }
 }
 
-/// A page helper called with an argument computed at run time declares inputs whose names
+/// A section method called with an argument computed at run time declares inputs whose names
 /// cannot be folded: reported with the line, not bound.
 #[test]
 fn unfoldable_names_are_reported() {

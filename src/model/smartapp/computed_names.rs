@@ -1,4 +1,4 @@
-//! Inputs with computed names: pages that declare their inputs through a helper called with
+//! Inputs with computed names: pages that declare their inputs through a section method called with
 //! constant arguments (`def configureButton1() { dynamicPage(..., getButtonSections(1)) }`, then
 //! `input "mode_${buttonNumber}_pushed", "mode"` in `getButtonSections(buttonNumber)`).
 //!
@@ -28,7 +28,7 @@ pub(super) struct Envs {
     pub unfolded: Vec<(usize, String)>,
 }
 
-/// Cap on environments per method: a page helper is called a handful of times.
+/// Cap on environments per method: a section method is called a handful of times.
 const MAX_ENVS: usize = 64;
 
 impl Envs {
@@ -38,8 +38,8 @@ impl Envs {
         let mut by_method: Vec<Vec<Env>> =
             script.methods.iter().map(|m| if m.params.is_empty() { vec![Vec::new()] } else { Vec::new() }).collect();
         let mut unfolded = Vec::new();
-        // Environments flow from callers to callees; a chain of helpers is as long as the
-        // methods are many, so that many rounds reach the fixed point.
+        // Environments flow from callers to callees; a chain of calls is as long as the
+        // methods are many, so that many passes reach the fixed point.
         for _ in 0..script.methods.len().min(8) {
             let mut changed = false;
             for (ci, caller) in script.methods.iter().enumerate() {
