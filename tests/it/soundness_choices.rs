@@ -25,11 +25,16 @@ use tracepor::model::ConflictMode;
 use crate::soundness::{check_generated_seeds, smartapp_options};
 
 /// Load options under which every strategy is checked on these systems.
-const CHOICE_OPTIONS: [(&str, SmartAppOptions); 4] = [
+const CHOICE_OPTIONS: [(&str, SmartAppOptions); 5] = [
     ("", smartapp_options(false, None, ConflictMode::Observe, None)),
     ("--conflicts", smartapp_options(true, None, ConflictMode::Observe, None)),
     ("--conflicts --conflict-mode end", smartapp_options(true, None, ConflictMode::End, None)),
     ("--conflicts --bound 1", smartapp_options(true, Some(1), ConflictMode::Observe, None)),
+    // IoTCheck's configuration: only the modes an app sets vary.
+    (
+        "--conflicts --fixed-inputs",
+        SmartAppOptions { fixed_inputs: true, ..smartapp_options(true, None, ConflictMode::Observe, None) },
+    ),
 ];
 
 /// Two or three apps on one switch and one humidity sensor, each branching on its inputs.
