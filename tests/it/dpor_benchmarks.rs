@@ -70,7 +70,7 @@ fn reference(trace: &str, strategy: &str) -> Option<(u64, u64)> {
     })
 }
 
-/// Where tracepor's counts differ from EM-Explorer's on purpose (docs/em-dpor.md §6):
+/// Where tracepor's counts differ from EM-Explorer's on purpose (docs/em-dpor.md §5):
 /// (trace, strategy, tracepor's executions, transitions).
 const KNOWN_DIFFERENCES: &[(&str, &str, u64, u64)] = &[];
 
