@@ -241,8 +241,10 @@ impl<'s, 'm> Witness<'s, 'm> {
 
     /// The allowed choices at `s` to explore: a persistent set (Godefroid, LNCS 1032, ch. 4:
     /// the closure over threads under conflicts and necessary enabling), the smallest of those
-    /// grown from each allowed thread, in recorded order.
-    fn choices(&mut self, c: &Constraints, s: &EmState, out: &mut SmallVec<[Choice; 4]>) {
+    /// grown from each allowed thread, in recorded order. Returns the work it took, in passes
+    /// over one thread ([`Search::poll_work`]'s units): one per thread per set grown, and one
+    /// to start.
+    fn choices(&mut self, c: &Constraints, s: &EmState, out: &mut SmallVec<[Choice; 4]>) -> u64 {
         out.clear();
         let model = self.st.model;
         let nt = model.threads.len();
@@ -256,7 +258,9 @@ impl<'s, 'm> Witness<'s, 'm> {
         let mut best: Option<SmallVec<[Choice; 4]>> = None;
         let (mut in_set, mut work) = (std::mem::take(&mut self.in_set), std::mem::take(&mut self.work));
         in_set.resize(nt, false);
+        let mut grown = 1u64;
         for t0 in (0..nt as u32).filter(|&t| allowed[t as usize]) {
+            grown += 1;
             in_set.iter_mut().for_each(|b| *b = false);
             in_set[t0 as usize] = true;
             work.clear();
@@ -298,6 +302,7 @@ impl<'s, 'm> Witness<'s, 'm> {
             *out = b;
         }
         (self.in_set, self.work) = (in_set, work);
+        grown * nt as u64
     }
 
     /// Calls `add` with every thread that has an operation of the end set not run yet that
@@ -409,7 +414,10 @@ impl<'s, 'm> Witness<'s, 'm> {
         s.keep_journal();
         let mut path: Vec<Choice> = Vec::new();
         let mut root = Frame { mark: 0, op: NEVER, key: 0, run: 0, choices: SmallVec::new(), next: 0 };
-        self.choices(c, &s, &mut root.choices);
+        let units = self.choices(c, &s, &mut root.choices);
+        if search.poll_work(units) {
+            return None;
+        }
         let mut enabled = Vec::new();
         if root.choices.is_empty() && self.ended(&s, 0, end_size, 0, &mut enabled, ends.as_deref_mut()) {
             return Some((s, path));
@@ -456,7 +464,12 @@ impl<'s, 'm> Witness<'s, 'm> {
             }
             search.new_state();
             let mut frame = Frame { mark, op, key, run, choices: SmallVec::new(), next: 0 };
-            self.choices(c, &s, &mut frame.choices);
+            // A step's persistent set can take milliseconds (thousands of threads): the clock
+            // is read by the work done, not only every 256 transitions.
+            let units = self.choices(c, &s, &mut frame.choices);
+            if search.poll_work(units) {
+                return None;
+            }
             if frame.choices.is_empty() {
                 if self.ended(&s, path.len(), end_size, run, &mut enabled, ends.as_deref_mut()) {
                     return Some((s, path));
