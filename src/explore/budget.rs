@@ -258,18 +258,19 @@ mod tests {
         assert!(!b.spend(10));
         assert!(b.spend(1));
         assert_eq!((b.reached(), b.spent()), (Some(StopReason::MaxTransitions), 11));
-        // A deadline standing for another limit (the grace after a search that limit stopped)
-        // is reported as that limit; a step allowance as the limit it comes from.
-        let b = Budget::unlimited().until(Some(Instant::now())).standing_for(StopReason::MaxMemory);
-        assert!(b.poll());
-        assert_eq!(b.reached(), Some(StopReason::MaxMemory));
-        let s = Budget::unlimited();
-        s.set_steps(Some(0), StopReason::MaxStates);
-        assert!(s.spend(1));
-        assert_eq!(s.reached(), Some(StopReason::MaxStates));
         // Sticky: the first reason stays.
         flag.store(true, Ordering::Relaxed);
         assert!(b.poll());
         assert_eq!(b.reached(), Some(StopReason::MaxTransitions));
+
+        // A deadline standing for another limit (the grace after a search that limit stopped)
+        // is reported as that limit; a step allowance as the limit it comes from.
+        let g = Budget::unlimited().until(Some(Instant::now())).standing_for(StopReason::MaxMemory);
+        assert!(g.poll());
+        assert_eq!(g.reached(), Some(StopReason::MaxMemory));
+        let s = Budget::unlimited();
+        s.set_steps(Some(0), StopReason::MaxStates);
+        assert!(s.spend(1));
+        assert_eq!(s.reached(), Some(StopReason::MaxStates));
     }
 }
