@@ -256,7 +256,7 @@ fn race_pairs(
     let mut count = 0u64;
     let mut pairs = Vec::new();
     for (p, o) in model.trace.ops.iter().enumerate().take(upto) {
-        if p as u32 % hb::POLL_EVERY == 0 && budget.poll() {
+        if (p as u32).is_multiple_of(hb::POLL_EVERY) && budget.poll() {
             return None;
         }
         let (loc, write) = match o.kind {
