@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use crate::explore::graph::StateGraph;
 use crate::explore::registry::{self, Entry, Registered};
-use crate::explore::{Limits, Search, SearchOptions, Stats};
+use crate::explore::{Limits, Search, SearchOptions, Stats, StopReason};
 use crate::model::{
     format_schedule, parse_schedule, Accesses, Choice, LoadOptions, Model, ModelError, ModelKind, Outcome,
 };
@@ -338,12 +338,14 @@ impl<'m, M: Registered> Check<'m, M> {
             // What is left of the search's own budget: its transitions, else its states
             // (`--max-states`), each replayed step counted as one.
             let limits = self.limits.clone().for_strategy(!entry.stateless);
-            let left = match (limits.max_transitions, limits.max_states) {
-                (Some(t), _) => Some(t.saturating_sub(report.transitions)),
-                (None, Some(s)) => Some(s.saturating_sub(report.states.unwrap_or(report.transitions))),
-                (None, None) => None,
+            let (left, from) = match (limits.max_transitions, limits.max_states) {
+                (Some(t), _) => (Some(t.saturating_sub(report.transitions)), StopReason::MaxTransitions),
+                (None, Some(s)) => {
+                    (Some(s.saturating_sub(report.states.unwrap_or(report.transitions))), StopReason::MaxStates)
+                }
+                (None, None) => (None, StopReason::MaxTransitions),
             };
-            budget.set_steps(left);
+            budget.set_steps(left, from);
             report.races =
                 Some(crate::explore::races::analyse_within(m, &report.found, finished, &budget, hb0.as_ref()));
         }

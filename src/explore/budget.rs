@@ -5,7 +5,8 @@
 //! polls this budget and, once it is spent, keeps what it has (a schedule as found, a race left
 //! undecided) instead of going on, so that the limits bound the process and not only the search.
 //!
-//! **What it holds.** A deadline, the memory limit (live heap bytes when the counting
+//! **What it holds.** A deadline (and the limit it stands for: the time limit, or the one that
+//! stopped the search when the deadline is the grace given the work after it), the memory limit (live heap bytes when the counting
 //! allocator is installed, resident memory otherwise), the Ctrl-C flag, and a count of replayed
 //! steps for the phases that spend `--max-states`' budget (the race analysis). Reached once, it
 //! stays reached: every later poll answers at once, so a phase given an exhausted budget does no
@@ -33,10 +34,15 @@ use super::stats::{current_rss_bytes, StopReason};
 #[derive(Debug)]
 pub struct Budget {
     deadline: Option<Instant>,
+    /// The limit the deadline stands for ([`Budget::standing_for`]): the time limit, or the limit
+    /// that stopped the search when the deadline is the grace given the work after it.
+    deadline_reason: StopReason,
     max_memory_bytes: Option<u64>,
     /// Replayed steps allowed to the phases that spend them ([`Budget::spend`]); `u64::MAX`:
     /// no allowance.
     steps: AtomicU64,
+    /// The limit the step allowance comes from (1 + its index in [`REASONS`]).
+    steps_reason: AtomicU8,
     cancel: Option<Arc<AtomicBool>>,
     spent: AtomicU64,
     polls: AtomicU64,
@@ -45,8 +51,19 @@ pub struct Budget {
 }
 
 /// The reasons a budget is reached, by their number in `Budget::reached`.
-const REASONS: [StopReason; 4] =
-    [StopReason::TimeLimit, StopReason::MaxMemory, StopReason::Interrupted, StopReason::MaxTransitions];
+const REASONS: [StopReason; 5] = [
+    StopReason::TimeLimit,
+    StopReason::MaxMemory,
+    StopReason::Interrupted,
+    StopReason::MaxTransitions,
+    StopReason::MaxStates,
+];
+
+/// `reason`'s number in `Budget::reached` (1 + its index in [`REASONS`]; the time limit for a
+/// reason that is no limit).
+fn number(reason: StopReason) -> u8 {
+    REASONS.iter().position(|&r| r == reason).map_or(1, |i| i as u8 + 1)
+}
 
 /// Resident memory is read from /proc only every this many polls: reading it costs
 /// microseconds.
@@ -56,8 +73,10 @@ impl Default for Budget {
     fn default() -> Budget {
         Budget {
             deadline: None,
+            deadline_reason: StopReason::TimeLimit,
             max_memory_bytes: None,
             steps: AtomicU64::new(u64::MAX),
+            steps_reason: AtomicU8::new(number(StopReason::MaxTransitions)),
             cancel: None,
             spent: AtomicU64::new(0),
             polls: AtomicU64::new(0),
@@ -79,10 +98,24 @@ impl Budget {
         b
     }
 
-    /// Ends at `deadline`, when there is one.
+    /// Ends at `deadline`, when there is one: the time limit's.
     pub fn until(mut self, deadline: Option<Instant>) -> Budget {
         self.deadline = deadline;
         self
+    }
+
+    /// The deadline stands for `reason`: reaching it is reported as that limit. After a search
+    /// that a limit stopped, the deadline is the grace given the work after it
+    /// ([`crate::explore::Search::wrap_up`]); running out of it is that limit's doing, and a
+    /// report that said "time limit" there would name a limit the run may not even have had.
+    pub fn standing_for(mut self, reason: StopReason) -> Budget {
+        self.deadline_reason = reason;
+        self
+    }
+
+    /// What reaching the deadline is reported as ([`Budget::standing_for`]).
+    pub fn deadline_reason(&self) -> StopReason {
+        self.deadline_reason
     }
 
     /// Ends once the heap (or, without the counting allocator, resident memory) reaches `max`.
@@ -91,16 +124,19 @@ impl Budget {
         self
     }
 
-    /// Allows `steps` replayed steps to the phases that count them.
+    /// Allows `steps` replayed steps to the phases that count them (what is left of
+    /// `--max-states` counted as transitions: spending them all is reported as that).
     pub fn steps(self, steps: Option<u64>) -> Budget {
-        self.set_steps(steps);
+        self.set_steps(steps, StopReason::MaxTransitions);
         self
     }
 
     /// [`Budget::steps`] on a budget already shared (the race analysis is given what
-    /// `--max-states` left once the search's own transitions are known).
-    pub fn set_steps(&self, steps: Option<u64>) {
+    /// `--max-states` left once the search's own transitions are known), the allowance coming
+    /// from `reason` (the states limit of a strategy that stores states, or the transitions one).
+    pub fn set_steps(&self, steps: Option<u64>, reason: StopReason) {
         self.steps.store(steps.unwrap_or(u64::MAX), Ordering::Relaxed);
+        self.steps_reason.store(number(reason), Ordering::Relaxed);
     }
 
     /// Ends once `flag` is set (Ctrl-C).
@@ -138,7 +174,7 @@ impl Budget {
             return self.reach(StopReason::Interrupted);
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return self.reach(StopReason::TimeLimit);
+            return self.reach(self.deadline_reason);
         }
         false
     }
@@ -149,7 +185,7 @@ impl Budget {
         let spent = self.spent.fetch_add(steps, Ordering::Relaxed) + steps;
         if spent > self.steps.load(Ordering::Relaxed) {
             self.polls.fetch_add(1, Ordering::Relaxed);
-            return self.reach(StopReason::MaxTransitions);
+            return self.reach_number(self.steps_reason.load(Ordering::Relaxed));
         }
         self.poll()
     }
@@ -174,7 +210,10 @@ impl Budget {
 
     /// Records `reason` (the first one wins); returns true, for `return self.reach(..)`.
     fn reach(&self, reason: StopReason) -> bool {
-        let k = REASONS.iter().position(|&r| r == reason).map_or(1, |i| i as u8 + 1);
+        self.reach_number(number(reason))
+    }
+
+    fn reach_number(&self, k: u8) -> bool {
         let _ = self.reached.compare_exchange(0, k, Ordering::Relaxed, Ordering::Relaxed);
         true
     }
@@ -223,5 +262,15 @@ mod tests {
         flag.store(true, Ordering::Relaxed);
         assert!(b.poll());
         assert_eq!(b.reached(), Some(StopReason::MaxTransitions));
+
+        // A deadline standing for another limit (the grace after a search that limit stopped)
+        // is reported as that limit; a step allowance as the limit it comes from.
+        let g = Budget::unlimited().until(Some(Instant::now())).standing_for(StopReason::MaxMemory);
+        assert!(g.poll());
+        assert_eq!(g.reached(), Some(StopReason::MaxMemory));
+        let s = Budget::unlimited();
+        s.set_steps(Some(0), StopReason::MaxStates);
+        assert!(s.spend(1));
+        assert_eq!(s.reached(), Some(StopReason::MaxStates));
     }
 }

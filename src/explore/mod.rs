@@ -102,6 +102,8 @@ pub struct Search<'m, M: Model> {
     /// and the number of states they stored together.
     group: Option<Arc<Group>>,
     tick: u32,
+    /// Units of uneven work since the last check of the clock ([`Search::poll_work`]).
+    work: u64,
     /// Called every 4,096 transitions with the figures so far (progress display).
     pub progress: Option<Progress<'m>>,
     /// The explored state graph, when asked for (`--dot`).
@@ -128,6 +130,7 @@ impl<'m, M: Model> Search<'m, M> {
             cancel: Arc::new(AtomicBool::new(false)),
             group: None,
             tick: 0,
+            work: 0,
             progress: None,
             graph: None,
             keep_static_hb: false,
@@ -224,28 +227,53 @@ impl<'m, M: Model> Search<'m, M> {
         self.stop.is_some()
     }
 
+    /// For work whose steps cost unequal, possibly large, amounts (`optimal`'s witness search:
+    /// a persistent set costs a pass over the threads per thread tried): counts `units` (about
+    /// a nanosecond each) and checks the clock, Ctrl-C and the other workers once
+    /// [`WORK_EVERY`] have accrued, however few steps that took. Counted by steps alone
+    /// ([`Search::poll`]), 256 steps of a trace with thousands of threads ran for seconds
+    /// between two checks. Returns whether the search must end now.
+    #[inline]
+    pub fn poll_work(&mut self, units: u64) -> bool {
+        self.work += units;
+        if self.work >= WORK_EVERY {
+            self.work = 0;
+            self.check_now();
+        }
+        self.stop.is_some()
+    }
+
     /// The budget of the work after the search proper (shorter schedules, the conflicts found on
     /// a recorded graph, the report's replays, the race analysis; explore/budget.rs), one for
     /// every phase after the search: made at the first call, from how the search ended. Its
     /// deadline is the time limit plus a twentieth (from the same start as the limit); when a
     /// limit or Ctrl-C stopped the search, also a twentieth of the search's time (at least a
-    /// second) from now. The memory limit and Ctrl-C hold as in the search.
+    /// second) from now, and reaching that sooner deadline is reported as the limit that stopped
+    /// the search, not as time. The memory limit and Ctrl-C hold as in the search.
     pub fn wrap_up(&mut self) -> Arc<Budget> {
         if let Some(b) = &self.after {
             return b.clone();
         }
         let mut deadline = self.report_deadline();
-        let limited = matches!(self.stop, Some(r) if r != StopReason::FirstError);
-        if limited {
+        // What reaching the deadline is reported as: the time limit, or, when the grace after
+        // a limit that stopped the search is the sooner, that limit (explore/budget.rs).
+        let mut stands_for = StopReason::TimeLimit;
+        if let Some(stop) = self.stop.filter(|&r| r != StopReason::FirstError) {
             let grace = (self.start.elapsed() / 20).max(Duration::from_secs(1));
-            let soon = Instant::now().checked_add(grace);
-            deadline = match (deadline, soon) {
-                (Some(d), Some(s)) => Some(d.min(s)),
-                (d, s) => d.or(s),
-            };
+            if let Some(soon) = Instant::now().checked_add(grace) {
+                if deadline.is_none_or(|d| soon < d) {
+                    deadline = Some(soon);
+                    // A worker's halt is another worker's limit: the run reports a limit.
+                    stands_for = if stop == StopReason::Halted { StopReason::TimeLimit } else { stop };
+                }
+            }
         }
         let budget = Arc::new(
-            Budget::unlimited().until(deadline).memory(self.limits.max_memory_bytes).cancel(Some(self.cancel.clone())),
+            Budget::unlimited()
+                .until(deadline)
+                .standing_for(stands_for)
+                .memory(self.limits.max_memory_bytes)
+                .cancel(Some(self.cancel.clone())),
         );
         self.after = Some(budget.clone());
         budget
@@ -382,13 +410,10 @@ impl<'m, M: Model> Search<'m, M> {
         if self.stop.is_some() {
             return;
         }
-        if self.cancel.load(Ordering::Relaxed) {
-            self.stop = Some(StopReason::Interrupted);
-        } else if self.group.as_ref().is_some_and(|g| g.halt.load(Ordering::Relaxed)) {
-            self.stop = Some(StopReason::Halted);
-        } else if self.limits.time.is_some_and(|t| self.clock.elapsed() >= t) {
-            self.halt(StopReason::TimeLimit);
-        } else if let Some(max) = self.limits.max_memory_bytes.filter(|_| self.tick.is_multiple_of(PROGRESS_EVERY)) {
+        if self.check_now() {
+            return;
+        }
+        if let Some(max) = self.limits.max_memory_bytes.filter(|_| self.tick.is_multiple_of(PROGRESS_EVERY)) {
             // Resident memory from /proc every 4,096 transitions (reading it costs
             // microseconds): the only measure without the counting allocator (a library user's
             // binary), and with it the bound on what the heap's live bytes do not count (freed
@@ -398,6 +423,21 @@ impl<'m, M: Model> Search<'m, M> {
                 self.halt(StopReason::MaxMemory);
             }
         }
+    }
+
+    /// Ctrl-C, the other workers' halt and the time limit, read now; whether the search must
+    /// end.
+    fn check_now(&mut self) -> bool {
+        if self.stop.is_none() {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stop = Some(StopReason::Interrupted);
+            } else if self.group.as_ref().is_some_and(|g| g.halt.load(Ordering::Relaxed)) {
+                self.stop = Some(StopReason::Halted);
+            } else if self.limits.time.is_some_and(|t| self.clock.elapsed() >= t) {
+                self.halt(StopReason::TimeLimit);
+            }
+        }
+        self.stop.is_some()
     }
 
     /// When work after the search (shorter schedules for what it found) must stop so that
@@ -430,6 +470,8 @@ impl<'m, M: Model> Search<'m, M> {
 const CHECK_EVERY: u32 = 256;
 /// Checks between two progress reports (every 4,096 transitions).
 const PROGRESS_EVERY: u32 = 16 * CHECK_EVERY;
+/// Units of uneven work ([`Search::poll_work`]) between two checks: some 65 microseconds.
+pub const WORK_EVERY: u64 = 1 << 16;
 
 /// What a parallel worker needs of its parent search; shareable across threads.
 pub struct Seed<'m, M: Model> {

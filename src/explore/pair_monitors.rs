@@ -82,7 +82,7 @@ pub struct PairView {
     pub pairs: u64,
     /// Of them, with a pair conflict found.
     pub found: u64,
-    /// Of them, left unchecked or partly checked (the deadline or the memory limit).
+    /// Of them, left unchecked or partly checked (a limit: the run's `stopped_by` says which).
     pub unfinished: u64,
     /// Product states over all pairs.
     pub product_states: u64,

@@ -163,6 +163,9 @@ const LIST_DIFFERENCES: usize = 50;
 /// Above this many pairs the verdicts of a class are not computed pair by pair (undecided).
 const DECIDE_PAIRS: u64 = 1_000_000;
 
+/// Verdicts between two polls of the run's budget.
+const VERDICTS_PER_POLL: usize = 64;
+
 /// A write as a read or final value sees it, named (none: the initial value), at the end of
 /// `out`: its line and place, or the initial value.
 fn write_value(out: &mut String, write: Option<&OpRef>) {
@@ -235,8 +238,16 @@ fn racing_locations(model: &EmModel) -> (Vec<bool>, usize) {
 /// past `LIST_PAIRS` without being listed. Output-sensitive: per access, per chain that holds an
 /// earlier access of its location, a binary search (accesses of one chain are ordered, so
 /// the ones the access is not after are a suffix). Among the first `upto` operations (the
-/// clocks of `hb` are read only there).
-fn race_pairs(model: &EmModel, hb: &dyn Order, can_race: &[bool], keep: u64, upto: usize) -> (u64, Vec<(u32, u32)>) {
+/// clocks of `hb` are read only there). Polls `budget` every [`hb::POLL_EVERY`] operations;
+/// None once it is spent.
+fn race_pairs(
+    model: &EmModel,
+    hb: &dyn Order,
+    can_race: &[bool],
+    keep: u64,
+    upto: usize,
+    budget: &Budget,
+) -> Option<(u64, Vec<(u32, u32)>)> {
     let locs = model.trace.locations.len();
     let can_race = |l: usize| can_race[l];
     // Per location, per chain: (index, operation) of its accesses so far, all and writes only.
@@ -245,6 +256,9 @@ fn race_pairs(model: &EmModel, hb: &dyn Order, can_race: &[bool], keep: u64, upt
     let mut count = 0u64;
     let mut pairs = Vec::new();
     for (p, o) in model.trace.ops.iter().enumerate().take(upto) {
+        if (p as u32).is_multiple_of(hb::POLL_EVERY) && budget.poll() {
+            return None;
+        }
         let (loc, write) = match o.kind {
             OpKind::Read { loc } => (loc as usize, false),
             OpKind::Write { loc } => (loc as usize, true),
@@ -276,7 +290,7 @@ fn race_pairs(model: &EmModel, hb: &dyn Order, can_race: &[bool], keep: u64, upt
             put(&mut writes[loc]);
         }
     }
-    (count, pairs)
+    Some((count, pairs))
 }
 
 type SmallVecOn = Vec<(u32, Vec<(u32, u32)>)>;
@@ -335,12 +349,20 @@ pub fn analyse_within(
     // they are on.
     let (mut can_race, mut upto) = (can_race, upto);
     let mut early = None;
+    let stopped_in = |report: &mut RaceReport, phase: &str| {
+        let why = budget.reached().map_or("a limit reached", |r| r.describe());
+        report.not_analysed = Some(format!("{why} during {phase}"));
+        report.time_s = started.elapsed().as_secs_f64();
+    };
     if let (true, Some(k)) = (has_sync, kept) {
-        let (count, pairs) = race_pairs(model, k, &can_race, DECIDE_PAIRS, upto);
+        let Some((count, pairs)) = race_pairs(model, k, &can_race, DECIDE_PAIRS, upto, budget) else {
+            stopped_in(&mut report, "the race pairs");
+            return report;
+        };
         let listed = count == pairs.len() as u64;
         let same = listed
             && pairs.windows(2).all(|w| w[0].1 != w[1].1)
-            && pairs.last().is_none_or(|&(_, b)| (b as usize) < hb::first_edge_beyond(model, k, upto));
+            && pairs.last().is_none_or(|&(_, b)| (b as usize) < hb::first_edge_beyond(model, k, upto, budget));
         if same {
             early = Some((count, pairs));
         } else if listed {
@@ -358,9 +380,7 @@ pub fn analyse_within(
         (sync, kept) => match hb::both_within(model, sync, !kept, upto, budget) {
             Some(built) => built,
             None => {
-                let why = budget.reached().map_or("a limit reached", |r| r.describe());
-                report.not_analysed = Some(format!("{why} during the happens-before passes"));
-                report.time_s = started.elapsed().as_secs_f64();
+                stopped_in(&mut report, "the happens-before passes");
                 return report;
             }
         },
@@ -376,7 +396,13 @@ pub fn analyse_within(
     };
     let (count, mut pairs) = match early {
         Some(found) => found,
-        None => race_pairs(model, hb_races, &can_race, DECIDE_PAIRS, upto),
+        None => match race_pairs(model, hb_races, &can_race, DECIDE_PAIRS, upto, budget) {
+            Some(found) => found,
+            None => {
+                stopped_in(&mut report, "the race pairs");
+                return report;
+            }
+        },
     };
     phases.done("happens-before passes, race pairs");
     let mut stopped = budget.poll().then(|| budget.reached()).flatten();
@@ -430,12 +456,25 @@ pub fn analyse_within(
         };
         let mut v = verdict::View::new(model, hb0, &seen, &accesses);
         for (i, &(a, b)) in pairs.iter().enumerate() {
+            // A verdict can be a reachability search among the location's writes: a poll
+            // every few pairs. Cut here, the outcome is left out whole (not analysed).
+            if i % VERDICTS_PER_POLL == 0 && i > 0 && budget.poll() {
+                stopped = budget.reached();
+                break;
+            }
             if forced(&mut v, loc_of(a), a, b) {
                 explained.races.push(i);
                 if seen_by[i].is_none() {
                     seen_by[i] = Some((k, 0, 0));
                 }
             }
+        }
+        if stopped.is_some() {
+            for w in seen_by.iter_mut().filter(|w| w.is_some_and(|w| w.0 == k)) {
+                *w = None;
+            }
+            analysed -= 1;
+            break;
         }
         // Where the first witness of each race runs its two operations: a replay up to them.
         // A deadlock's end state comes from the same replay.

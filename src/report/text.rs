@@ -149,7 +149,10 @@ fn pair_view_line(r: &RunReport) -> Option<String> {
             v.pairs,
             v.found,
             if v.unfinished > 0 {
-                format!(", {} not finished (deadline or memory)", v.unfinished)
+                // The run's stop: the budget that cut them is the run's (`Search::cut_short`),
+                // its deadline standing for the limit that stopped the search if one did.
+                let why = r.stopped_by.map_or("a limit reached", |s| s.describe());
+                format!(", {} not finished ({why})", v.unfinished)
             } else {
                 String::new()
             }

@@ -41,6 +41,7 @@ mod html_page;
 mod http_responses;
 mod input_errors;
 mod layering;
+mod limits_named;
 mod limits_run;
 mod location_mode;
 mod memory;

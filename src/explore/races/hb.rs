@@ -144,7 +144,9 @@ impl SyncEdges {
 /// already holds adds nothing (the FIFO rule then finds the same posts ordered too, by
 /// induction along the recorded order). So pairs whose second access comes before it race in
 /// one relation iff they race in the other.
-pub fn first_edge_beyond(model: &EmModel, hb0: &dyn Order, upto: usize) -> usize {
+/// Polls `budget` every [`POLL_EVERY`] operations: once it is spent, answers 0 (nothing
+/// known to be the same; the caller's next pass stops at its first poll).
+pub fn first_edge_beyond(model: &EmModel, hb0: &dyn Order, upto: usize, budget: &Budget) -> usize {
     let n = upto.min(model.trace.ops.len());
     let mut edges = SyncEdges::new(model);
     let before = |a: u32, b: u32| {
@@ -152,6 +154,9 @@ pub fn first_edge_beyond(model: &EmModel, hb0: &dyn Order, upto: usize) -> usize
         hb0.clock(b as usize).get(st.chain as usize).is_some_and(|&k| k >= st.index)
     };
     for p in 0..n as u32 {
+        if p % POLL_EVERY == 0 && budget.poll() {
+            return 0;
+        }
         let kind = model.trace.ops[p as usize].kind;
         if !matches!(kind, OpKind::Lock { .. } | OpKind::Unlock { .. } | OpKind::Wait | OpKind::Notify { .. }) {
             continue;
@@ -368,10 +373,10 @@ mod tests {
             let all = vec![true; model.trace.locations.len()];
             let (can_race, upto) = racing_locations(&model);
             for (can, upto) in [(&all, n), (&can_race, upto)] {
-                let first = first_edge_beyond(&model, &kept, upto);
+                let first = first_edge_beyond(&model, &kept, upto, &Budget::unlimited());
                 let full = recorded(&model, true);
-                let (_, with_sync) = race_pairs(&model, &full, can, u64::MAX, n);
-                let (_, plain) = race_pairs(&model, &kept, can, u64::MAX, n);
+                let (_, with_sync) = race_pairs(&model, &full, can, u64::MAX, n, &Budget::unlimited()).unwrap();
+                let (_, plain) = race_pairs(&model, &kept, can, u64::MAX, n, &Budget::unlimited()).unwrap();
                 let sorted = |v: &[(u32, u32)], upto: usize| {
                     let mut v: Vec<(u32, u32)> = v.iter().copied().filter(|&(_, b)| (b as usize) < upto).collect();
                     v.sort_unstable();
@@ -391,7 +396,11 @@ mod tests {
                     }
                 }
                 let part = both(&model, true, false, last).0.expect("asked for");
-                assert_eq!(race_pairs(&model, &part, &on, u64::MAX, last).1, with_sync, "{name}: bounded pass");
+                assert_eq!(
+                    race_pairs(&model, &part, &on, u64::MAX, last, &Budget::unlimited()).unwrap().1,
+                    with_sync,
+                    "{name}: bounded pass"
+                );
                 if first < upto {
                     cut += 1;
                 } else {

@@ -194,6 +194,9 @@ impl<'m> Statics<'m> {
                 match deferred.pop() {
                     Some(x) if pos_of[x as usize] != NEVER => continue,
                     Some(x) => {
+                        if search.poll() {
+                            return None;
+                        }
                         let x = x as usize;
                         let prev = model.prev_in_task[x];
                         Self::place(&mut clocks, &mut pos_of, &mut order, x as u32, prev, &preds[x], &[], &ends);
@@ -401,6 +404,10 @@ impl<'m> Statics<'m> {
         for (loc, ws) in st.writes.iter().enumerate() {
             let on = &mut st.writes_on[loc];
             for &w in ws {
+                // A pass over the location's chains per write.
+                if search.poll() {
+                    return None;
+                }
                 let c = st.chain[w as usize];
                 match on.iter_mut().find(|(c2, _)| *c2 == c) {
                     Some((_, l)) => l.push(w),

@@ -496,7 +496,9 @@ impl<'s, 'm> StuckSearch<'s, 'm> {
         }
         let mut set = vec![0u64; st.n.div_ceil(64).max(1)];
         for y in 0..st.n {
-            if y % 4096 == 0 && search.poll() {
+            // Each `runs` reads a clock (a pass over the chains): a poll each, which reads the
+            // clock every 256 (gated to every 4,096 more, it read it every million).
+            if search.poll() {
                 return;
             }
             if runs(y as u32) {

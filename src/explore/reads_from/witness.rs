@@ -241,8 +241,10 @@ impl<'s, 'm> Witness<'s, 'm> {
 
     /// The allowed choices at `s` to explore: a persistent set (Godefroid, LNCS 1032, ch. 4:
     /// the closure over threads under conflicts and necessary enabling), the smallest of those
-    /// grown from each allowed thread, in recorded order.
-    fn choices(&mut self, c: &Constraints, s: &EmState, out: &mut SmallVec<[Choice; 4]>) {
+    /// grown from each allowed thread, in recorded order. Returns the work it took, in passes
+    /// over one thread ([`Search::poll_work`]'s units): one per thread per set grown, and one
+    /// to start.
+    fn choices(&mut self, c: &Constraints, s: &EmState, out: &mut SmallVec<[Choice; 4]>) -> u64 {
         out.clear();
         let model = self.st.model;
         let nt = model.threads.len();
@@ -256,7 +258,9 @@ impl<'s, 'm> Witness<'s, 'm> {
         let mut best: Option<SmallVec<[Choice; 4]>> = None;
         let (mut in_set, mut work) = (std::mem::take(&mut self.in_set), std::mem::take(&mut self.work));
         in_set.resize(nt, false);
+        let mut grown = 1u64;
         for t0 in (0..nt as u32).filter(|&t| allowed[t as usize]) {
+            grown += 1;
             in_set.iter_mut().for_each(|b| *b = false);
             in_set[t0 as usize] = true;
             work.clear();
@@ -298,6 +302,7 @@ impl<'s, 'm> Witness<'s, 'm> {
             *out = b;
         }
         (self.in_set, self.work) = (in_set, work);
+        grown * nt as u64
     }
 
     /// Calls `add` with every thread that has an operation of the end set not run yet that
@@ -409,7 +414,10 @@ impl<'s, 'm> Witness<'s, 'm> {
         s.keep_journal();
         let mut path: Vec<Choice> = Vec::new();
         let mut root = Frame { mark: 0, op: NEVER, key: 0, run: 0, choices: SmallVec::new(), next: 0 };
-        self.choices(c, &s, &mut root.choices);
+        let units = self.choices(c, &s, &mut root.choices);
+        if search.poll_work(units) {
+            return None;
+        }
         let mut enabled = Vec::new();
         if root.choices.is_empty() && self.ended(&s, 0, end_size, 0, &mut enabled, ends.as_deref_mut()) {
             return Some((s, path));
@@ -456,7 +464,12 @@ impl<'s, 'm> Witness<'s, 'm> {
             }
             search.new_state();
             let mut frame = Frame { mark, op, key, run, choices: SmallVec::new(), next: 0 };
-            self.choices(c, &s, &mut frame.choices);
+            // A step's persistent set can take milliseconds (thousands of threads): the clock
+            // is read by the work done, not only every 256 transitions.
+            let units = self.choices(c, &s, &mut frame.choices);
+            if search.poll_work(units) {
+                return None;
+            }
             if frame.choices.is_empty() {
                 if self.ended(&s, path.len(), end_size, run, &mut enabled, ends.as_deref_mut()) {
                     return Some((s, path));
@@ -513,5 +526,53 @@ impl<'s, 'm> Witness<'s, 'm> {
         let mut ends = FxHashMap::default();
         self.search(search, &c, Some(&mut ends));
         ends.into_values().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    use super::super::statics::Statics;
+    use super::*;
+    use crate::explore::{Limits, WORK_EVERY};
+
+    /// A run's steps each cost a pass over the threads per thread tried: with thousands of
+    /// threads, 256 steps between two looks at the clock were seconds. With Ctrl-C already
+    /// pressed, the search stops once [`WORK_EVERY`] units of that work have accrued, counted in
+    /// steps (no clock). Planted and caught: with the step's work not counted
+    /// (`poll_work(0)`), the search ran 256 steps, past the bound of 56.
+    #[test]
+    fn the_witness_search_reads_the_clock_by_the_work_done() {
+        // THREADS threads forked by the main one, each writing one shared field.
+        const THREADS: u64 = 600;
+        let mut text = String::from("1 START\n2 THREADINIT tid:1\n");
+        let mut idx = 3;
+        for t in 2..THREADS + 2 {
+            text.push_str(&format!("{idx} FORK par-tid:1 child-tid:{t}\n{} THREADINIT tid:{t}\n", idx + 1));
+            text.push_str(&format!("{} WRITE tid:{t} obj:0x1 class:C; field:f\n", idx + 2));
+            idx += 3;
+        }
+        let trace = crate::trace::em::parse_trace(Path::new("threads.txt"), text.as_bytes()).expect("parses");
+        let model = EmModel::new(trace).expect("a model");
+        let st = Statics::new(&mut Search::new(&model, Limits::default())).expect("not stopped");
+        let mut all = vec![0u64; st.n.div_ceil(64).max(1)];
+        (0..st.n).for_each(|op| all[op / 64] |= 1 << (op % 64));
+        let c = Constraints::none(&st, &all, true);
+        let mut w = Witness::new(&st);
+        // Unstopped, the run takes every operation: far more steps than the bound below.
+        let mut free = Search::new(&model, Limits::default());
+        assert!(w.search(&mut free, &c, None).is_some());
+        assert!(free.stats.transitions >= 3 * THREADS, "{}", free.stats.transitions);
+        // Each step grows at least one set over THREADS threads, plus the start.
+        let bound = WORK_EVERY.div_ceil(2 * THREADS) + 1;
+        let pressed = Arc::new(AtomicBool::new(true));
+        let mut cut = Search::new(&model, Limits::default()).with_cancel(pressed);
+        assert!(w.search(&mut cut, &c, None).is_none());
+        assert_eq!(cut.stop_reason(), Some(crate::explore::StopReason::Interrupted));
+        assert!(cut.stats.transitions <= bound, "{} steps, bound {bound}", cut.stats.transitions);
+        assert!(bound < 256 / 2, "the bound is below what counting steps alone gives");
     }
 }
