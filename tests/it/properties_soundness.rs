@@ -148,7 +148,7 @@ const OPTIONS: [(&str, bool, Option<u32>); 4] = [
     ("--conflicts --bound 1", true, Some(1)),
 ];
 
-const CAP: u64 = 20_000;
+const CAP: u64 = 10_000;
 
 #[test]
 fn every_strategy_finds_the_property_violations_full_finds() {
