@@ -72,9 +72,11 @@ pub fn check(
     let (dot, expect) = (out.dot.as_deref(), out.expect.as_deref());
     // The time limit bounds the whole run from here (just after the arguments are parsed):
     // reading and setting up count against it.
-    let common = &Common { since: Some(std::time::Instant::now()), ..common.clone() };
+    let since = std::time::Instant::now();
+    let common = &Common { since: Some(since), ..common.clone() };
     // Ctrl-C from now on ends the run with its report (a search not begun yet stops at once).
     cancel_flag();
+    super::time_limit_backstop(since, common.time_limit);
     super::known().json = common.json;
     super::bound_inputs(common.max_memory);
     let file = joined(files);

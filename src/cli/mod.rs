@@ -217,7 +217,7 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
         let f = flag.clone();
         let _ = ctrlc::set_handler(move || {
             if f.swap(true, Ordering::SeqCst) {
-                known().print_and_exit();
+                known().print_and_exit(Ended::InterruptedTwice);
             }
         });
         flag
@@ -225,8 +225,34 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
-/// What a second Ctrl-C prints: the run under way and the figures its search last reported
-/// (every 4,096 transitions, and at its end).
+/// The time limit's backstop. Every phase of a run polls `--time-limit`, but one that cannot (a
+/// read blocked on a pipe, a process starved of the CPU while it converts its input) must not
+/// hold the run past it: at 1.05 T + 0.5 s from `since`, a run that has not begun printing its
+/// report prints what is known, as a second Ctrl-C does, and exits 3 (a limit stopped it). A
+/// report already printing is left to finish.
+pub fn time_limit_backstop(since: std::time::Instant, limit: Option<f64>) {
+    let Some(t) = limit else { return };
+    let at = since + std::time::Duration::from_secs_f64(t * 1.05 + 0.5);
+    std::thread::spawn(move || {
+        std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
+        let known = known();
+        if !known.printing {
+            known.print_and_exit(Ended::TimeLimit);
+        }
+    });
+}
+
+/// How a run ended without its own report: [`Known::print_and_exit`].
+#[derive(Clone, Copy, Debug)]
+pub enum Ended {
+    /// A second Ctrl-C: exit 130.
+    InterruptedTwice,
+    /// The time limit's backstop ([`time_limit_backstop`]): exit 3.
+    TimeLimit,
+}
+
+/// What a second Ctrl-C or the time limit's backstop prints: the run under way and the figures
+/// its search last reported (every 4,096 transitions, and at its end).
 #[derive(Clone, Debug, Default)]
 pub struct Known {
     /// `FILE, strategy S`; empty before a search began.
@@ -256,9 +282,9 @@ impl Known {
         self.seconds = elapsed.as_secs_f64();
     }
 
-    /// The second Ctrl-C's answer: what is known, on stderr (and stdout under `--json`), then
-    /// exit 130.
-    fn print_and_exit(&self) -> ! {
+    /// The answer of a second Ctrl-C or of the time limit's backstop: what is known, on stderr
+    /// (and stdout under `--json`), then exit 130 or 3.
+    fn print_and_exit(&self, ended: Ended) -> ! {
         let stage = if self.searched { "after its search, while reporting" } else { "during its search" };
         let states = self.states.map_or(String::new(), |n| format!(", {n} states"));
         let what = if self.run.is_empty() {
@@ -269,16 +295,21 @@ impl Known {
                 self.run, self.executions, self.transitions, self.seconds
             )
         };
-        eprintln!("tracepor: interrupted twice: {what}");
+        let (said, stopped_by, code) = match ended {
+            Ended::InterruptedTwice => ("interrupted twice", "interrupt", 130),
+            Ended::TimeLimit => ("time limit reached", "time", 3),
+        };
+        eprintln!("tracepor: {said}: {what}");
         if self.json && !self.printing {
             let doc = serde_json::json!({
-                "run": self.run, "finished": false, "stopped_by": "interrupt", "interrupted_twice": true,
+                "run": self.run, "finished": false, "stopped_by": stopped_by,
+                "interrupted_twice": matches!(ended, Ended::InterruptedTwice),
                 "searched": self.searched, "executions": self.executions, "transitions": self.transitions,
                 "states": self.states, "time_s": self.seconds, "tool": tool_json(),
             });
             println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
-        std::process::exit(130)
+        std::process::exit(code)
     }
 }
 

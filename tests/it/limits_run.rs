@@ -227,3 +227,51 @@ fn a_folder_reports_the_app_it_cannot_load_and_checks_the_rest() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&bad);
 }
+
+/// A phase that cannot poll the time limit still ends at it: here the read of a named pipe that
+/// the test holds open and never writes to, which blocks until the process ends. The backstop
+/// (src/cli/mod.rs `time_limit_backstop`) prints what is known and exits 3, with the JSON
+/// document. Without the backstop the same command blocked until killed (`timeout 5` on a
+/// release build, `--time-limit 1`); here a one-minute guard turns such a hang into a failure
+/// (a guard, not a measure of speed). The same model in a plain file runs to its own report.
+#[cfg(unix)]
+#[test]
+fn a_read_that_blocks_ends_at_the_time_limit() {
+    use std::process::{Command, Stdio};
+    let d = scratch("fifo");
+    let fifo = d.join("blocked.events");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    // Open for reading and writing: on Linux that does not wait for a reader, and the child's
+    // read then blocks, as no end of file comes while this end is open.
+    let _held = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    let path = fifo.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracepor"))
+        .args(["check", path, "--time-limit", "0.5", "--json"])
+        .current_dir(common::root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("check on a blocked read did not end at its time limit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(code(&o), 3, "{err}");
+    assert!(err.contains("time limit reached: before any search began"), "{err}");
+    let doc = json(&o);
+    assert_eq!(doc["stopped_by"], "time");
+    assert_eq!(doc["finished"], false);
+    // The same model from a plain file: its own report, not the backstop's.
+    let plain = d.join("plain.events");
+    std::fs::copy(common::root().join(EVENTS), &plain).unwrap();
+    let o = explored(&["check", plain.to_str().unwrap(), "--time-limit", "60", "--json"]);
+    assert!(!text(&o.stderr).contains("before any search began"));
+    assert!(json(&o)["executions"].as_u64().unwrap() > 0);
+}
