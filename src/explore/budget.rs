@@ -179,6 +179,17 @@ impl Budget {
         false
     }
 
+    /// Whether `bytes` more of heap keep within `--max-memory`; if not, the budget is reached
+    /// (memory). For a buffer about to double: a poll every few thousand steps sees the live
+    /// bytes after the copy, when the old and the new buffer were both alive a moment before.
+    /// Resident memory is read too (only when `bytes` > 0: a growth is rare): what an earlier
+    /// phase freed may still be held by the allocator, beside what this one allocates.
+    pub fn room_for(&self, bytes: u64) -> bool {
+        let Some(max) = self.max_memory_bytes.filter(|_| bytes > 0) else { return true };
+        let over = |now: Option<u64>| now.is_some_and(|now| now.saturating_add(bytes) >= max);
+        !((over(crate::alloc::current()) || over(current_rss_bytes())) && self.reach(StopReason::MaxMemory))
+    }
+
     /// Counts `steps` replayed steps against the step allowance, then polls.
     #[inline]
     pub fn spend(&self, steps: u64) -> bool {
@@ -229,6 +240,20 @@ impl crate::model::Poll for Budget {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// A buffer about to grow past `--max-memory` ends the budget before it grows; nothing
+    /// about to grow, or no limit, never does.
+    #[test]
+    fn room_for_a_growth_past_the_limit_is_refused() {
+        let b = Budget::unlimited().memory(Some(1 << 40));
+        assert!(b.room_for(0) && b.room_for(1 << 20));
+        assert_eq!(b.reached(), None);
+        assert!(!b.room_for(1 << 41));
+        assert_eq!(b.reached(), Some(StopReason::MaxMemory));
+        let b = Budget::unlimited().memory(Some(1));
+        assert!(b.room_for(0), "no growth, no check");
+        assert!(Budget::unlimited().room_for(u64::MAX));
+    }
 
     #[test]
     fn an_exhausted_budget_answers_stop_at_every_poll() {

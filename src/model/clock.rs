@@ -91,6 +91,18 @@ impl ChainClocks {
         self.events.len()
     }
 
+    /// The bytes the clocks' buffer would take at once if the next push made it grow (Vec
+    /// doubles: the new buffer beside the old while they are copied), else 0. A clock has at
+    /// most an entry per chain, and a push opens at most one chain.
+    pub fn growth_bytes(&self) -> u64 {
+        let width = self.tips.len() + 1;
+        if self.data.len() + width <= self.data.capacity() {
+            return 0;
+        }
+        let new_cap = (self.data.capacity() * 2).max(self.data.len() + width);
+        (new_cap * std::mem::size_of::<u32>()) as u64
+    }
+
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
@@ -207,6 +219,25 @@ pub fn join_into(a: &mut [u32], b: &[u32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `growth_bytes` is 0 while the next push fits, and the doubled buffer's size when it
+    /// may not.
+    #[test]
+    fn growth_bytes_names_the_doubling_before_it_happens() {
+        let mut c = ChainClocks::with_capacity(1, 2);
+        assert_eq!(c.growth_bytes(), 0);
+        let mut grew = false;
+        for p in 0..64u32 {
+            let g = c.growth_bytes();
+            let cap = c.data.capacity();
+            c.push(&[], (p > 0).then(|| p - 1), |_| false);
+            if c.data.capacity() > cap {
+                assert!(g >= (c.data.capacity() * 4) as u64 / 2 && g > 0, "grew to {} with {g}", c.data.capacity());
+                grew = true;
+            }
+        }
+        assert!(grew);
+    }
 
     #[test]
     fn join_into_is_pointwise_max_over_the_shorter() {

@@ -259,6 +259,9 @@ pub fn both_within(
             }
             preds.sort_unstable();
             preds.dedup();
+            if !budget.room_for(r.clocks.growth_bytes()) {
+                return None;
+            }
             r.clocks.push(&preds, prev, ends);
             if r.sync {
                 r.edges.after(model, p, kind, thread);
