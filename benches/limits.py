@@ -89,9 +89,21 @@ def cases(kinds, tmp):
 
 def run(cmd, interrupt_at=None, outer=None):
     """Runs `cmd`; returns (wall seconds, peak RSS MiB, stdout, exit code, seconds from the
-    signal to the exit, None when it ended before the signal was due)."""
+    signal to the exit, None when it ended before the signal was due).
+
+    The peak RSS is measured by /usr/bin/time around the binary, not from this process's
+    wait4: Python starts a child with vfork, and the kernel keeps the high-water mark of the
+    memory the child ran in before its exec, this script's (hundreds of MiB after parsing a
+    large JSON report), as the child's `ru_maxrss`. /usr/bin/time's own child starts from its
+    small image. Ctrl-C runs go without it (GNU time ignores SIGINT) and measure no memory."""
+    rss_file = None
+    if interrupt_at is None:
+        rss_file = tempfile.NamedTemporaryFile(prefix="tracepor-rss-", delete=False)
+        rss_file.close()
+        cmd = ["/usr/bin/time", "-q", "-f", "%M", "-o", rss_file.name] + cmd
     start = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
+    # A session of its own: the outer kill reaches the binary under /usr/bin/time too.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True)
     # Read stdout on a thread so that a large report never blocks the child.
     chunks = []
     reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
@@ -106,14 +118,20 @@ def run(cmd, interrupt_at=None, outer=None):
             os.kill(p.pid, signal.SIGINT)
             sent = now
         if outer is not None and now - start > outer and not killed:
-            os.kill(p.pid, signal.SIGKILL)
+            os.killpg(p.pid, signal.SIGKILL)
             killed = True
         time.sleep(0.005)
     end = time.monotonic()
     p.returncode = os.waitstatus_to_exitcode(status)
     reader.join()
     after = None if sent is None else end - sent
-    return end - start, usage.ru_maxrss / 1024, (chunks[0] if chunks else b""), (None if killed else p.returncode), after
+    rss = float("nan")
+    if rss_file is not None:
+        with open(rss_file.name) as f:
+            kb = [line for line in f.read().split() if line.isdigit()]
+        os.unlink(rss_file.name)
+        rss = int(kb[-1]) / 1024 if kb else float("nan")
+    return end - start, rss, (chunks[0] if chunks else b""), (None if killed else p.returncode), after
 
 
 def report_of(stdout):
