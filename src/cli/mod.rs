@@ -232,8 +232,13 @@ pub fn cancel_flag() -> Arc<AtomicBool> {
 /// as a second Ctrl-C does, and exits 3 (a limit stopped it). A report already printing is left
 /// to finish. A run whose phases poll has ended before: the backstop is for the one that cannot.
 pub fn time_limit_backstop(since: std::time::Instant, limit: Option<f64>) {
-    let Some(t) = limit else { return };
-    let at = since + std::time::Duration::from_secs_f64(t * 1.1 + 0.9);
+    // A limit no `Instant` can hold (the refusals accept up to u64 seconds) needs no backstop.
+    let Some(at) = limit
+        .and_then(|t| std::time::Duration::try_from_secs_f64(t * 1.1 + 0.9).ok())
+        .and_then(|d| since.checked_add(d))
+    else {
+        return;
+    };
     std::thread::spawn(move || {
         std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
         let known = known();
