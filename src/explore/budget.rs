@@ -161,14 +161,10 @@ impl Budget {
         if self.reached.load(Ordering::Relaxed) != 0 {
             return true;
         }
-        if let Some(max) = self.max_memory_bytes {
-            // Live heap bytes at every poll; resident memory (what the heap does not count:
-            // freed memory the allocator keeps) every RSS_EVERY polls.
-            let over = crate::alloc::current().is_some_and(|now| now >= max)
-                || (n % RSS_EVERY == 0 && current_rss_bytes().is_some_and(|rss| rss >= max));
-            if over {
-                return self.reach(StopReason::MaxMemory);
-            }
+        // Live heap bytes at every poll; resident memory (what the heap does not count: freed
+        // memory the allocator keeps) every RSS_EVERY polls.
+        if self.memory_over(0, n % RSS_EVERY == 0) {
+            return self.reach(StopReason::MaxMemory);
         }
         if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
             return self.reach(StopReason::Interrupted);
@@ -185,9 +181,15 @@ impl Budget {
     /// Resident memory is read too (only when `bytes` > 0: a growth is rare): what an earlier
     /// phase freed may still be held by the allocator, beside what this one allocates.
     pub fn room_for(&self, bytes: u64) -> bool {
-        let Some(max) = self.max_memory_bytes.filter(|_| bytes > 0) else { return true };
+        !(bytes > 0 && self.memory_over(bytes, true) && self.reach(StopReason::MaxMemory))
+    }
+
+    /// Whether `bytes` more would reach `--max-memory`: the heap's live bytes, and resident
+    /// memory when `rss` (a read of /proc, microseconds).
+    fn memory_over(&self, bytes: u64, rss: bool) -> bool {
+        let Some(max) = self.max_memory_bytes else { return false };
         let over = |now: Option<u64>| now.is_some_and(|now| now.saturating_add(bytes) >= max);
-        !((over(crate::alloc::current()) || over(current_rss_bytes())) && self.reach(StopReason::MaxMemory))
+        over(crate::alloc::current()) || (rss && over(current_rss_bytes()))
     }
 
     /// Counts `steps` replayed steps against the step allowance, then polls.
