@@ -69,3 +69,4 @@ mod soundness_hub;
 mod soundness_pairs;
 mod soundness_slice;
 mod threads_homes;
+mod unit;
