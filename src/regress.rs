@@ -76,7 +76,8 @@ pub fn read_expected(path: &Path) -> Result<BTreeSet<String>, CheckError> {
     Ok(parse_expected(&text))
 }
 
-fn parse_expected(text: &str) -> BTreeSet<String> {
+/// The outcome lines of an expected file's text, as [`read_expected`] reads them.
+pub fn parse_expected(text: &str) -> BTreeSet<String> {
     text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned).collect()
 }
 
@@ -170,42 +171,4 @@ pub fn junit(suite_name: &str, cases: &[Case]) -> String {
     let mut report = Report::new("tracepor");
     report.add_test_suite(suite);
     report.to_string().unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn expected_files_skip_comments_and_blank_lines() {
-        let set = parse_expected("# kept by hand\n\nrf 3<-0 | final 4 | stuck\n  rf | final | stuck 5  \n");
-        assert_eq!(set.into_iter().collect::<Vec<_>>(), ["rf 3<-0 | final 4 | stuck", "rf | final | stuck 5"]);
-    }
-
-    #[test]
-    fn a_difference_outranks_a_bad_input_and_a_limit() {
-        let case = |r: Result<Verdict, String>| Case { input: "x".into(), result: r, time: Duration::ZERO };
-        let pass = || case(Ok(Verdict::Pass { outcomes: 1 }));
-        let unfinished = || case(Ok(Verdict::Unfinished { stopped_by: Some(StopReason::TimeLimit) }));
-        let differs = || case(Ok(Verdict::Differs { missing: vec!["a".into()], unexpected: vec![] }));
-        assert_eq!(exit_code(&[pass(), pass()]), 0);
-        assert_eq!(exit_code(&[pass(), unfinished()]), 3);
-        assert_eq!(exit_code(&[unfinished(), case(Err("bad".into()))]), 2);
-        assert_eq!(exit_code(&[case(Err("bad".into())), differs(), unfinished()]), EXIT_DIFFERS);
-    }
-
-    #[test]
-    fn junit_marks_failures_and_escapes_text() {
-        let cases = [
-            Case { input: "a<b>.events".into(), result: Ok(Verdict::Pass { outcomes: 2 }), time: Duration::ZERO },
-            Case {
-                input: "c.events".into(),
-                result: Ok(Verdict::Differs { missing: vec!["error x & y".into()], unexpected: vec![] }),
-                time: Duration::ZERO,
-            },
-        ];
-        let xml = junit("fixtures", &cases);
-        assert!(xml.contains("tests=\"2\"") && xml.contains("failures=\"1\""), "{xml}");
-        assert!(xml.contains("a&lt;b&gt;.events") && xml.contains("error x &amp; y"), "{xml}");
-    }
 }

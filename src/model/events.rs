@@ -53,18 +53,20 @@ impl Clone for EventState {
     }
 }
 
-/// Where a slot lives in the packed words: `value - lo` in the bits `mask << shift` of `word`.
+/// Where a slot lives in the packed words: `value - lo` in the bits `mask << shift` of `word`
+/// (public for the unit tests in tests/it/unit/).
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Field {
-    word: u32,
-    shift: u32,
-    mask: u64,
-    lo: i64,
+pub struct Field {
+    pub word: u32,
+    pub shift: u32,
+    pub mask: u64,
+    pub lo: i64,
 }
 
 impl Field {
     #[inline]
-    fn put(&self, packed: &mut [u64], value: i64) {
+    pub fn put(&self, packed: &mut [u64], value: i64) {
         let bits = value.wrapping_sub(self.lo) as u64;
         // The interval analysis bounds every value a step can store; a value outside would make
         // two states share a key, so refuse it loudly rather than miscount.
@@ -75,15 +77,16 @@ impl Field {
 }
 
 /// Values a variable may hold, as found by [`var_ranges`]; `i128` so that bounds of sums and
-/// products of `i64` ranges are exact.
+/// products of `i64` ranges are exact (public for the unit tests in tests/it/unit/).
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Range {
-    lo: i128,
-    hi: i128,
+pub struct Range {
+    pub lo: i128,
+    pub hi: i128,
 }
 
 impl Range {
-    const FULL: Range = Range { lo: i64::MIN as i128, hi: i64::MAX as i128 };
+    pub const FULL: Range = Range { lo: i64::MIN as i128, hi: i64::MAX as i128 };
     const BOOL: Range = Range { lo: 0, hi: 1 };
 
     fn point(v: i64) -> Range {
@@ -154,7 +157,8 @@ fn binary_range(op: BinOp, x: Range, y: Range) -> Range {
 /// For every variable, a range holding every value any execution can give it: the least
 /// fixpoint of "initial value, joined with every assignment's range", ignoring conditions. A
 /// variable that keeps growing (`x = x + 1`) is widened to all of `i64` after a few rounds.
-fn var_ranges(ast: &EventModelAst) -> Vec<Range> {
+#[doc(hidden)]
+pub fn var_ranges(ast: &EventModelAst) -> Vec<Range> {
     fn assigns<'a>(body: &'a [Stmt], out: &mut Vec<(usize, &'a Expr)>) {
         // A stack of blocks in progress rather than recursion (`else if` chains may be
         // thousands long), visiting statements in the same order.
@@ -195,7 +199,8 @@ fn var_ranges(ast: &EventModelAst) -> Vec<Range> {
 
 /// Packs slots of the given ranges into 64-bit words, first fit in slot order (a field never
 /// straddles two words). Returns the fields and the number of 32-bit halves of words in use.
-fn layout(ranges: &[Range]) -> (Vec<Field>, usize) {
+#[doc(hidden)]
+pub fn layout(ranges: &[Range]) -> (Vec<Field>, usize) {
     let mut fields = Vec::with_capacity(ranges.len());
     let (mut word, mut used) = (0u32, 0u32);
     for r in ranges {
@@ -218,6 +223,12 @@ impl EventState {
     /// Raw slots (values, flags, ghosts), for tests and tools.
     pub fn slots(&self) -> &[i64] {
         &self.slots
+    }
+
+    /// The packed words that every write keeps in step with the slots (public for the unit tests in tests/it/unit/).
+    #[doc(hidden)]
+    pub fn packed(&self) -> &[u64] {
+        &self.packed
     }
 }
 
@@ -377,6 +388,13 @@ impl EventModel {
 
     pub fn options(&self) -> EventOptions {
         self.opts
+    }
+
+    /// Where each slot lives in the packed words (public for the unit tests in
+    /// tests/it/unit/).
+    #[doc(hidden)]
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
     }
 
     fn flag_base(&self) -> usize {
@@ -917,81 +935,5 @@ impl crate::model::StaticFootprints for EventModel {
     }
     fn bound(&self) -> Option<u32> {
         self.opts.bound
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn model(text: &str, opts: EventOptions) -> EventModel {
-        load(std::path::Path::new("t.events"), text.as_bytes(), opts).expect("valid model")
-    }
-
-    #[test]
-    fn ranges_bound_assignments_and_widen_counters() {
-        let m = model(
-            "model events\nvar a = 0\nvar b = 5\nvar c = 0\nvar d = \"x\"\nvar e = 0\n\
-             on s { a = (a + b + 1) % 3; c = c + 1; d = \"y\"; e = -a * 4 }\n",
-            EventOptions::default(),
-        );
-        let r = var_ranges(&m.ast);
-        assert_eq!(r[0], Range { lo: 0, hi: 2 });
-        assert_eq!(r[1], Range { lo: 5, hi: 5 });
-        assert_eq!(r[2], Range::FULL, "c = c + 1 grows without bound");
-        assert_eq!(r[3], Range { lo: 0, hi: 1 });
-        assert_eq!(r[4], Range { lo: -8, hi: 0 });
-    }
-
-    #[test]
-    fn layout_packs_without_straddling_words() {
-        let r = |lo, hi| Range { lo, hi };
-        let (f, halves) = layout(&[r(0, 2), r(5, 5), Range::FULL, r(0, 1), r(-8, 0)]);
-        assert_eq!(f[0], Field { word: 0, shift: 0, mask: 3, lo: 0 });
-        assert_eq!(f[1], Field { word: 0, shift: 2, mask: 0, lo: 5 });
-        assert_eq!(f[2], Field { word: 1, shift: 0, mask: u64::MAX, lo: 0 });
-        assert_eq!(f[3], Field { word: 2, shift: 0, mask: 1, lo: 0 });
-        assert_eq!(f[4], Field { word: 2, shift: 1, mask: 15, lo: -8 });
-        assert_eq!(halves, 5, "the last word uses 5 bits: one half");
-    }
-
-    #[test]
-    fn steps_keep_packed_words_in_step_and_undo_restores_them() {
-        let text = "model events\nvar x = 0\nvar y = -3\nvar big = 0\napp A {\n on a { x = (x + 1) % 4; big = big * 2 + 1 }\n \
-                    on b { y = y + x; if y > 3 { y = -3 }; disable a }\n}\napp B { on c { x = 0; enable a } }\n";
-        let m = model(text, EventOptions { conflicts: true, bound: Some(3) });
-        let fresh = |s: &EventState| {
-            let mut again = EventState { slots: s.slots.clone(), packed: smallvec::smallvec![0; s.packed.len()] };
-            for (f, &v) in m.fields.iter().zip(&s.slots) {
-                f.put(&mut again.packed, v);
-            }
-            again.packed
-        };
-        let mut s = m.initial();
-        let mut log = Vec::new();
-        let mut trail = vec![(s.clone(), 0)];
-        // A fixed pseudo-random walk; every state's words must equal a fresh packing of its slots.
-        let mut seed = 12345u64;
-        for _ in 0..200 {
-            let mut en = Vec::new();
-            m.enabled(&s, &mut en);
-            if en.is_empty() {
-                let (back, from) = trail.pop().unwrap();
-                m.undo(&mut s, &log[from..]);
-                log.truncate(from);
-                assert_eq!(s, back);
-                continue;
-            }
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let c = en[(seed >> 33) as usize % en.len()];
-            trail.push((s.clone(), log.len()));
-            let _ = m.step_logged(&mut s, c, &mut log);
-            assert_eq!(s.packed, fresh(&s));
-        }
-        while let Some((back, from)) = trail.pop() {
-            m.undo(&mut s, &log[from..]);
-            log.truncate(from);
-            assert_eq!(s, back);
-        }
     }
 }

@@ -47,14 +47,20 @@ use crate::trace::groovy::{self, Arg, Expr, GPart, Method, Name, Script, Stmt};
 
 mod builtins;
 mod callable;
-mod choices;
+/// Public for the unit tests in tests/it/unit/.
+#[doc(hidden)]
+pub mod choices;
 mod components;
 mod computed_names;
 mod dead;
 mod delivery;
-mod devices;
+/// Public for the unit tests in tests/it/unit/.
+#[doc(hidden)]
+pub mod devices;
 mod encode;
-mod footprint;
+/// Public for the unit tests in tests/it/unit/.
+#[doc(hidden)]
+pub mod footprint;
 mod guarded;
 mod home;
 mod http;
@@ -62,14 +68,18 @@ mod initial;
 mod interp;
 mod load;
 mod packed;
-mod physical;
+/// Public for the unit tests in tests/it/unit/.
+#[doc(hidden)]
+pub mod physical;
 mod probe;
 mod properties;
 mod quiet;
 mod self_keys;
 mod slice;
 mod timers;
-mod value;
+/// Public for the unit tests in tests/it/unit/.
+#[doc(hidden)]
+pub mod value;
 
 use builtins::*;
 pub use delivery::GhostWrite;

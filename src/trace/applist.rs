@@ -102,17 +102,3 @@ pub fn parse_app_list(list: &Path, bytes: &[u8], dirs: &[PathBuf]) -> Result<Vec
     }
     Ok(apps.into_iter().map(|(a, _)| a).collect())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tells_a_list_from_its_first_entry() {
-        assert!(is_app_list(b"# removed\n\n  a.groovy\nb.groovy"));
-        assert!(!is_app_list(b"definition(name: \"x\")\n"));
-        assert!(!is_app_list(b"a b.groovy\n"));
-        assert!(!is_app_list(b"# only comments\n"));
-        assert!(!is_app_list(b"1 START\n"));
-    }
-}

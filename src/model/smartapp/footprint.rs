@@ -70,7 +70,7 @@ pub(super) fn command_attrs(name: &str) -> &'static [&'static str] {
 
 /// Every attribute some command may write: the union of [`command_attrs`] over its arms
 /// (`Ctx::device_method` asserts that each write it makes is in both).
-pub(super) const ANY_COMMAND_ATTR: &[&str] = &[
+pub const ANY_COMMAND_ATTR: &[&str] = &[
     "switch",
     "thermostatMode",
     "alarm",

@@ -111,11 +111,11 @@ impl Clone for Value {
     }
 }
 
-pub(super) fn list(l: Vec<Value>) -> Value {
+pub fn list(l: Vec<Value>) -> Value {
     Value::List(Arc::new(l))
 }
 
-pub(super) fn map(m: Vec<(Value, Value)>) -> Value {
+pub fn map(m: Vec<(Value, Value)>) -> Value {
     Value::Map(Arc::new(m))
 }
 
@@ -141,7 +141,7 @@ impl Value {
             _ => None,
         }
     }
-    pub(super) fn text(&self) -> String {
+    pub fn text(&self) -> String {
         match self {
             Value::Str(s) => s.to_string(),
             v => {
@@ -152,7 +152,7 @@ impl Value {
         }
     }
     /// [`Value::text`], borrowed from a string value.
-    pub(super) fn text_ref(&self) -> std::borrow::Cow<'_, str> {
+    pub fn text_ref(&self) -> std::borrow::Cow<'_, str> {
         match self {
             Value::Str(s) => std::borrow::Cow::Borrowed(s),
             v => std::borrow::Cow::Owned(v.text()),
@@ -205,7 +205,7 @@ impl Value {
     }
     /// [`Value::items`] borrowed where the value holds them (a list; a single value is a list
     /// of itself): iterating a list copies no list.
-    pub(super) fn items_ref(&self) -> std::borrow::Cow<'_, [Value]> {
+    pub fn items_ref(&self) -> std::borrow::Cow<'_, [Value]> {
         use std::borrow::Cow;
         match self {
             Value::List(l) => Cow::Borrowed(&l[..]),
@@ -219,12 +219,12 @@ impl Value {
     }
 }
 
-pub(super) fn s(x: &str) -> Value {
+pub fn s(x: &str) -> Value {
     Value::Str(Text::Shared(x.into()))
 }
 
 /// A string value of the interpreter's own text, without allocating.
-pub(super) fn lit(x: &'static str) -> Value {
+pub fn lit(x: &'static str) -> Value {
     Value::Str(Text::Static(x))
 }
 
@@ -264,7 +264,7 @@ pub(super) fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     }
 }
 
-pub(super) fn lower_first(x: &str) -> String {
+pub fn lower_first(x: &str) -> String {
     let mut c = x.chars();
     match c.next() {
         Some(f) => f.to_lowercase().chain(c).collect(),
@@ -273,7 +273,7 @@ pub(super) fn lower_first(x: &str) -> String {
 }
 
 /// Whether `x` is [`lower_first`] of `a`, without building it.
-pub(super) fn is_lower_first(x: &str, a: &str) -> bool {
+pub fn is_lower_first(x: &str, a: &str) -> bool {
     let mut c = a.chars();
     match c.next() {
         None => x.is_empty(),
@@ -412,45 +412,4 @@ pub(super) fn parse_json(text: &str) -> Value {
         }
     }
     serde_json::from_str(text).map_or(Value::Null, conv)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn is_lower_first_agrees_with_lower_first() {
-        let attrs = ["switch", "thermostatMode", "level", "s", "", "Éclair", "éclair", "x1"];
-        let reads = ["Switch", "ThermostatMode", "Level", "S", "", "Éclair", "switch", "Swit", "X1", "ÉClair"];
-        for x in attrs {
-            for a in reads {
-                assert_eq!(is_lower_first(x, a), x == lower_first(a), "{x} against {a}");
-            }
-        }
-    }
-
-    #[test]
-    fn items_ref_is_items() {
-        let values = [
-            Value::Null,
-            Value::Int(3),
-            Value::Dev(1),
-            s("ab"),
-            list(vec![Value::Int(1), s("x")]),
-            map(vec![(lit("k"), Value::Bool(true))]),
-        ];
-        for v in values {
-            let owned: Vec<Value> = match &v {
-                Value::List(l) => l.to_vec(),
-                Value::Null => Vec::new(),
-                Value::Map(m) => {
-                    m.iter().map(|(k, x)| map(vec![(lit("key"), k.clone()), (lit("value"), x.clone())])).collect()
-                }
-                Value::Str(x) => x.chars().map(|c| s(&c.to_string())).collect(),
-                other => vec![other.clone()],
-            };
-            assert_eq!(*v.items_ref(), owned[..], "{v:?}");
-            assert_eq!(v.text_ref(), v.text());
-        }
-    }
 }

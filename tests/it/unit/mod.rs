@@ -4,3 +4,19 @@
 //! once more with its tests (docs/testing.md).
 
 mod explore;
+
+mod cli_args;
+mod corpus;
+mod corpus_fse;
+mod model_clock;
+mod model_events;
+mod model_smartapp_choices;
+mod model_smartapp_devices;
+mod model_smartapp_physical;
+mod model_smartapp_self_keys;
+mod model_smartapp_value;
+mod regress;
+mod trace_applist;
+mod trace_home;
+mod trace_properties;
+mod validate;
