@@ -72,7 +72,8 @@ fn main() {
             plain_s.push(plain.time_s);
             let with = run(true);
             let r = with.races.as_ref().expect("race report");
-            pairs = r.pairs;
+            // `None` is an analysis a limit stopped: a table row would then have no count.
+            pairs = r.pairs.expect("the race analysis finished");
             with_s.push(with.time_s);
             analysis.push(r.time_s);
         }
