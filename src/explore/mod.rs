@@ -40,7 +40,9 @@
 //! A new strategy: a file here implementing [`Strategy`], and one entry in [`registry`].
 
 pub mod budget;
-mod dfs;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod dfs;
 pub mod dpor;
 pub mod dpor_events;
 pub mod dpor_sleep;
@@ -58,7 +60,9 @@ pub mod reads_from;
 pub mod registry;
 pub mod sets;
 pub mod shorten;
-mod shortest;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod shortest;
 pub mod stateful_dpor;
 pub mod stats;
 
