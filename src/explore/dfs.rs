@@ -76,7 +76,8 @@ pub struct StateStore {
     width: Option<usize>,
     /// Start of each key in `arena` and the end of the last, once lengths have differed.
     starts: Vec<usize>,
-    table: Vec<u64>,
+    #[doc(hidden)]
+    pub table: Vec<u64>,
     len: usize,
     /// Table entries of recent states, by the hash's bits above the table's (see [`RECENT`]).
     recent: Box<[u64]>,
@@ -96,12 +97,6 @@ impl StateStore {
 
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    /// Slots of the table (it grows by doubling, keeping at most 5/8 of them full).
-    #[doc(hidden)]
-    pub fn slots(&self) -> usize {
-        self.table.len()
     }
 
     /// The key of state `id`.

@@ -48,7 +48,9 @@ pub mod dpor_events;
 pub mod dpor_sleep;
 pub mod em_dpor;
 pub mod em_dpor_sleep;
-mod firing_memo;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod firing_memo;
 pub mod full;
 pub mod full_stateless;
 pub mod graph;
