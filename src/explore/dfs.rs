@@ -25,7 +25,7 @@ use super::graph::Target;
 use super::Search;
 use crate::model::{Choice, Model};
 
-pub(super) fn fingerprint(key: &[u32]) -> u64 {
+pub fn fingerprint(key: &[u32]) -> u64 {
     // SAFETY: any initialised u32 slice is a valid byte slice of four times its length (u8 has
     // alignment 1); fingerprints only meet fingerprints of the same process, so byte order does
     // not matter. This avoids copying the key on every stored state.
@@ -70,20 +70,21 @@ const RECENT: usize = 2048;
 /// through an open-addressing table of `tag << 32 | id + 1` words (0: empty), where the tag is the
 /// upper half of the key's hash and the slot comes from the tag ([`slot`]). A probe compares keys
 /// only when tags agree, so a lookup costs one table line and, on a hit, one arena line.
-pub(crate) struct StateStore {
+pub struct StateStore {
     arena: Vec<u32>,
     /// Length of every key while all have had the same (ids then find keys by multiplying).
     width: Option<usize>,
     /// Start of each key in `arena` and the end of the last, once lengths have differed.
     starts: Vec<usize>,
-    table: Vec<u64>,
+    #[doc(hidden)]
+    pub table: Vec<u64>,
     len: usize,
     /// Table entries of recent states, by the hash's bits above the table's (see [`RECENT`]).
     recent: Box<[u64]>,
 }
 
 impl StateStore {
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         StateStore {
             arena: Vec::new(),
             width: None,
@@ -94,12 +95,12 @@ impl StateStore {
         }
     }
 
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.len
     }
 
     /// The key of state `id`.
-    pub(crate) fn key(&self, id: u32) -> &[u32] {
+    pub fn key(&self, id: u32) -> &[u32] {
         let i = id as usize;
         match self.width {
             Some(w) => &self.arena[i * w..(i + 1) * w],
@@ -127,7 +128,7 @@ impl StateStore {
 
     /// Stores `key` (whose [`fingerprint`] is `hash`) unless stored already; returns whether it
     /// is new and its id (ids count up from 0 in insertion order).
-    pub(crate) fn insert(&mut self, key: &[u32], hash: u64) -> (bool, u32) {
+    pub fn insert(&mut self, key: &[u32], hash: u64) -> (bool, u32) {
         // Keep the load at most 5/8 so that linear probes stay short.
         if 8 * (self.len + 1) > 5 * self.table.len() {
             self.grow();
@@ -219,7 +220,7 @@ fn slot(tag: u64, mask: usize) -> usize {
 
 /// A set of 64-bit fingerprints: open addressing over the fingerprints themselves (0 marks an
 /// empty slot, so fingerprint 0 is kept apart).
-pub(crate) struct FingerprintSet {
+pub struct FingerprintSet {
     table: Vec<u64>,
     len: usize,
     zero: bool,
@@ -228,17 +229,18 @@ pub(crate) struct FingerprintSet {
 }
 
 impl FingerprintSet {
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         FingerprintSet { table: vec![0; 1024], len: 0, zero: false, recent: vec![0; RECENT].into_boxed_slice() }
     }
 
-    #[cfg(test)]
-    fn len(&self) -> usize {
+    /// How many fingerprints it holds.
+    #[doc(hidden)]
+    pub fn len(&self) -> usize {
         self.len + usize::from(self.zero)
     }
 
     /// Adds `fp`; true when it was not there.
-    pub(crate) fn insert(&mut self, fp: u64) -> bool {
+    pub fn insert(&mut self, fp: u64) -> bool {
         if fp == 0 {
             return !std::mem::replace(&mut self.zero, true);
         }
@@ -695,74 +697,5 @@ fn parallel<M: Model>(search: &mut Search<'_, M>, initial: M::State, stateful: b
         .collect();
     for w in workers {
         search.absorb(w);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn store_tells_colliding_keys_apart() {
-        let mut s = StateStore::new();
-        // Same hash, so same tag and slot: only the key comparison can tell them apart.
-        let h = 0xdead_beef_0000_0007;
-        assert_eq!(s.insert(&[1, 2, 3], h), (true, 0));
-        assert_eq!(s.insert(&[1, 2, 4], h), (true, 1));
-        assert_eq!(s.insert(&[1, 2, 3], h), (false, 0));
-        assert_eq!(s.insert(&[1, 2, 4], h), (false, 1));
-        // Same lower half, another tag.
-        assert_eq!(s.insert(&[9, 9, 9], 0x1234_5678_0000_0007), (true, 2));
-        assert_eq!(s.insert(&[9, 9, 9], 0x1234_5678_0000_0007), (false, 2));
-        assert_eq!(s.len(), 3);
-        assert_eq!(s.key(1), &[1, 2, 4]);
-    }
-
-    #[test]
-    fn store_keeps_ids_and_keys_across_growth() {
-        let mut s = StateStore::new();
-        let key = |i: u32| [i, i.wrapping_mul(2_654_435_761), 7];
-        for i in 0..50_000u32 {
-            let k = key(i);
-            assert_eq!(s.insert(&k, fingerprint(&k)), (true, i));
-        }
-        assert!(s.table.len() >= 50_000 * 8 / 5, "grew past its first 1024 slots");
-        for i in (0..50_000u32).rev() {
-            let k = key(i);
-            assert_eq!(s.insert(&k, fingerprint(&k)), (false, i));
-            assert_eq!(s.key(i), &k);
-        }
-        assert_eq!(s.len(), 50_000);
-    }
-
-    #[test]
-    fn store_takes_keys_of_different_lengths() {
-        let mut s = StateStore::new();
-        // The empty key, then keys of 1 to 5 words; [8] and [8, 9] ... share prefixes.
-        let mut keys: Vec<Vec<u32>> = vec![Vec::new()];
-        keys.extend((1..3000u32).map(|i| (0..i % 5 + 1).map(|j| i / 2 * 8 + j).collect()));
-        for (i, k) in keys.iter().enumerate() {
-            assert_eq!(s.insert(k, fingerprint(k)).1, i as u32, "key {k:?}");
-        }
-        for (i, k) in keys.iter().enumerate() {
-            assert_eq!(s.insert(k, fingerprint(k)), (false, i as u32));
-            assert_eq!(s.key(i as u32), &k[..]);
-        }
-    }
-
-    #[test]
-    fn fingerprint_set_grows_and_keeps_zero_apart() {
-        let mut f = FingerprintSet::new();
-        assert!(f.insert(0));
-        assert!(!f.insert(0));
-        // Fingerprints sharing their low bits probe the same run of slots.
-        for i in 1..20_000u64 {
-            assert!(f.insert(i << 40), "{i}");
-        }
-        for i in 1..20_000u64 {
-            assert!(!f.insert(i << 40), "{i}");
-        }
-        assert!(f.insert(1));
-        assert_eq!(f.len(), 20_001);
     }
 }

@@ -40,13 +40,17 @@
 //! A new strategy: a file here implementing [`Strategy`], and one entry in [`registry`].
 
 pub mod budget;
-mod dfs;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod dfs;
 pub mod dpor;
 pub mod dpor_events;
 pub mod dpor_sleep;
 pub mod em_dpor;
 pub mod em_dpor_sleep;
-mod firing_memo;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod firing_memo;
 pub mod full;
 pub mod full_stateless;
 pub mod graph;
@@ -58,7 +62,9 @@ pub mod reads_from;
 pub mod registry;
 pub mod sets;
 pub mod shorten;
-mod shortest;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod shortest;
 pub mod stateful_dpor;
 pub mod stats;
 

@@ -143,7 +143,9 @@ pub struct RaceReport {
 /// Most race pairs listed one by one; past it, races are listed per class.
 pub const LIST_PAIRS: u64 = 10_000;
 
-mod hb;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod hb;
 mod verdict;
 
 pub use verdict::{forced, Seen};
@@ -208,7 +210,8 @@ fn replay_for(model: &EmModel, path: &[Choice], ops: &[u32], want_end: bool) -> 
 /// The locations that can race: written, and accessed by two tasks or more (one task's
 /// accesses are ordered by program order); and the number of operations up to the last access
 /// of one of them, which is as far as the happens-before clocks are read.
-fn racing_locations(model: &EmModel) -> (Vec<bool>, usize) {
+#[doc(hidden)]
+pub fn racing_locations(model: &EmModel) -> (Vec<bool>, usize) {
     let locs = model.trace.locations.len();
     // Per location: its first task, then NEVER once a second task accesses it.
     let mut task = vec![u32::MAX - 1; locs];
@@ -240,7 +243,8 @@ fn racing_locations(model: &EmModel) -> (Vec<bool>, usize) {
 /// the ones the access is not after are a suffix). Among the first `upto` operations (the
 /// clocks of `hb` are read only there). Polls `budget` every [`hb::POLL_EVERY`] operations;
 /// None once it is spent.
-fn race_pairs(
+#[doc(hidden)]
+pub fn race_pairs(
     model: &EmModel,
     hb: &dyn Order,
     can_race: &[bool],

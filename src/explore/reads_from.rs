@@ -60,18 +60,21 @@ use super::{Search, Strategy};
 use crate::model::em::EmModel;
 
 mod saturation;
-mod statics;
-mod stuck;
-mod witness;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod statics;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod stuck;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod witness;
 
 use saturation::{Saturation, Verdict};
 use statics::{bit, Statics};
 use stuck::StuckSearch;
 use witness::Witness;
 
-/// The shipped EM trace folders, for unit tests elsewhere too (`races`).
-#[cfg(test)]
-pub(crate) use statics::trace_dirs;
 pub use statics::StaticHb;
 
 /// The `optimal` strategy (see the module header).
@@ -164,7 +167,7 @@ pub struct Constraints {
 
 impl Constraints {
     /// Nothing fixed yet, for end set `end`; `values` false to ignore values.
-    pub(super) fn none(st: &Statics<'_>, end: &[u64], values: bool) -> Self {
+    pub fn none(st: &Statics<'_>, end: &[u64], values: bool) -> Self {
         let locs = st.model.trace.locations.len();
         Constraints {
             read: if values { vec![FREE; st.n] } else { Vec::new() },

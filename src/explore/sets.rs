@@ -21,7 +21,7 @@ use crate::model::Choice;
 /// one shape of the per-state sets of `dpor` on EM traces (src/explore/dpor/engine.rs) and on
 /// event models (src/explore/dpor_events.rs).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ChoiceSet(SmallVec<[u64; 2]>);
+pub struct ChoiceSet(SmallVec<[u64; 2]>);
 
 /// The set bits of one word, lowest first.
 struct Bits(u64);
@@ -99,11 +99,11 @@ impl ChoiceSet {
 
 /// Which set of a state's block in a [`SetArena`] (the arena's user names its slots).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Slot(pub usize);
+pub struct Slot(pub usize);
 
 /// Per-state sets of choices for a search that stores its states: `SLOTS` sets of a fixed
 /// width per state, state `n`'s block at `n`, all in one buffer (see the module header).
-pub(crate) struct SetArena<const SLOTS: usize> {
+pub struct SetArena<const SLOTS: usize> {
     words: Vec<u64>,
     /// Words per set: enough for every choice of the model.
     width: usize,
@@ -164,7 +164,7 @@ impl<const SLOTS: usize> SetArena<SLOTS> {
 
 /// Calls `f` with every member of the set given word by word, lowest first.
 #[inline]
-pub(crate) fn for_each_bit(words: &[u64], mut f: impl FnMut(Choice)) {
+pub fn for_each_bit(words: &[u64], mut f: impl FnMut(Choice)) {
     for (i, &w) in words.iter().enumerate() {
         for b in Bits(w) {
             f(i as Choice * 64 + b);
@@ -174,7 +174,7 @@ pub(crate) fn for_each_bit(words: &[u64], mut f: impl FnMut(Choice)) {
 
 /// The lowest member of a set given word by word.
 #[inline]
-pub(crate) fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
+pub fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
     for (i, w) in words.enumerate() {
         if w != 0 {
             return Some(i as Choice * 64 + w.trailing_zeros());
@@ -185,7 +185,7 @@ pub(crate) fn first_bit(words: impl Iterator<Item = u64>) -> Option<Choice> {
 
 /// The first member at or after `start` of the set given by its `n` words `word(0..n)`,
 /// wrapping round to choice 0.
-pub(crate) fn first_bit_from(n: usize, start: Choice, word: impl Fn(usize) -> u64) -> Option<Choice> {
+pub fn first_bit_from(n: usize, start: Choice, word: impl Fn(usize) -> u64) -> Option<Choice> {
     if n == 0 {
         return None;
     }
@@ -224,56 +224,5 @@ pub(crate) fn sleep_after(
                 out.insert(t);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn choice_set_past_the_inline_words() {
-        let mut s = ChoiceSet::default();
-        assert!(s.is_empty());
-        for c in [3, 64, 200] {
-            s.insert(c);
-        }
-        assert!(s.contains(200) && s.contains(3) && !s.contains(4));
-        assert_eq!(s.iter().collect::<Vec<_>>(), [3, 64, 200]);
-        let mut a = ChoiceSet::default();
-        a.insert(64);
-        a.insert(200);
-        assert!(a.is_subset(&s) && !s.is_subset(&a) && a.intersects(&s));
-        assert_eq!(s.first_in_not_in(&s, &a, &ChoiceSet::default()), Some(3));
-        s.remove(3);
-        assert_eq!(s.first_in_not_in(&s, &a, &ChoiceSet::default()), None);
-        s.clear();
-        assert!(s.is_empty());
-    }
-
-    #[test]
-    fn arena_sets_are_apart_per_state_and_slot() {
-        const A: Slot = Slot(0);
-        const B: Slot = Slot(1);
-        let mut a = SetArena::<2>::new(130);
-        assert_eq!(a.width(), 3);
-        a.push_state();
-        a.push_state();
-        assert!(a.insert(1, B, 129) && !a.insert(1, B, 129));
-        assert!(a.insert(0, A, 5));
-        assert!(a.contains(1, B, 129) && !a.contains(0, B, 129) && !a.contains(1, A, 129));
-        let mut seen = Vec::new();
-        for_each_bit(a.get(1, B), |c| seen.push(c));
-        assert_eq!(seen, [129]);
-        let [x, y] = a.block_mut(0);
-        y[0] |= x[0];
-        assert!(a.contains(0, B, 5));
-        a.remove(0, B, 5);
-        assert!(!a.contains(0, B, 5) && a.contains(0, A, 5));
-        assert_eq!(first_bit(a.get(1, B).iter().copied()), Some(129));
-        // From 6 round to 5; from 0 on: 5.
-        assert_eq!(first_bit_from(1, 6, |_| 1 << 5), Some(5));
-        assert_eq!(first_bit_from(1, 0, |_| 1 << 5 | 1 << 9), Some(5));
-        assert_eq!(first_bit_from(2, 70, |i| [1 << 3, 1 << 10][i]), Some(74));
     }
 }

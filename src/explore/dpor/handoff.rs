@@ -18,7 +18,7 @@ use crate::model::Choice;
 
 /// What a subtree did to a backtrack set above its root.
 #[derive(Clone, Debug)]
-pub(crate) enum Event {
+pub enum Event {
     /// `add_one(at, candidates)`.
     One(u32, ChoiceSet),
     /// `add_all_enabled(at)`.
@@ -30,7 +30,7 @@ pub(crate) enum Event {
 /// include those of an earlier `add_one` at the same state (that one left a candidate in the
 /// backtrack set), and anything after an `add_all_enabled` at the same state.
 #[derive(Debug, Default)]
-pub(crate) struct Events {
+pub struct Events {
     pub list: Vec<Event>,
     /// Per state above the root: whether every enabled thread was added, and the candidate
     /// sets of the `add_one`s kept.
@@ -155,43 +155,5 @@ impl<'p> Donor<'p> {
             }
         }
         self.wait = 256;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn set(ts: &[Choice]) -> ChoiceSet {
-        let mut s = ChoiceSet::default();
-        for &t in ts {
-            s.insert(t);
-        }
-        s
-    }
-
-    /// Only events that cannot change a backtrack set are dropped: an `add_one` whose
-    /// candidates include an earlier one's at the same state (that one left a candidate there),
-    /// and anything after `add_all_enabled`. One with other candidates must be kept, or a
-    /// subtree explored elsewhere loses a backtrack point of its owner's.
-    #[test]
-    fn only_events_that_change_nothing_are_dropped() {
-        let mut e = Events::default();
-        e.add_one(3, &set(&[1, 2]));
-        e.add_one(3, &set(&[1, 2, 4])); // includes {1, 2}: dropped
-        e.add_one(3, &set(&[4])); // disjoint: kept
-        e.add_one(5, &set(&[1, 2])); // another state: kept
-        e.add_all_enabled(5);
-        e.add_one(5, &set(&[7])); // after all enabled: dropped
-        e.add_all_enabled(5); // again: dropped
-        let kept: Vec<String> = e
-            .list
-            .iter()
-            .map(|ev| match ev {
-                Event::One(at, c) => format!("one {at} {:?}", c.iter().collect::<Vec<_>>()),
-                Event::All(at) => format!("all {at}"),
-            })
-            .collect();
-        assert_eq!(kept, ["one 3 [1, 2]", "one 3 [4]", "one 5 [1, 2]", "all 5"]);
     }
 }

@@ -26,7 +26,9 @@
 
 pub(crate) mod engine;
 pub(crate) mod estimate;
-pub(crate) mod handoff;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod handoff;
 mod index;
 mod par;
 pub(crate) mod race;

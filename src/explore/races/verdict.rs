@@ -258,39 +258,3 @@ pub fn forced(v: &mut View<'_>, loc: u32, a: u32, b: u32) -> bool {
     }
     v.reached(loc, bb).contains(&ba)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::explore::{registry, run_search, Limits, Search};
-    use crate::model::{load, LoadOptions, Loaded};
-
-    /// [`Seen::parse`] reads back what [`Seen::outcome_text`] writes, for the recorded run and
-    /// every outcome `optimal` finds, on every shipped EM trace and fixture; it refuses a text
-    /// cut short or with a number that is no operation.
-    #[test]
-    fn outcome_texts_parse_back() {
-        let dirs = crate::explore::reads_from::trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
-        let mut parsed = 0;
-        for d in &dirs {
-            let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { continue };
-            let rec = Seen::recorded(&model);
-            let text = rec.outcome_text(&model);
-            assert!(Seen::parse(&model, &text) == Some(rec), "{}: the recorded run", d.display());
-            let cut = text.split(" | stuck").next().unwrap_or("");
-            assert!(Seen::parse(&model, cut).is_none(), "{}: cut short", d.display());
-            assert!(Seen::parse(&model, &format!("{text} 4000000000")).is_none());
-            // `optimal` keeping a schedule per outcome, as `check --races` runs it.
-            let mut optimal = registry::lookup("optimal").and_then(|e| e.build::<EmModel>()).expect("optimal");
-            let mut search = Search::new(&model, Limits::default());
-            search.options.outcome_schedules = true;
-            let (_, found, _) = run_search(search, optimal.as_mut());
-            for (t, _) in found.witnesses() {
-                let seen = Seen::parse(&model, t).unwrap_or_else(|| panic!("{}: {t}", d.display()));
-                assert_eq!(seen.outcome_text(&model), t, "{}", d.display());
-                parsed += 1;
-            }
-        }
-        assert!(parsed >= 60, "only {parsed} outcomes parsed");
-    }
-}

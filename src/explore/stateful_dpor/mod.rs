@@ -51,8 +51,12 @@ use crate::model::{Access, Accesses, Choice, Model};
 
 mod backwards;
 mod literal;
-mod stored;
-mod summary;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod stored;
+/// Public for the unit tests in tests/it/unit/ only.
+#[doc(hidden)]
+pub mod summary;
 
 use super::sets::{first_bit, first_bit_from, for_each_bit, SetArena, Slot};
 use stored::{Chunks, KEEP_EVERY};

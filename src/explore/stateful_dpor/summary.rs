@@ -18,28 +18,10 @@ use smallvec::SmallVec;
 use crate::model::{Accesses, Choice};
 
 /// Dense id of an (event, access list) pair.
-pub(super) type PairId = u32;
+pub type PairId = u32;
 
 /// Absent (no node, no edge, no pair).
 pub(super) const NONE: u32 = u32::MAX;
-
-/// Sets bit `i` of `words` (grown as needed); true when it was clear.
-#[cfg(test)]
-fn set_bit(words: &mut Vec<u64>, i: u32) -> bool {
-    let w = i as usize / 64;
-    if w >= words.len() {
-        words.resize(w + 1, 0);
-    }
-    let m = 1u64 << (i % 64);
-    let was = words[w] & m;
-    words[w] |= m;
-    was == 0
-}
-
-#[cfg(test)]
-fn has_bit(words: &[u64], i: u32) -> bool {
-    words.get(i as usize / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
-}
 
 /// Adds bit `i` to a sparse bitset kept as (word, bits): the few words a word of hits reaches.
 fn add_bit<const N: usize>(sparse: &mut SmallVec<[(u32, u64); N]>, i: u32)
@@ -149,9 +131,11 @@ impl WholeCrossings {
 /// words per state, doubled when the pairs outgrow it): crossing an edge with a whole summary
 /// (at a state match) then reads two runs of adjacent words rather than a cache line per word.
 #[derive(Default)]
-pub(super) struct Summaries {
-    words: Vec<u64>,
-    stride: usize,
+pub struct Summaries {
+    #[doc(hidden)]
+    pub words: Vec<u64>,
+    #[doc(hidden)]
+    pub stride: usize,
     states: usize,
     /// Per state, the number of its summary's content in `ids` ([`NONE`]: not known, as it
     /// changed since): states share few distinct summaries.
@@ -171,7 +155,7 @@ impl Summaries {
     const MAX_ID_WORDS: usize = 1 << 21;
 
     /// Adds an empty summary for a new state.
-    pub(super) fn push_state(&mut self) {
+    pub fn push_state(&mut self) {
         self.states += 1;
         self.sid.push(NONE);
         // Grown by a sixteenth at a time, not doubled: summaries are most of the memory, and
@@ -184,7 +168,7 @@ impl Summaries {
     }
 
     /// Makes room for `n` words per state.
-    pub(super) fn grow(&mut self, n: usize) {
+    pub fn grow(&mut self, n: usize) {
         if n <= self.stride {
             return;
         }
@@ -206,7 +190,7 @@ impl Summaries {
     /// Adds the pairs `q` of word `w` to state `n`'s summary (room made by
     /// [`Summaries::grow`]); returns those that are new there.
     #[inline]
-    pub(super) fn add(&mut self, n: u32, w: usize, q: u64) -> u64 {
+    pub fn add(&mut self, n: u32, w: usize, q: u64) -> u64 {
         debug_assert!(w < self.stride);
         let word = &mut self.words[n as usize * self.stride + w];
         let new = q & !*word;
@@ -282,14 +266,15 @@ impl Summaries {
 /// of the same states moves entries along a path of cache lines) and a state is in at most
 /// once, so the order is the heap's.
 #[derive(Default)]
-pub(super) struct MaxQueue {
+pub struct MaxQueue {
     /// Level 0 has a bit per state; the last level is one word.
-    levels: Vec<Vec<u64>>,
+    #[doc(hidden)]
+    pub levels: Vec<Vec<u64>>,
 }
 
 impl MaxQueue {
     /// Makes room for states below `n` (at most 2^32: states are numbered by `u32`).
-    pub(super) fn reserve(&mut self, n: usize) {
+    pub fn reserve(&mut self, n: usize) {
         debug_assert!(n as u64 <= 1 << 32, "room for {n} states asked: states are numbered by u32");
         if self.levels.is_empty() {
             self.levels.push(vec![0]);
@@ -319,7 +304,7 @@ impl MaxQueue {
 
     /// Adds state `n` (room made by [`MaxQueue::reserve`]).
     #[inline]
-    pub(super) fn push(&mut self, n: u32) {
+    pub fn push(&mut self, n: u32) {
         let mut i = n as usize;
         for level in &mut self.levels {
             let (w, m) = (i / 64, 1u64 << (i % 64));
@@ -334,7 +319,7 @@ impl MaxQueue {
 
     /// Removes and returns the highest state.
     #[inline]
-    pub(super) fn pop(&mut self) -> Option<u32> {
+    pub fn pop(&mut self) -> Option<u32> {
         let top = self.levels.len().checked_sub(1)?;
         if self.levels[top][0] == 0 {
             return None;
@@ -538,7 +523,7 @@ impl Row {
 }
 
 /// Interned access lists and pairs, and the memoized meets.
-pub(super) struct Pairs {
+pub struct Pairs {
     lists: Vec<Accesses>,
     list_ids: FxHashMap<Accesses, u32>,
     pairs: Vec<(Choice, u32)>,
@@ -558,7 +543,7 @@ pub(super) struct Pairs {
 }
 
 impl Pairs {
-    pub(super) fn new(whole_transition: bool) -> Self {
+    pub fn new(whole_transition: bool) -> Self {
         Pairs {
             lists: Vec::new(),
             list_ids: FxHashMap::default(),
@@ -585,18 +570,18 @@ impl Pairs {
     }
 
     #[inline]
-    pub(super) fn event(&self, p: PairId) -> Choice {
+    pub fn event(&self, p: PairId) -> Choice {
         self.pairs[p as usize].0
     }
 
-    #[cfg(test)]
-    pub(super) fn accesses(&self, p: PairId) -> &Accesses {
+    #[doc(hidden)]
+    pub fn accesses(&self, p: PairId) -> &Accesses {
         &self.lists[self.pairs[p as usize].1 as usize]
     }
 
     /// The pair (e, acc) with `acc` sorted; None when `acc` is empty (it can conflict with
     /// nothing, so nothing carries it).
-    pub(super) fn intern(&mut self, e: Choice, acc: &Accesses) -> Option<PairId> {
+    pub fn intern(&mut self, e: Choice, acc: &Accesses) -> Option<PairId> {
         if acc.is_empty() {
             return None;
         }
@@ -626,7 +611,7 @@ impl Pairs {
 
     /// Notes the writes of a new edge's accesses; appends to `fresh` the objects no edge wrote
     /// before.
-    pub(super) fn note_writes(&mut self, acc: &Accesses, fresh: &mut Vec<u32>) {
+    pub fn note_writes(&mut self, acc: &Accesses, fresh: &mut Vec<u32>) {
         for a in acc {
             if a.write && self.written.insert(a.object) {
                 fresh.push(a.object);
@@ -636,7 +621,7 @@ impl Pairs {
     }
 
     /// Whether pair `p` reads one of `objects`.
-    pub(super) fn reads_any(&self, p: PairId, objects: &[u32]) -> bool {
+    pub fn reads_any(&self, p: PairId, objects: &[u32]) -> bool {
         self.lists[self.pairs[p as usize].1 as usize].iter().any(|a| !a.write && objects.contains(&a.object))
     }
 
@@ -644,7 +629,7 @@ impl Pairs {
     /// nothing, so carrying them would set no backtrack point, only keep the pair travelling to
     /// s0 and fill every summary on the way. None when nothing is left. When an object is
     /// first written, the caller starts the search again from every edge that reads it.
-    pub(super) fn trim(&mut self, p: PairId) -> Option<PairId> {
+    pub fn trim(&mut self, p: PairId) -> Option<PairId> {
         let known = self.trimmed[p as usize];
         if known != NONE {
             return known.checked_sub(1);
@@ -662,7 +647,7 @@ impl Pairs {
     }
 
     /// The row of label `l` (an edge's pair), created on first use.
-    pub(super) fn row(&mut self, l: PairId) -> u32 {
+    pub fn row(&mut self, l: PairId) -> u32 {
         let r = self.row_of[l as usize];
         if r != NONE {
             return r;
@@ -680,7 +665,7 @@ impl Pairs {
 
     /// Lines 8-16 of Algorithm 5 for carried pair `p` and an edge labelled `l` (row `r`):
     /// whether they conflict, and what goes on past the edge.
-    pub(super) fn meet(&mut self, l: PairId, r: u32, p: PairId) -> (bool, Option<PairId>) {
+    pub fn meet(&mut self, l: PairId, r: u32, p: PairId) -> (bool, Option<PairId>) {
         if self.rows[r as usize].word(p as usize / 64)[0] >> (p % 64) & 1 == 0 {
             self.classify(l, r, p);
         }
@@ -799,132 +784,5 @@ impl Pairs {
             None => 0,
         };
         self.rows[r as usize].note(p, Some(next));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::explore::sets::for_each_bit;
-    use crate::model::Access;
-
-    fn acc(list: &[(u32, bool)]) -> Accesses {
-        list.iter().map(|&(object, write)| Access { object, write }).collect()
-    }
-
-    #[test]
-    fn max_queue_pops_highest_first() {
-        let mut q = MaxQueue::default();
-        let mut reference = std::collections::BinaryHeap::new();
-        let mut x = 12345u64;
-        let mut cap = 0usize;
-        for round in 0..20_000u32 {
-            // Grow now and then, as states are created, with states already queued, through
-            // four levels (past 64^3 states) and no further: at 3x per step the twentieth growth
-            // asked room for 1.2e11 states, 15 GB of bits, more than `u32` states can use.
-            if round % 1000 == 0 {
-                cap = (cap * 3 + 70).min(1 << 24);
-                q.reserve(cap);
-            }
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            if x >> 62 != 0 {
-                let n = ((x >> 20) % cap as u64) as u32;
-                if !reference.iter().any(|&m| m == n) {
-                    reference.push(n);
-                    q.push(n);
-                }
-            } else {
-                assert_eq!(q.pop(), reference.pop());
-            }
-        }
-        assert_eq!(q.levels.len(), 4, "the queue grew through four levels");
-        while let Some(n) = reference.pop() {
-            assert_eq!(q.pop(), Some(n));
-        }
-        assert_eq!(q.pop(), None);
-    }
-
-    /// Growing the words per state in place keeps every summary where it is read: moving the
-    /// states up from the first (planted) instead of down from the last fails it.
-    #[test]
-    fn growing_summaries_in_place_keeps_each_one() {
-        let mut s = Summaries::default();
-        s.grow(1);
-        for _ in 0..50 {
-            s.push_state();
-        }
-        let mut x = 99u64;
-        let mut want = vec![Vec::new(); 50];
-        for round in 0..40 {
-            let stride = s.stride;
-            for (n, words) in want.iter_mut().enumerate() {
-                words.resize(stride, 0);
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let w = (x >> 33) as usize % stride;
-                s.add(n as u32, w, x | 1);
-                words[w] |= x | 1;
-            }
-            s.grow(stride + 1 + round % 3);
-            for (n, words) in want.iter().enumerate() {
-                let got = &s.words[n * s.stride..(n + 1) * s.stride];
-                assert_eq!(&got[..words.len()], &words[..], "state {n} after growth {round}");
-                assert!(got[words.len()..].iter().all(|&w| w == 0));
-            }
-        }
-    }
-
-    #[test]
-    fn bits() {
-        let mut w = Vec::new();
-        assert!(set_bit(&mut w, 3));
-        assert!(!set_bit(&mut w, 3));
-        assert!(set_bit(&mut w, 130));
-        assert!(has_bit(&w, 130) && has_bit(&w, 3) && !has_bit(&w, 4) && !has_bit(&w, 1000));
-        let mut seen = Vec::new();
-        for_each_bit(&w, |b| seen.push(b));
-        assert_eq!(seen, [3, 130]);
-    }
-
-    #[test]
-    fn meet_drops_the_conflicting_accesses_and_switches_event() {
-        let mut p = Pairs::new(false);
-        let edge = p.intern(7, &acc(&[(1, true)])).unwrap();
-        let carried = p.intern(2, &acc(&[(1, false), (5, false)])).unwrap();
-        let unrelated = p.intern(3, &acc(&[(5, true)])).unwrap();
-        let r = p.row(edge);
-        assert_eq!(p.meet(edge, r, unrelated), (false, Some(unrelated)));
-        let (conflict, next) = p.meet(edge, r, carried);
-        assert!(conflict);
-        let next = next.unwrap();
-        assert_eq!(p.event(next), 7);
-        assert_eq!(p.accesses(next).as_slice(), acc(&[(5, false)]).as_slice());
-        // Reads do not conflict with reads; the last access conflicting leaves nothing.
-        let reader = p.intern(4, &acc(&[(1, false)])).unwrap();
-        let r2 = p.row(reader);
-        assert_eq!(p.meet(reader, r2, carried), (false, Some(carried)));
-        assert_eq!(p.meet(edge, r, reader), (true, None));
-        let mut whole = Pairs::new(true);
-        let edge = whole.intern(7, &acc(&[(1, true)])).unwrap();
-        let carried = whole.intern(2, &acc(&[(1, false), (5, false)])).unwrap();
-        let r = whole.row(edge);
-        assert_eq!(whole.meet(edge, r, carried), (true, None));
-    }
-
-    #[test]
-    fn reads_of_unwritten_objects_are_left_behind_until_written() {
-        let mut p = Pairs::new(false);
-        let reader = p.intern(1, &acc(&[(3, false), (4, false)])).unwrap();
-        let mut fresh = Vec::new();
-        p.note_writes(&acc(&[(4, true)]), &mut fresh);
-        assert_eq!(fresh, [4]);
-        let trimmed = p.trim(reader).unwrap();
-        assert_eq!(p.accesses(trimmed).as_slice(), acc(&[(4, false)]).as_slice());
-        assert!(p.reads_any(reader, &[3]) && !p.reads_any(reader, &[5]));
-        fresh.clear();
-        p.note_writes(&acc(&[(3, true), (4, true)]), &mut fresh);
-        assert_eq!(fresh, [3]);
-        assert_eq!(p.trim(reader), Some(reader));
-        let only_unwritten = p.intern(2, &acc(&[(9, false)])).unwrap();
-        assert_eq!(p.trim(only_unwritten), None);
     }
 }
