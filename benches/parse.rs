@@ -1,6 +1,7 @@
 //! Parsing speed: a generated trace of a million operations (threads, a looper, posts,
 //! handlers, locks, heap and static accesses), the largest shipped trace, and the conversion of
 //! the largest shipped DroidRacer log.
+//! Run: `cargo bench --features bench --bench parse`.
 
 use std::fmt::Write;
 use std::path::Path;

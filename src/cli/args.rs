@@ -273,7 +273,7 @@ pub enum FailOn {
 pub struct Common {
     // The help says each option in a line or two of plain words; docs/cli.md has the details,
     // and the options hidden here (ablations, storage, the pair view): `check --help` stays
-    // under 80 lines (a test below).
+    // under 80 lines (tests/it/unit/cli_args.rs).
     /// Print the report as one JSON document.
     #[arg(long)]
     pub json: bool,

@@ -17,9 +17,9 @@
 //! appended to chain `c` only when `c`'s latest event (its *tip*) happens before it, i.e. when
 //! the joined clock already has `c`'s full length; so chains stay totally ordered. Both
 //! representations thus decide the same relation, the closure of the same edges, and every
-//! query gives the same answer. The unit test below checks it against a dense clock per task on
-//! random pushes and pops; benches/compare_counts.py checks that every DPOR strategy explores
-//! exactly what it did with dense clocks on the EM-Explorer traces.
+//! query gives the same answer. A unit test (tests/it/unit/model_clock.rs) checks it against a
+//! dense clock per task on random pushes and pops; benches/compare_counts.py checks that every
+//! DPOR strategy explores exactly what it did with dense clocks on the EM-Explorer traces.
 //!
 //! # Why it is small
 //! The chain chosen for a new event is, in order: its task's previous event's chain, if that
