@@ -2,6 +2,9 @@
 
 use std::path::PathBuf;
 
+use tracepor::model::em::EmModel;
+use tracepor::model::{load, LoadOptions, Loaded};
+
 use crate::common;
 
 mod budget;
@@ -26,4 +29,16 @@ fn trace_dirs(roots: &[&str]) -> Vec<PathBuf> {
     dirs.sort();
     dirs.dedup();
     dirs
+}
+
+/// The shipped EM traces and fixtures (`../shared/traces/em-explorer`, `fixtures/em`) that load
+/// as EM models, each with its folder.
+fn shipped_em_models() -> Vec<(PathBuf, EmModel)> {
+    let dirs = trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
+    dirs.into_iter()
+        .filter_map(|d| match load(&d, LoadOptions::default()) {
+            Ok(Loaded::Em(model)) => Some((d, model)),
+            _ => None,
+        })
+        .collect()
 }

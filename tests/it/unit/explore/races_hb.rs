@@ -5,7 +5,6 @@ use tracepor::explore::Budget;
 use tracepor::model::clock::ChainClocks;
 use tracepor::model::em::EmModel;
 use tracepor::model::em_hb::EmHb;
-use tracepor::model::{load, LoadOptions, Loaded};
 use tracepor::trace::em::OpKind;
 
 /// Clocks of every operation of the trace in the relation asked for; position = operation.
@@ -23,11 +22,10 @@ fn both(model: &EmModel, sync: bool, plain: bool, upto: usize) -> (Option<ChainC
 /// notify edges) on every shipped EM trace and fixture.
 #[test]
 fn forward_pass_is_emhb_on_the_recorded_run() {
-    let dirs = super::trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
-    assert!(dirs.len() >= 30, "traces not found");
+    let models = super::shipped_em_models();
+    assert!(models.len() >= 30, "traces not found");
     let mut checked = 0;
-    for d in &dirs {
-        let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { continue };
+    for (d, model) in models {
         if model.replay_recorded().is_err() {
             continue;
         }
@@ -73,10 +71,9 @@ fn forward_pass_is_emhb_on_the_recorded_run() {
 fn before_the_first_new_edge_the_relations_are_one() {
     use tracepor::explore::races::{race_pairs, racing_locations};
     use tracepor::explore::{reads_from::ReadsFrom, Limits, Search, Strategy};
-    let dirs = super::trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
+    let models = super::shipped_em_models();
     let (mut checked, mut cut, mut whole) = (0, 0, 0);
-    for d in &dirs {
-        let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { continue };
+    for (d, model) in models {
         let has_sync = model
             .trace
             .ops
@@ -138,10 +135,9 @@ fn before_the_first_new_edge_the_relations_are_one() {
 #[test]
 fn kept_hb0_is_the_forward_pass() {
     use tracepor::explore::{reads_from::ReadsFrom, Limits, Search, Strategy};
-    let dirs = super::trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
+    let models = super::shipped_em_models();
     let mut checked = 0;
-    for d in &dirs {
-        let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { continue };
+    for (d, model) in models {
         if model.replay_recorded().is_err() {
             continue;
         }

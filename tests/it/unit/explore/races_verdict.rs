@@ -3,17 +3,15 @@
 use tracepor::explore::races::Seen;
 use tracepor::explore::{registry, run_search, Limits, Search};
 use tracepor::model::em::EmModel;
-use tracepor::model::{load, LoadOptions, Loaded};
 
 /// [`Seen::parse`] reads back what [`Seen::outcome_text`] writes, for the recorded run and
 /// every outcome `optimal` finds, on every shipped EM trace and fixture; it refuses a text
 /// cut short or with a number that is no operation.
 #[test]
 fn outcome_texts_parse_back() {
-    let dirs = super::trace_dirs(&["../shared/traces/em-explorer", "fixtures/em"]);
+    let models = super::shipped_em_models();
     let mut parsed = 0;
-    for d in &dirs {
-        let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { continue };
+    for (d, model) in models {
         let rec = Seen::recorded(&model);
         let text = rec.outcome_text(&model);
         assert!(Seen::parse(&model, &text) == Some(rec), "{}: the recorded run", d.display());
