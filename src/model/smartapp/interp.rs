@@ -474,7 +474,7 @@ impl Ctx<'_> {
 
     /// Whether `v`'s text matches the whole of the pattern `p` (a `case ~/re/:` of a `switch`).
     fn pattern_case(&self, p: &Value, v: &Value) -> R<bool> {
-        match regex::Regex::new(&format!("^(?:{})$", p.text())) {
+        match regex_lite::Regex::new(&format!("^(?:{})$", p.text())) {
             Ok(re) => Ok(!matches!(v, Value::Null) && re.is_match(&v.text())),
             Err(_) => self.err(format!("pattern `{}` is no regular expression the model reads", p.text())),
         }
