@@ -296,13 +296,15 @@ impl RunReport {
         self.peak_alloc_bytes.or(self.peak_rss_bytes)
     }
 
-    /// Exit code of cli.md: 1 found something, 3 a limit stopped the search, 0 otherwise.
+    /// Exit code of cli.md: 1 found something, 3 a limit stopped the search or the work after
+    /// it (a finished search whose race analysis a limit cut short answers only in part), 0
+    /// otherwise.
     pub fn exit_code(&self) -> i32 {
         let errors =
             self.errors.iter().any(|e| e.kind != "deadlock") || (self.model.deadlock_is_error() && self.deadlocks > 0);
         if errors {
             1
-        } else if !self.finished {
+        } else if !self.finished || self.stopped_by.is_some() {
             3
         } else {
             0

@@ -99,16 +99,21 @@ fn a_memory_limit_is_named_memory_in_every_phase() {
 #[test]
 fn a_states_limit_reached_by_the_race_analysis_is_named_states() {
     let t = common::em_explorer_arg(SMALL);
-    let free = json(&bin(&["check", &t, "--strategy", "full", "--races", "--json"]));
+    let free_run = bin(&["check", &t, "--strategy", "full", "--races", "--json"]);
+    assert_ne!(free_run.status.code(), Some(3));
+    let free = json(&free_run);
     assert_eq!(free["finished"], Value::Bool(true), "{free}");
     assert!(free["races_partial"].is_null(), "{free}");
     let states = free["states"].as_u64().unwrap();
     // One state more than the search stores: it finishes, the replays after it do not.
     let tight = (states + 1).to_string();
     let args = ["check", &t, "--strategy", "full", "--races", "--max-states", &tight];
-    let d = json(&bin(&[&args[..], &["--json"]].concat()));
+    let tight_run = bin(&[&args[..], &["--json"]].concat());
+    let d = json(&tight_run);
     assert_eq!(d["finished"], Value::Bool(true), "{d}");
     assert_eq!(d["stopped_by"], "states", "{d}");
+    // The search finished, the race report did not: a limit stopped the run (exit 3).
+    assert_eq!(tight_run.status.code(), Some(3), "{d}");
     let partial = d["races_partial"].as_str().expect("a partial race report");
     names(partial, "state limit reached:");
     assert!(!partial.contains("per transition"), "{partial}");
