@@ -54,7 +54,7 @@ fn check_one(text: &str, opts: EventOptions, seed: u64) -> (u64, u64) {
 fn stateful_dpor_agrees_with_exhaustive_search_on_random_models() {
     let mut with_errors = 0;
     let mut with_deadlocks = 0;
-    let n: u64 = std::env::var("SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(400);
+    let n = crate::common::size("SEEDS", 150, 400);
     for seed in 0..n {
         if std::env::var("VERBOSE").is_ok() {
             eprintln!("seed {seed}");

@@ -24,7 +24,7 @@ use crate::common::apps;
 use crate::soundness::{check_generated_seeds, smartapp_options};
 
 fn seeds() -> u64 {
-    std::env::var("TRACEPOR_COMPUTED_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(8)
+    crate::common::size("TRACEPOR_COMPUTED_SEEDS", 3, 8)
 }
 
 const MODES: [&str; 3] = ["home", "away", "night"];

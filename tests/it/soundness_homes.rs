@@ -45,7 +45,7 @@ use tracepor::model::{format_schedule, parse_schedule, ConflictMode, ConflictSco
 use crate::common::gen_smartapp::{gen_guarded_home, gen_home};
 
 fn seeds() -> u64 {
-    std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(500)
+    crate::common::size("TRACEPOR_SOUNDNESS_SEEDS", 100, 500)
 }
 
 fn write_home(tag: &str, apps: &[(String, String)]) -> Vec<PathBuf> {
@@ -441,9 +441,9 @@ fn a_self_contained_key_is_left_out_and_one_that_guards_a_command_is_kept() {
 fn a_homes_conflicts_are_the_union_of_its_components() {
     let (mut split, mut checked, mut with_errors, mut replayed) = (0, 0, 0, 0);
     let mut failures = Vec::new();
-    // Two homes a seed (1,000 by default, about 2 s): cheap, and the edge of an event that runs
-    // one app and writes what another reads is caught only past a few hundred homes.
-    for seed in 0..seeds() * 2 {
+    // Two homes a seed (1,000 at the CI size, about 2 s; 500 at the quick size): the edge of an
+    // event that runs one app and writes what another reads is caught only past a few hundred.
+    for seed in 0..crate::common::size("TRACEPOR_SOUNDNESS_SEEDS", 250, 500) * 2 {
         let apps = gen_home(&mut SmallRng::seed_from_u64(1000 + seed));
         let files = write_home(&format!("comp{seed}"), &apps);
         for mode in [ConflictMode::Observe, ConflictMode::End] {

@@ -33,7 +33,7 @@ use crate::common::gen_smartapp::{gen_crowded_home, gen_home, gen_mode_home};
 type Key = (String, String, String);
 
 fn seeds() -> u64 {
-    std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(500)
+    crate::common::size("TRACEPOR_SOUNDNESS_SEEDS", 100, 500)
 }
 
 /// Product states of the reference: past this, the home is skipped.

@@ -24,7 +24,7 @@ use tracepor::model::smartapp::{self, SmartAppModel, SmartAppOptions};
 use crate::common::gen_smartapp::gen_system_with_readers;
 
 fn seeds() -> u64 {
-    std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(250)
+    crate::common::size("TRACEPOR_SOUNDNESS_SEEDS", 60, 250)
 }
 
 /// `full` on `m`, within `max_states` states (a bound on work, not on time).

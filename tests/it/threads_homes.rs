@@ -56,7 +56,7 @@ fn same_for_any_threads(what: &str, m: &SmartAppModel, limits: Limits) -> bool {
 
 #[test]
 fn monitors_finds_the_same_for_any_threads_on_generated_homes() {
-    let seeds: u64 = std::env::var("TRACEPOR_SOUNDNESS_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(400) / 10;
+    let seeds = crate::common::size("TRACEPOR_SOUNDNESS_SEEDS", 150, 400) / 10;
     let (mut with_findings, mut cut) = (0, 0);
     for seed in 0..seeds {
         let apps = gen_home(&mut SmallRng::seed_from_u64(seed));

@@ -17,6 +17,25 @@ use tracepor::explore::{self, Limits, Outcomes, Stats};
 /// or states, never in time: a verdict must not depend on the machine's load.
 pub const MUST_FINISH: u64 = 200_000_000;
 
+/// How many inputs a seeded suite checks. Plain `cargo test` runs the `quick` size: every
+/// strategy, input kind and option still runs, on fewer generated inputs, so that a first run
+/// on a loaded two-core machine stays short. `TRACEPOR_TESTS=ci` (what `.ci/run` sets) runs the
+/// `ci` size, the one at which each suite's planted bugs were shown caught (docs/soundness.md,
+/// each suite's header). The suite's own variable (`var`), when set, overrides both: campaigns
+/// of thousands of seeds run that way.
+pub fn size(var: &str, quick: u64, ci: u64) -> u64 {
+    match std::env::var(var).ok().and_then(|s| s.parse().ok()) {
+        Some(n) => n,
+        None if ci_size() => ci,
+        None => quick,
+    }
+}
+
+/// Whether the suites run at the size CI runs them (`TRACEPOR_TESTS=ci`); see [`size`].
+pub fn ci_size() -> bool {
+    std::env::var("TRACEPOR_TESTS").as_deref() == Ok("ci")
+}
+
 /// Limits of at most `transitions` transitions.
 pub fn within(transitions: u64) -> Limits {
     Limits { max_transitions: Some(transitions), ..Limits::default() }
