@@ -15,8 +15,9 @@
 //! - Large EM traces: `optimal` against the exhaustive search on generated traces
 //!   padded to hundreds of operations (`generate_padded`), a small deterministic sample by
 //!   default; `TRACEPOR_SOUNDNESS_LARGE_SEEDS=n` for a campaign.
-//! - `TRACEPOR_SOUNDNESS_SEEDS=n` sets how many seeds of each kind (default 250; thousands on
-//!   demand, e.g. `TRACEPOR_SOUNDNESS_SEEDS=3000 cargo test --release --test it soundness::`);
+//! - `TRACEPOR_SOUNDNESS_SEEDS=n` sets how many seeds of each kind (250 at the CI size, 60 at
+//!   the quick size: `common::size`; thousands on demand, e.g.
+//!   `TRACEPOR_SOUNDNESS_SEEDS=3000 cargo test --release --test it soundness::`);
 //!   `TRACEPOR_SOUNDNESS_STRATEGIES=a,b` checks only those strategies (on demand).
 //!
 //! That the suite can fail is shown by `suite_catches_unsound_ablations`: the stateful-DPOR
@@ -530,7 +531,7 @@ fn check_smartapps(
 }
 
 /// Every strategy against the exhaustive search on the systems `gen` makes from seeds
-/// `0..seeds() / 3` (83 by default), each under the five options; `tag` names the variants.
+/// `0..seeds() / 3` (83 at the CI size), each under the five options; `tag` names the variants.
 /// Returns (variants, finished, rich) after asserting soundness and that most baselines
 /// finished (a generated system is small, but two apps toggling each other can still make a
 /// large space: the cap keeps a CI run short, and the assertion keeps the suite from passing
@@ -618,7 +619,7 @@ fn every_strategy_reaches_the_exhaustive_findings_on_mode_writers() {
 /// events), where the exhaustive search finishes within a cap. Of the bounded options only
 /// `--conflicts --bound 1` runs by default: the three bounded ones took three quarters of the
 /// test's time (every order of the events, for the stateless searches), and the generated
-/// systems run all three; `TRACEPOR_SOUNDNESS_SEEDS` above its default runs them here too.
+/// systems run all three; `TRACEPOR_SOUNDNESS_SEEDS` above the CI size runs them here too.
 #[test]
 fn every_strategy_reaches_the_exhaustive_findings_on_small_corpus_pairs() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");

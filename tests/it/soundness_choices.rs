@@ -14,8 +14,8 @@
 //! configurations disable one another at the root, which every strategy already reads as
 //! dependence.
 //!
-//! Runs are budgeted by states, never by time. `TRACEPOR_SOUNDNESS_SEEDS=n` sets the seeds
-//! (default 250; a third of them here).
+//! Runs are budgeted by states, never by time. The seeds are a third of the soundness suite's
+//! (`TRACEPOR_SOUNDNESS_SEEDS`, `common::size`), at least 10.
 
 use rand::rngs::SmallRng;
 use rand::Rng;
