@@ -3,7 +3,8 @@
 //! A small harness rather than criterion: a run is one search of seconds to minutes, and what
 //! matters is its rate and whether it finished.
 //!
-//! Run: `cargo bench --features bench --bench explore` (optionally `-- FILTER` to pick traces by substring).
+//! Run: `cargo bench --features bench --bench explore` (optionally `-- FILTER` to pick traces
+//! by substring).
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;

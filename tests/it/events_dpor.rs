@@ -122,7 +122,7 @@ fn largest_pair_matches_exhaustive_search() {
 /// The paper's largest pairs have 78 events. With the Initial State Event Streamer every device
 /// event appends to one buffer, so any two of them conflict and no state can be skipped; what is
 /// checked is that stateful-dpor finds what `full` finds, on both pairs modelled (the larger one
-/// at the CI size, `common::size`), and that running its backwards search late (the default) or
+/// at the CI size only, `common::by_size`), and that running its backwards search late (the default) or
 /// after every transition gives the same counts.
 #[test]
 fn paper_sized_pairs_match_exhaustive_search() {
@@ -130,8 +130,7 @@ fn paper_sized_pairs_match_exhaustive_search() {
         ("initial-state-event-streamer--lock-it-when-i-leave", 240),
         ("initial-state-event-streamer--thermostat-auto-off", 12_000),
     ];
-    for (name, states) in &pairs[..if crate::common::ci_size() { 2 } else { 1 }] {
-        let (name, states) = (*name, *states);
+    for &(name, states) in &pairs[..crate::common::by_size(1, 2)] {
         for conflicts in [false, true] {
             let opts = EventOptions { conflicts, bound: None };
             let m = load_file(&format!("traces/smartthings/{name}.events"), opts);

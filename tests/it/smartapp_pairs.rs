@@ -45,10 +45,9 @@ fn full_and_stateful_dpor_agree_on_sampled_pairs() {
     let all = pairs();
     assert_eq!(all.len(), 298);
     let (mut compared, mut with_errors, mut ended) = (0, 0, 0);
-    // Every ninth pair with at most 12 events (every 27th at the quick size, `common::size`): a
-    // spread over both tables that finishes.
-    let step = if crate::common::ci_size() { 9 } else { 27 };
-    for (name, files, _) in all.iter().filter(|p| p.2 <= 12).step_by(step) {
+    // Every ninth pair with at most 12 events (every 27th at the quick size, `common::by_size`):
+    // a spread over both tables that finishes.
+    for (name, files, _) in all.iter().filter(|p| p.2 <= 12).step_by(crate::common::by_size(27, 9)) {
         for bound in [None, Some(2)] {
             let Ok(m) = load(files, SmartAppOptions { conflicts: true, bound, ..SmartAppOptions::default() }) else {
                 continue;

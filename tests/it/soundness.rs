@@ -638,8 +638,8 @@ fn every_strategy_reaches_the_exhaustive_findings_on_small_corpus_pairs() {
         })
         .step_by(3)
         // The quick size leaves out the first, the largest (7,967 states in the table).
-        .skip(if common::ci_size() { 0 } else { 1 })
-        .take(if common::ci_size() { 12 } else { 3 })
+        .skip(common::by_size(1, 0))
+        .take(common::by_size(3, 12))
         .collect();
     assert!(pairs.len() >= 3, "only {} small pairs in the table", pairs.len());
     let campaign = seeds() > CI_SEEDS;

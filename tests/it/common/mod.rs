@@ -24,16 +24,17 @@ pub const MUST_FINISH: u64 = 200_000_000;
 /// each suite's header). The suite's own variable (`var`), when set, overrides both: campaigns
 /// of thousands of seeds run that way.
 pub fn size(var: &str, quick: u64, ci: u64) -> u64 {
-    match std::env::var(var).ok().and_then(|s| s.parse().ok()) {
-        Some(n) => n,
-        None if ci_size() => ci,
-        None => quick,
-    }
+    std::env::var(var).ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| by_size(quick, ci))
 }
 
-/// Whether the suites run at the size CI runs them (`TRACEPOR_TESTS=ci`); see [`size`].
-pub fn ci_size() -> bool {
-    std::env::var("TRACEPOR_TESTS").as_deref() == Ok("ci")
+/// `ci` when the suites run at the size CI runs them (`TRACEPOR_TESTS=ci`), else `quick`: for
+/// the samples of real inputs no variable sizes (see [`size`]).
+pub fn by_size<T>(quick: T, ci: T) -> T {
+    if std::env::var("TRACEPOR_TESTS").as_deref() == Ok("ci") {
+        ci
+    } else {
+        quick
+    }
 }
 
 /// Limits of at most `transitions` transitions.
