@@ -115,7 +115,7 @@ pub fn check(
     // Outcome texts are needed only to write or compare them; otherwise each outcome is
     // kept as a fingerprint, so a long stateless search does not fill memory with them.
     let texts = common.outcomes.is_some() || expected.is_some();
-    let report = with_model!(&loaded, m => {
+    let mut report = with_model!(&loaded, m => {
         let races = analysis.fail_on_races
             || analysis.explain
             || analysis.races.unwrap_or_else(|| strategy.is_none_or(|s| s == default_name(m)));
@@ -127,6 +127,13 @@ pub fn check(
         for w in &report.warnings {
             eprintln!("tracepor: warning: {w}");
         }
+    }
+    // An outcome file is written before the report, so that the report's peak resident memory
+    // covers its writing too (the lines written to standard output follow the report).
+    let outcome_file = common.outcomes.as_deref().filter(|p| !is_stdout(p));
+    if let Some(path) = outcome_file {
+        write_outcomes(path, None, &report)?;
+        report.peak_rss_bytes = crate::explore::stats::peak_rss_bytes().or(report.peak_rss_bytes);
     }
     super::known().printing = true;
     if common.json {
@@ -159,8 +166,8 @@ pub fn check(
             print!("{}", report::races::render(r, analysis.explain));
         }
     }
-    if let Some(path) = &common.outcomes {
-        write_outcomes(path, None, &report.outcome_text())?;
+    if let Some(path) = common.outcomes.as_deref().filter(|p| is_stdout(p)) {
+        write_outcomes(path, None, &report)?;
     }
     if let Some(path) = &out.html {
         use report::html::races::{outcomes_section, race_figures, races_section};
@@ -251,7 +258,7 @@ pub fn regress(dirs: &[PathBuf], strategy: Option<&str>, junit: Option<&Path>, c
             let report = with_model!(&loaded, m => check_model(m, input, strategy, None, common, true, false))?;
             if let Some(path) = &common.outcomes {
                 let suffix = format!(".{}", input.display().to_string().replace(['/', '\\'], "_"));
-                write_outcomes(path, Some((&suffix, &input.display().to_string())), &report.outcome_text())?;
+                write_outcomes(path, Some((&suffix, &input.display().to_string())), &report)?;
             }
             Ok(regress::judge(&report, &want))
         })()

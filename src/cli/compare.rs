@@ -187,11 +187,7 @@ fn compare_model<M: Registered>(
             } else {
                 format!(".{}", entry.name)
             };
-            write_outcomes(
-                path,
-                Some((&suffix, &format!("{} {}", file.display(), entry.name))),
-                &report.outcome_text(),
-            )?;
+            write_outcomes(path, Some((&suffix, &format!("{} {}", file.display(), entry.name))), &report)?;
         }
         runs.push(report);
     }

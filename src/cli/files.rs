@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::Fail;
+use crate::report::RunReport;
 
 /// Writes `text` to `path`, or says why it cannot.
 pub fn write(path: &Path, text: &str) -> Result<(), Fail> {
@@ -15,24 +16,30 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Writes outcome lines to `path` (plus `suffix`, for one of several runs), or to standard
-/// output under a `# <label>` line when `path` is `-`.
-pub fn write_outcomes(path: &Path, run: Option<(&str, &str)>, text: &str) -> Result<(), Fail> {
+/// Writes `report`'s outcome lines to `path` (plus `suffix`, for one of several runs), or to
+/// standard output under a `# <label>` line when `path` is `-`; line by line, through a buffer.
+pub fn write_outcomes(path: &Path, run: Option<(&str, &str)>, report: &RunReport) -> Result<(), Fail> {
+    use std::io::Write;
     if is_stdout(path) {
-        if let Some((_, label)) = run {
-            println!("# {label}");
-        }
-        print!("{text}");
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let label = run.map_or(Ok(()), |(_, label)| writeln!(out, "# {label}"));
+        label
+            .and_then(|_| report.write_outcome_lines(&mut out))
+            .and_then(|_| out.flush())
+            .map_err(|e| Fail(format!("standard output: cannot write: {e}")))?;
         return Ok(());
     }
-    match run {
+    let target = match run {
         Some((suffix, _)) => {
             let mut p = path.as_os_str().to_owned();
             p.push(suffix);
-            write(Path::new(&p), text)
+            std::path::PathBuf::from(p)
         }
-        None => write(path, text),
-    }
+        None => path.to_path_buf(),
+    };
+    let fail = |e: std::io::Error| Fail(format!("{}: cannot write: {e}", target.display()));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&target).map_err(fail)?);
+    report.write_outcome_lines(&mut out).and_then(|_| out.flush()).map_err(fail)
 }
 
 /// Fails now, before any search, when `path` cannot be created or written.

@@ -311,17 +311,30 @@ impl RunReport {
         }
     }
 
-    /// Canonical outcome lines, one per line, sorted in byte order.
     /// The outcome set as `--outcomes` writes it, one line each, sorted in byte order: the
     /// canonical outcomes (em-trace.md; on event models, the nothing-enabled states) and, where
     /// a model has errors, each distinct one as `error KIND line N` (event-model.md: an outcome
     /// set is the distinct errors, by kind and source line, plus the nothing-enabled states).
     pub fn outcome_text(&self) -> String {
-        let errors = self.found.errors().map(|f| format!("error {} line {}", f.error.kind, f.error.line));
-        let mut lines: Vec<String> = self.found.lines().map(str::to_owned).chain(errors).collect();
-        lines.sort();
+        let mut text = Vec::new();
+        self.write_outcome_lines(&mut text).expect("writing to memory");
+        String::from_utf8(text).expect("outcome lines are text")
+    }
+
+    /// Writes the lines of `outcome_text` to `out` one by one: sorted as borrowed lines, so that
+    /// writing the outcome set costs a pointer per outcome, not a second copy of the set (which
+    /// would take the process past `--max-memory` after a search the limit stopped).
+    pub fn write_outcome_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let errors: Vec<String> =
+            self.found.errors().map(|f| format!("error {} line {}", f.error.kind, f.error.line)).collect();
+        let mut lines: Vec<&str> = self.found.lines().chain(errors.iter().map(String::as_str)).collect();
+        lines.sort_unstable();
         lines.dedup();
-        lines.into_iter().map(|l| l + "\n").collect()
+        for l in lines {
+            out.write_all(l.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
     }
 }
 

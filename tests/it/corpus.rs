@@ -35,25 +35,62 @@ fn key(v: &serde_json::Value) -> (String, u64) {
     (v["table"].as_str().unwrap().to_string(), v["no"].as_u64().unwrap())
 }
 
+/// What one unsharded `corpus` run printed and wrote: its text, its JSON lines (as written and
+/// parsed), its CSV.
+pub(crate) struct Whole {
+    pub(crate) text: String,
+    pub(crate) jsonl: String,
+    pub(crate) rows: Vec<serde_json::Value>,
+    pub(crate) csv: String,
+}
+
+/// The unsharded run of `pairs` with `extra` options, made once for the tests that read it
+/// (each of these runs takes seconds: the tests share it rather than repeat it).
+pub(crate) fn whole(
+    cell: &'static std::sync::OnceLock<Whole>,
+    name: &str,
+    pairs: &str,
+    extra: &[&str],
+) -> &'static Whole {
+    cell.get_or_init(|| {
+        let dir = scratch(name);
+        let (jsonl, csv) = (dir.join("whole.jsonl"), dir.join("whole.csv"));
+        let o = tracepor()
+            .args(["corpus", pairs, "--smartapps", APPS])
+            .args(extra)
+            .arg("--jsonl")
+            .arg(&jsonl)
+            .arg("--csv")
+            .arg(&csv)
+            .output()
+            .unwrap();
+        let (text, lines) = (ok(&o), std::fs::read_to_string(&jsonl).unwrap());
+        let whole = Whole { text, rows: rows(&jsonl), jsonl: lines, csv: std::fs::read_to_string(&csv).unwrap() };
+        std::fs::remove_dir_all(&dir).unwrap();
+        whole
+    })
+}
+
+/// The five pairs of fixtures/corpus/pairs.tsv, unsharded.
+fn a2_whole() -> &'static Whole {
+    static CELL: std::sync::OnceLock<Whole> = std::sync::OnceLock::new();
+    whole(&CELL, "a2-whole", PAIRS, &["--max-memory", "1000"])
+}
+
+/// The eight pairs of fixtures/corpus/fse-pairs.tsv, unsharded.
+pub(crate) fn fse_whole() -> &'static Whole {
+    static CELL: std::sync::OnceLock<Whole> = std::sync::OnceLock::new();
+    whole(&CELL, "fse-whole", FSE_PAIRS, &[])
+}
+
 #[test]
 fn one_row_per_pair_and_a_missing_app_says_why() {
-    let dir = scratch("rows");
-    let jsonl = dir.join("all.jsonl");
-    let csv = dir.join("all.csv");
-    let o = tracepor()
-        .args(["corpus", PAIRS, "--smartapps", APPS, "--max-memory", "1000", "--jsonl"])
-        .arg(&jsonl)
-        .arg("--csv")
-        .arg(&csv)
-        .output()
-        .unwrap();
-    let text = ok(&o);
+    let Whole { text, rows, csv, .. } = a2_whole();
     // Header, five pairs, two summary lines.
     assert_eq!(text.lines().count(), 8, "{text}");
     assert!(text.lines().any(|l| l.contains("no-such-app") && l.contains("cannot read")), "{text}");
-    let rows = rows(&jsonl);
     assert_eq!(rows.len(), 5);
-    for r in &rows {
+    for r in rows {
         for k in [
             "table",
             "no",
@@ -91,21 +128,13 @@ fn one_row_per_pair_and_a_missing_app_says_why() {
         let paper = r["nodpor"]["states"].as_f64().unwrap() / r["dpor"]["states"].as_f64().unwrap();
         assert!((r["paper_states_reduction"].as_f64().unwrap() - paper).abs() < 1e-9);
     }
-    let csv = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv.lines().count(), 6);
     assert!(csv.lines().next().unwrap().starts_with("table,no,pair,"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn shards_run_at_once_merge_into_the_unsharded_table() {
     let dir = scratch("shards");
-    let whole = dir.join("whole.jsonl");
-    ok(&tracepor()
-        .args(["corpus", PAIRS, "--smartapps", APPS, "--max-memory", "1000", "--jsonl"])
-        .arg(&whole)
-        .output()
-        .unwrap());
     let shards: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("shard-{i}.jsonl"))).collect();
     let children: Vec<_> = shards
         .iter()
@@ -137,12 +166,12 @@ fn shards_run_at_once_merge_into_the_unsharded_table() {
         .output()
         .unwrap();
     let merged: Vec<serde_json::Value> = ok(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let expected = rows(&whole);
+    let expected = &a2_whole().rows;
     let mut keys: Vec<_> = merged.iter().map(key).collect();
     keys.dedup();
     assert_eq!(keys, expected.iter().map(key).collect::<Vec<_>>(), "every pair exactly once, in the paper's order");
     // The same figures, timings aside.
-    for (m, e) in merged.iter().zip(&expected) {
+    for (m, e) in merged.iter().zip(expected) {
         for k in ["pair", "error", "agree", "states_reduction", "transitions_reduction", "our_events"] {
             assert_eq!(m[k], e[k], "{k}");
         }
@@ -157,6 +186,8 @@ fn shards_run_at_once_merge_into_the_unsharded_table() {
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
     // A pair in two files is refused, not counted twice (shard 0 holds two of the five pairs).
     assert!(!rows(&shards[0]).is_empty());
+    let whole = dir.join("whole.jsonl");
+    std::fs::write(&whole, &a2_whole().jsonl).unwrap();
     let o = tracepor().arg("corpus-merge").arg(&whole).arg(&shards[0]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is also at"), "{}", String::from_utf8_lossy(&o.stderr));
@@ -193,17 +224,7 @@ fn summary_line<'a>(text: &'a str, group: &str) -> Vec<&'a str> {
 
 #[test]
 fn fse_table_gives_each_pairs_verdicts_and_a_summary_that_adds_up() {
-    let dir = scratch("fse");
-    let (jsonl, csv) = (dir.join("fse.jsonl"), dir.join("fse.csv"));
-    let o = tracepor()
-        .args(["corpus", FSE_PAIRS, "--smartapps", APPS, "--jsonl"])
-        .arg(&jsonl)
-        .arg("--csv")
-        .arg(&csv)
-        .output()
-        .unwrap();
-    let text = ok(&o);
-    let rows = rows(&jsonl);
+    let Whole { text, rows, csv, .. } = fse_whole();
     assert_eq!(rows.len(), 8);
     let tsv: Vec<Vec<String>> = std::fs::read_to_string(common::root().join(FSE_PAIRS))
         .unwrap()
@@ -212,7 +233,6 @@ fn fse_table_gives_each_pairs_verdicts_and_a_summary_that_adds_up() {
         .skip(1)
         .map(|l| l.split('\t').map(str::to_string).collect())
         .collect();
-    let csv = std::fs::read_to_string(&csv).unwrap();
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
@@ -267,7 +287,7 @@ fn fse_table_gives_each_pairs_verdicts_and_a_summary_that_adds_up() {
         }
     }
     // The overall line: pairs, loaded, finished, ..., labelled, TP/FP/FN/TN, recall, precision.
-    let all = summary_line(&text, "all");
+    let all = summary_line(text, "all");
     assert_eq!(&all[1..4], ["8", "7", &finished.to_string()]);
     assert_eq!(all[12], (tp + fp + fn_ + tn).to_string());
     assert_eq!(all[13], format!("{tp}/{fp}/{fn_}/{tn}"));
@@ -277,17 +297,14 @@ fn fse_table_gives_each_pairs_verdicts_and_a_summary_that_adds_up() {
     assert_eq!(all[16], "4/0/0/3");
     // The groups' lines add up to the overall one.
     let groups: usize =
-        ["Alarms", "Locks", "Thermostats"].iter().map(|g| summary_line(&text, g)[1].parse::<usize>().unwrap()).sum();
+        ["Alarms", "Locks", "Thermostats"].iter().map(|g| summary_line(text, g)[1].parse::<usize>().unwrap()).sum();
     assert_eq!(groups, 8);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn fse_shards_merge_into_the_unsharded_table() {
     let dir = scratch("fse-shards");
-    let whole = dir.join("whole.jsonl");
-    let text =
-        ok(&tracepor().args(["corpus", FSE_PAIRS, "--smartapps", APPS, "--jsonl"]).arg(&whole).output().unwrap());
+    let Whole { text, rows: whole, .. } = fse_whole();
     let shards: Vec<PathBuf> = (0..2).map(|i| dir.join(format!("shard-{i}.jsonl"))).collect();
     for (i, out) in shards.iter().enumerate() {
         ok(&tracepor()
@@ -300,12 +317,11 @@ fn fse_shards_merge_into_the_unsharded_table() {
     let md = dir.join("merged.md");
     let merged = ok(&tracepor().arg("corpus-merge").args(&shards).arg("--markdown").arg(&md).output().unwrap());
     // The same summary as the unsharded run.
-    assert_eq!(summary_line(&merged, "all"), summary_line(&text, "all"));
+    assert_eq!(summary_line(&merged, "all"), summary_line(text, "all"));
     let o = tracepor().arg("corpus-merge").args(&shards).arg("--jsonl").output().unwrap();
     let merged: Vec<serde_json::Value> = ok(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let whole = rows(&whole);
     assert_eq!(merged.len(), whole.len());
-    for (m, w) in merged.iter().zip(&whole) {
+    for (m, w) in merged.iter().zip(whole) {
         for k in ["no", "app1", "app2", "verdict", "conflicts", "error"] {
             assert_eq!(m[k], w[k], "{k}");
         }

@@ -10,11 +10,15 @@ use crate::common;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use super::corpus::{ok, rows, tracepor};
+use super::corpus::{fse_whole, ok, tracepor, whole, Whole};
 
 const STUDY: &str = "fixtures/corpus/fse-study.tsv";
-const DEVICE: &str = "fixtures/corpus/fse-pairs.tsv";
-const APPS: &str = "../shared/smartthings/smartapps";
+
+/// The study's pairs, unsharded: run once for the tests that read it.
+fn study_whole() -> &'static Whole {
+    static CELL: std::sync::OnceLock<Whole> = std::sync::OnceLock::new();
+    whole(&CELL, "study-whole", STUDY, &[])
+}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tracepor-study-{}-{name}", std::process::id()));
@@ -59,14 +63,11 @@ fn summary_line<'a>(text: &'a str, title: &str, group: &str) -> Vec<&'a str> {
 
 #[test]
 fn each_pair_joins_its_verdict_and_label_and_each_category_has_its_table() {
-    let dir = scratch("rows");
-    let jsonl = dir.join("study.jsonl");
-    let text = ok(&tracepor().args(["corpus", STUDY, "--smartapps", APPS, "--jsonl"]).arg(&jsonl).output().unwrap());
-    let rows = rows(&jsonl);
+    let Whole { text, rows, .. } = study_whole();
     let lines = fixture();
     assert_eq!(rows.len(), lines.len(), "one row per pair, whichever lines give it");
     let mut per_category: HashMap<String, (usize, usize, usize)> = HashMap::new();
-    for r in &rows {
+    for r in rows {
         let key = (
             r["group"].as_str().unwrap().to_string(),
             r["app1"].as_str().unwrap().to_string(),
@@ -102,25 +103,24 @@ fn each_pair_joins_its_verdict_and_label_and_each_category_has_its_table() {
         ("physical medium", "physical-medium"),
     ] {
         let (pairs, labelled, tp) = per_category[category];
-        let all = summary_line(&text, title, "all");
+        let all = summary_line(text, title, "all");
         assert_eq!(all[1], pairs.to_string(), "{title}: {all:?}");
         assert_eq!(all[12], labelled.to_string(), "{title}: {all:?}");
         assert!(all[13].starts_with(&format!("{tp}/")), "{title}: {all:?}");
     }
     // IoTCheck's figures count only the pairs its run took: none of the physical media's.
-    assert_eq!(summary_line(&text, "physical medium", "all").last(), Some(&"-"));
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(summary_line(text, "physical medium", "all").last(), Some(&"-"));
 }
 
 #[test]
 fn rows_of_both_tsvs_merge_into_one_table_per_category() {
     let dir = scratch("merge");
     let (device, study) = (dir.join("device.jsonl"), dir.join("study.jsonl"));
-    ok(&tracepor().args(["corpus", DEVICE, "--smartapps", APPS, "--jsonl"]).arg(&device).output().unwrap());
-    ok(&tracepor().args(["corpus", STUDY, "--smartapps", APPS, "--jsonl"]).arg(&study).output().unwrap());
+    std::fs::write(&device, &fse_whole().jsonl).unwrap();
+    std::fs::write(&study, &study_whole().jsonl).unwrap();
     let o = tracepor().arg("corpus-merge").arg(&study).arg(&device).arg("--jsonl").output().unwrap();
     let merged: Vec<serde_json::Value> = ok(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(merged.len(), rows(&device).len() + rows(&study).len());
+    assert_eq!(merged.len(), fse_whole().rows.len() + study_whole().rows.len());
     // Device interaction first, the device TSV's pairs before the study's, each in file order.
     let order: Vec<(String, String, u64)> = merged
         .iter()

@@ -71,7 +71,7 @@ fn run_seeds(seeds: impl Iterator<Item = u64>) {
 
 #[test]
 fn dpor_agrees_with_full_stateless_and_full_on_random_bounded_models() {
-    run_seeds(0..crate::common::size("SEEDS", 100, 300));
+    run_seeds(0..crate::common::size("SEEDS", 50, 300));
 }
 
 /// Thousands of seeds, outside CI: `cargo test --release --test it events_dpor_bounded:: -- --ignored`.

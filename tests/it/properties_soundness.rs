@@ -43,7 +43,7 @@ use tracepor::model::{ConflictMode, Model};
 use crate::common::gen_smartapp::gen_home;
 
 fn seeds() -> u64 {
-    crate::common::size("TRACEPOR_PROPERTY_SEEDS", 8, 25)
+    crate::common::size("TRACEPOR_PROPERTY_SEEDS", 4, 25)
 }
 
 /// The inputs of the generated apps: (name, capability).

@@ -14,8 +14,9 @@ use tracepor::model::smartapp::{load, SmartAppOptions};
 
 /// The transitions a run that must finish may take: only a search without end reaches it.
 const MUST_FINISH: u64 = 200_000_000;
-/// The transitions within which `full` must end for a pair to be compared.
-const FULL_BUDGET: u64 = 250_000;
+/// The transitions within which `full` must end for a pair to be compared: the sampled pairs
+/// it finishes take at most 30,000 (at either size), and the others do not end within 250,000.
+const FULL_BUDGET: u64 = 50_000;
 
 fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
@@ -137,7 +138,8 @@ fn stateful_dpor_takes_no_more_transitions_than_full_on_one_state_pairs() {
 #[test]
 fn stateful_dpor_finishes_the_logger_pairs_of_table_a1() {
     let all = pairs();
-    let cap = 20_000;
+    // With everything stored the default order finishes both within 2,200 states.
+    let cap = 12_000;
     for no in ["initial-state-event-streamer–thermostat-auto-off", "enhanced-auto-lock-door–unbuffered-event-sender"]
     {
         let (name, files, events) = all.iter().find(|p| p.0 == no).expect("in the table");

@@ -35,7 +35,7 @@ use crate::common::gen_smartapp::{gen_physical_system, gen_timer_system};
 use crate::soundness::{baseline_within, check_generated_seeds, smartapp_options};
 
 pub(crate) fn seeds() -> u64 {
-    crate::common::size("TRACEPOR_HUB_SEEDS", 8, 24)
+    crate::common::size("TRACEPOR_HUB_SEEDS", 4, 24)
 }
 
 /// Timers change what is explored with and without conflicts, under a bound (a timer's

@@ -33,7 +33,7 @@ use crate::common::gen_smartapp::{gen_crowded_home, gen_home, gen_mode_home};
 type Key = (String, String, String);
 
 fn seeds() -> u64 {
-    crate::common::size("TRACEPOR_SOUNDNESS_SEEDS", 100, 500)
+    crate::common::size("TRACEPOR_SOUNDNESS_SEEDS", 50, 500)
 }
 
 /// Product states of the reference: past this, the home is skipped.

@@ -19,7 +19,9 @@ fn direct_search_finds_the_pre_pass_end_sets() {
     let (mut compared, mut with_stuck) = (0, 0);
     for d in &dirs {
         let Ok(Loaded::Em(model)) = load(d, LoadOptions::default()) else { panic!("cannot load {}", d.display()) };
-        let limits = Limits { max_transitions: Some(2_000_000), ..Limits::default() };
+        // The pre-pass ends within a few thousand transitions on all but aarddict and music,
+        // which it does not finish in 2,000,000 either (seconds each): they are left out.
+        let limits = Limits { max_transitions: Some(100_000), ..Limits::default() };
         let mut search = Search::new(&model, limits);
         let st = Statics::new(&mut search).expect("not stopped");
         let n = st.n;
