@@ -1,8 +1,8 @@
 //! `dpor` and `dpor-sleep` on bounded event models: on generated models (the generator of
 //! tests/events_soundness.rs), with and without `--conflicts`, under `--bound 1` and `--bound 2`,
 //! its outcome set (errors and nothing-enabled states) equals `full-stateless`'s and `full`'s,
-//! and its schedules replay to what they claim. `SEEDS=n` sets how many seeds (default 300;
-//! the ignored test runs 3,000 from another range).
+//! and its schedules replay to what they claim. `SEEDS=n` sets how many seeds (300 at the CI
+//! size, 50 at the quick size; the ignored test runs 3,000 from another range).
 
 use crate::events_common::gen::gen_model;
 use crate::events_common::*;

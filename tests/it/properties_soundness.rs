@@ -9,7 +9,7 @@
 //! out and runs `monitors`, the default there, with its firing memo).
 //!
 //! Runs are budgeted by states and transitions, never by time. `TRACEPOR_PROPERTY_SEEDS=n` sets
-//! the seeds (default 25).
+//! the seeds (25 at the CI size, 4 at the quick size).
 //!
 //! Shown able to fail: each of these planted bugs, put in by hand and then taken out, made this
 //! suite fail:

@@ -7,7 +7,7 @@
 //! reads; the server's answer is changed by the environment's `server.` events.
 //!
 //! Runs are budgeted by transitions (the strategies) and states (the baseline), never by time.
-//! `TRACEPOR_HUB_SEEDS=n` sets the seeds (default 24).
+//! `TRACEPOR_HUB_SEEDS=n` sets the seeds (24 at the CI size, 4 at the quick size).
 //!
 //! Shown able to fail, with two bugs planted one at a time:
 //! - the server's slot left out of the static footprints (`AppReach` in

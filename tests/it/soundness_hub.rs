@@ -13,7 +13,7 @@
 //!   `--conflicts` and with `--physical`.
 //!
 //! Runs are budgeted by transitions (the strategies) and states (the baseline), never by time.
-//! `TRACEPOR_HUB_SEEDS=n` sets the seeds of each kind (default 24).
+//! `TRACEPOR_HUB_SEEDS=n` sets the seeds of each kind (24 at the CI size, 4 at the quick size).
 //!
 //! Shown able to fail: the physical test caught a real bug in the model, `room_settle`
 //! (physical.rs) comparing the sensor with the value it settles to without logging the read, so

@@ -11,7 +11,8 @@
 //! one's last value, with only other apps' writes of X between (at least one).
 //!
 //! Runs are budgeted by states, never by time. `TRACEPOR_SOUNDNESS_SEEDS=n` sets the seeds
-//! (default 500: 100 homes, half of them `gen_crowded_home`'s, from seed 5000 on).
+//! (500 at the CI size: 100 homes, half of them `gen_crowded_home`'s, from seed 5000 on; 50 at
+//! the quick size).
 //!
 //! Shown able to fail (docs/homes.md): a planted bug, a third app's write resetting the pair
 //! monitor to "no write", makes every pair finding vanish and is caught here.
